@@ -1,0 +1,36 @@
+# Shared build helpers: warnings, one library per layer, one test binary per layer.
+
+function(tilec_set_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  if(TILEC_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# tilec_add_layer(NAME DEPS dep...) -> shared library tilec_NAME from src/NAME/*.cc
+function(tilec_add_layer name)
+  cmake_parse_arguments(ARG "" "" "DEPS;PRIVATE_DEPS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  add_library(tilec_${name} SHARED ${sources})
+  target_include_directories(tilec_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(tilec_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  tilec_set_warnings(tilec_${name})
+  add_library(tilec::${name} ALIAS tilec_${name})
+endfunction()
+
+# tilec_add_test_dir(LAYER DEPS dep...) -> test binary tilec_LAYER_tests from the
+# calling folder's *.cc (tests/LAYER/), each TEST registered with CTest.
+function(tilec_add_test_dir layer)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  if(NOT sources)
+    return()
+  endif()
+  add_executable(tilec_${layer}_tests ${sources})
+  target_link_libraries(tilec_${layer}_tests PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(tilec_${layer}_tests PRIVATE
+    TILEC_SOURCE_DIR="${PROJECT_SOURCE_DIR}" TILEC_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  tilec_set_warnings(tilec_${layer}_tests)
+  gtest_discover_tests(tilec_${layer}_tests DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS ${layer} ENVIRONMENT "TILEC_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache")
+endfunction()

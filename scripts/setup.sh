@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# One idempotent set-up command: installs every build and test dependency from
+# Debian's packages on a fresh Debian 12 machine, then configures and builds tilec
+# into build/ (warnings are errors). Safe to run again; only missing packages are
+# installed and the build is incremental.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  clang-14 libclang-rt-14-dev clang-format
+  nlohmann-json3-dev libcli11-dev libfmt-dev libdlpack-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libopenblas-dev ocl-icd-opencl-dev pocl-opencl-icd
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILEC_WERROR=ON
+cmake --build build -j "$(nproc)"
+echo "setup: built build/tools/tilec/tilec"

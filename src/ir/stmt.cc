@@ -1,0 +1,162 @@
+#include "tilec/ir/stmt.h"
+
+namespace tilec::ir {
+
+const char* to_string(StorageScope scope) {
+  switch (scope) {
+    case StorageScope::kGlobal: return "global";
+    case StorageScope::kShared: return "shared";
+    case StorageScope::kFragment: return "local.fragment";
+    case StorageScope::kLocal: return "local";
+    case StorageScope::kVar: return "local.var";
+  }
+  return "?";
+}
+
+std::optional<StorageScope> parse_storage_scope(std::string_view text) {
+  for (auto s : {StorageScope::kGlobal, StorageScope::kShared, StorageScope::kFragment,
+                 StorageScope::kLocal, StorageScope::kVar}) {
+    if (text == to_string(s)) return s;
+  }
+  if (text == "shared.dyn") return StorageScope::kShared;
+  return std::nullopt;
+}
+
+const char* to_string(ForKind kind) {
+  switch (kind) {
+    case ForKind::kSerial: return "serial";
+    case ForKind::kParallel: return "parallel";
+    case ForKind::kVectorized: return "vectorized";
+    case ForKind::kUnrolled: return "unrolled";
+    case ForKind::kPipelined: return "pipelined";
+    case ForKind::kThreadBinding: return "thread_binding";
+  }
+  return "?";
+}
+
+const char* to_string(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::kSum: return "sum";
+    case ReduceKind::kMax: return "max";
+    case ReduceKind::kMin: return "min";
+    case ReduceKind::kAbsSum: return "abssum";
+    case ReduceKind::kAbsMax: return "absmax";
+  }
+  return "?";
+}
+
+Buffer make_buffer(std::string name, std::vector<Expr> shape, DataType dtype, StorageScope scope,
+                   Span span) {
+  auto node = std::make_shared<BufferNode>();
+  node->name = std::move(name);
+  node->dtype = dtype;
+  node->shape = std::move(shape);
+  node->scope = scope;
+  node->span = span;
+  return node;
+}
+
+bool TileRegion::is_point() const {
+  if (dims.empty()) return false;
+  for (const auto& d : dims)
+    if (d.stop) return false;
+  return true;
+}
+
+namespace {
+template <class T>
+std::shared_ptr<T> new_node(Span span) {
+  auto n = std::make_shared<T>();
+  n->span = span;
+  return n;
+}
+}  // namespace
+
+Stmt store(Buffer buffer, std::vector<Expr> indices, Expr value, Span span) {
+  if (!buffer) throw IRError("store to an undefined buffer");
+  if (int(indices.size()) != buffer->ndim()) {
+    throw IRError("buffer '" + buffer->name + "' has " + std::to_string(buffer->ndim()) +
+                  " dimensions but is indexed with " + std::to_string(indices.size()));
+  }
+  auto n = new_node<StoreNode>(span);
+  if (value && value.dtype() != buffer->dtype) value = cast(buffer->dtype, value);
+  n->buffer = std::move(buffer);
+  n->indices = std::move(indices);
+  n->value = std::move(value);
+  return Stmt(n);
+}
+
+Stmt let(Var var, Expr value, Stmt body, Span span) {
+  auto n = new_node<LetNode>(span);
+  n->var = std::move(var);
+  n->value = std::move(value);
+  n->body = std::move(body);
+  return Stmt(n);
+}
+
+Stmt for_loop(Var var, Expr begin, Expr end, Stmt body, ForKind kind, int64_t step, Span span) {
+  if (step == 0) throw IRError("loop step must not be zero");
+  auto n = new_node<ForNode>(span);
+  n->var = std::move(var);
+  n->begin = std::move(begin);
+  n->end = std::move(end);
+  n->step = step;
+  n->for_kind = kind;
+  n->body = std::move(body);
+  return Stmt(n);
+}
+
+Stmt if_then_else(Expr cond, Stmt then_case, Stmt else_case, Span span) {
+  auto n = new_node<IfNode>(span);
+  if (cond && !cond.dtype().is_bool()) cond = cast(DataType::Bool(), cond);
+  n->cond = std::move(cond);
+  n->then_case = std::move(then_case);
+  n->else_case = std::move(else_case);
+  return Stmt(n);
+}
+
+Stmt seq(std::vector<Stmt> stmts, Span span) {
+  std::vector<Stmt> flat;
+  for (auto& s : stmts) {
+    if (!s) continue;
+    if (auto* inner = s.as<SeqNode>()) {
+      flat.insert(flat.end(), inner->stmts.begin(), inner->stmts.end());
+    } else {
+      flat.push_back(std::move(s));
+    }
+  }
+  if (flat.size() == 1) return flat[0];
+  auto n = new_node<SeqNode>(span);
+  n->stmts = std::move(flat);
+  return Stmt(n);
+}
+
+Stmt allocate(Buffer buffer, Stmt body, std::optional<Expr> init, Span span) {
+  auto n = new_node<AllocateNode>(span);
+  n->buffer = std::move(buffer);
+  n->init = std::move(init);
+  n->body = std::move(body);
+  return Stmt(n);
+}
+
+Stmt evaluate(Expr value, Span span) {
+  auto n = new_node<EvaluateNode>(span);
+  n->value = std::move(value);
+  return Stmt(n);
+}
+
+Stmt copy(TileRegion src, TileRegion dst, Span span) {
+  auto n = new_node<CopyNode>(span);
+  n->src = std::move(src);
+  n->dst = std::move(dst);
+  return Stmt(n);
+}
+
+Stmt fill(TileRegion dst, Expr value, Span span) {
+  auto n = new_node<FillNode>(span);
+  n->dst = std::move(dst);
+  n->value = std::move(value);
+  return Stmt(n);
+}
+
+}  // namespace tilec::ir
