@@ -43,7 +43,8 @@ struct TileRegion {
 };
 
 enum class StmtKind : uint8_t {
-  kStore, kLet, kFor, kIf, kSeq, kAllocate, kEvaluate, kKernel, kCopy, kFill, kGemm, kReduce
+  kStore, kLet, kFor, kIf, kSeq, kAllocate, kEvaluate, kKernel, kCopy, kFill, kGemm, kReduce,
+  kLaunch
 };
 enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled, kPipelined, kThreadBinding };
 const char* to_string(ForKind kind);
@@ -161,6 +162,18 @@ struct ReduceNode : StmtNode {
   int dim = 0;
   bool clear = true;
   ReduceNode() : StmtNode(kKind) {}
+};
+
+// Host side of the host/device split: run device function `callee` over `grid`
+// blocks of `threads`, passing `args` (the host function's buffer handle vars and
+// scalars, in the callee's parameter order). Produced by lowering, never parsed.
+struct LaunchNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::kLaunch;
+  std::string callee;
+  std::vector<Expr> grid;
+  std::vector<int64_t> threads;
+  std::vector<Expr> args;
+  LaunchNode() : StmtNode(kKind) {}
 };
 
 // ---- factories ----
