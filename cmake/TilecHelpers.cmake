@@ -34,3 +34,15 @@ function(tilec_add_test_dir layer)
   gtest_discover_tests(tilec_${layer}_tests DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS ${layer} ENVIRONMENT "TILEC_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache")
 endfunction()
+
+# Every layer library defined so far, for executables that use the whole stack
+# (the tilec tool, benchmarks) while layers are still being added.
+function(tilec_all_layers out)
+  set(libs)
+  foreach(layer target ir transform backend codegen runtime exec cpu engine)
+    if(TARGET tilec_${layer})
+      list(APPEND libs tilec_${layer})
+    endif()
+  endforeach()
+  set(${out} ${libs} PARENT_SCOPE)
+endfunction()
