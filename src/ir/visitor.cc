@@ -1,0 +1,193 @@
+#include "tilec/ir/visitor.h"
+
+namespace tilec::ir {
+
+ExprVisitor::~ExprVisitor() = default;
+
+void ExprVisitor::visit(const Expr& expr) {
+  if (!expr) return;
+  switch (expr.kind()) {
+    case ExprKind::kIntImm:
+      return visit_int_imm(expr.as<IntImmNode>());
+    case ExprKind::kFloatImm:
+      return visit_float_imm(expr.as<FloatImmNode>());
+    case ExprKind::kVar:
+      return visit_var(expr.as<VarNode>());
+    case ExprKind::kBinary:
+      return visit_binary(expr.as<BinaryNode>());
+    case ExprKind::kUnary:
+      return visit_unary(expr.as<UnaryNode>());
+    case ExprKind::kSelect:
+      return visit_select(expr.as<SelectNode>());
+    case ExprKind::kCast:
+      return visit_cast(expr.as<CastNode>());
+    case ExprKind::kLoad:
+      return visit_load(expr.as<LoadNode>());
+    case ExprKind::kCall:
+      return visit_call(expr.as<CallNode>());
+  }
+}
+
+void ExprVisitor::visit_int_imm(const IntImmNode*) {}
+void ExprVisitor::visit_float_imm(const FloatImmNode*) {}
+void ExprVisitor::visit_var(const VarNode*) {}
+void ExprVisitor::visit_binary(const BinaryNode* op) {
+  visit(op->a);
+  visit(op->b);
+}
+void ExprVisitor::visit_unary(const UnaryNode* op) {
+  visit(op->a);
+}
+void ExprVisitor::visit_select(const SelectNode* op) {
+  visit(op->cond);
+  visit(op->true_value);
+  visit(op->false_value);
+}
+void ExprVisitor::visit_cast(const CastNode* op) {
+  visit(op->value);
+}
+void ExprVisitor::visit_load(const LoadNode* op) {
+  visit_buffer_use(op->buffer);
+  for (const auto& i : op->indices) visit(i);
+}
+void ExprVisitor::visit_call(const CallNode* op) {
+  for (const auto& a : op->args) visit(a);
+}
+void ExprVisitor::visit_buffer_use(const Buffer&) {}
+
+void StmtVisitor::visit(const Stmt& stmt) {
+  if (!stmt) return;
+  switch (stmt.kind()) {
+    case StmtKind::kStore:
+      return visit_store(stmt.as<StoreNode>());
+    case StmtKind::kLet:
+      return visit_let(stmt.as<LetNode>());
+    case StmtKind::kFor:
+      return visit_for(stmt.as<ForNode>());
+    case StmtKind::kIf:
+      return visit_if(stmt.as<IfNode>());
+    case StmtKind::kSeq:
+      return visit_seq(stmt.as<SeqNode>());
+    case StmtKind::kAllocate:
+      return visit_allocate(stmt.as<AllocateNode>());
+    case StmtKind::kEvaluate:
+      return visit_evaluate(stmt.as<EvaluateNode>());
+    case StmtKind::kKernel:
+      return visit_kernel(stmt.as<KernelNode>());
+    case StmtKind::kCopy:
+      return visit_copy(stmt.as<CopyNode>());
+    case StmtKind::kFill:
+      return visit_fill(stmt.as<FillNode>());
+    case StmtKind::kGemm:
+      return visit_gemm(stmt.as<GemmNode>());
+    case StmtKind::kReduce:
+      return visit_reduce(stmt.as<ReduceNode>());
+    case StmtKind::kLaunch:
+      return visit_launch(stmt.as<LaunchNode>());
+  }
+}
+
+void StmtVisitor::visit_store(const StoreNode* op) {
+  visit_buffer_use(op->buffer);
+  for (const auto& i : op->indices) visit(i);
+  visit(op->value);
+}
+void StmtVisitor::visit_let(const LetNode* op) {
+  visit(op->value);
+  visit(op->body);
+}
+void StmtVisitor::visit_for(const ForNode* op) {
+  visit(op->begin);
+  visit(op->end);
+  visit(op->body);
+}
+void StmtVisitor::visit_if(const IfNode* op) {
+  visit(op->cond);
+  visit(op->then_case);
+  visit(op->else_case);
+}
+void StmtVisitor::visit_seq(const SeqNode* op) {
+  for (const auto& s : op->stmts) visit(s);
+}
+void StmtVisitor::visit_allocate(const AllocateNode* op) {
+  visit_buffer_use(op->buffer);
+  if (op->init) visit(*op->init);
+  visit(op->body);
+}
+void StmtVisitor::visit_evaluate(const EvaluateNode* op) {
+  visit(op->value);
+}
+void StmtVisitor::visit_kernel(const KernelNode* op) {
+  for (const auto& g : op->grid) visit(g);
+  visit(op->body);
+}
+void StmtVisitor::visit_copy(const CopyNode* op) {
+  visit_region(op->src);
+  visit_region(op->dst);
+}
+void StmtVisitor::visit_fill(const FillNode* op) {
+  visit_region(op->dst);
+  visit(op->value);
+}
+void StmtVisitor::visit_gemm(const GemmNode* op) {
+  visit_region(op->a);
+  visit_region(op->b);
+  visit_region(op->c);
+}
+void StmtVisitor::visit_reduce(const ReduceNode* op) {
+  visit_buffer_use(op->src);
+  visit_buffer_use(op->dst);
+}
+void StmtVisitor::visit_launch(const LaunchNode* op) {
+  for (const auto& g : op->grid) visit(g);
+  for (const auto& a : op->args) visit(a);
+}
+void StmtVisitor::visit_region(const TileRegion& region) {
+  if (region.buffer) visit_buffer_use(region.buffer);
+  for (const auto& d : region.dims) {
+    visit(d.start);
+    if (d.stop) visit(*d.stop);
+  }
+}
+
+namespace {
+
+class PostOrder : public StmtVisitor {
+ public:
+  explicit PostOrder(const std::function<void(const Stmt*, const Expr*)>& fn) : fn_(fn) {}
+  void visit(const Expr& expr) override {
+    ExprVisitor::visit(expr);
+    if (expr) fn_(nullptr, &expr);
+  }
+  void visit(const Stmt& stmt) override {
+    StmtVisitor::visit(stmt);
+    if (stmt) fn_(&stmt, nullptr);
+  }
+
+ private:
+  const std::function<void(const Stmt*, const Expr*)>& fn_;
+};
+
+class ExprPostOrder : public ExprVisitor {
+ public:
+  explicit ExprPostOrder(const std::function<void(const Expr&)>& fn) : fn_(fn) {}
+  void visit(const Expr& expr) override {
+    ExprVisitor::visit(expr);
+    if (expr) fn_(expr);
+  }
+
+ private:
+  const std::function<void(const Expr&)>& fn_;
+};
+
+}  // namespace
+
+void post_order_visit(const Stmt& stmt, const std::function<void(const Stmt*, const Expr*)>& fn) {
+  PostOrder(fn).visit(stmt);
+}
+
+void post_order_visit(const Expr& expr, const std::function<void(const Expr&)>& fn) {
+  ExprPostOrder(fn).visit(expr);
+}
+
+}  // namespace tilec::ir
