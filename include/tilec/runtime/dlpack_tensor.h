@@ -1,0 +1,61 @@
+// DLPack helpers: the mapping between tile IR dtypes and DLDataType, and
+// DLTensorView, a DLTensor over memory someone else owns (raw pointer + shape,
+// row-major contiguous, CPU). Bool travels as {kDLUInt, 1 bit} stored in one
+// byte, as TVM spells it; DLPack 0.6 has no bool code.
+#pragma once
+
+#include "tilec/ir/dtype.h"
+#include "tilec/runtime/abi.h"
+
+#include <dlpack/dlpack.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec::runtime {
+
+DLDataType to_dl_dtype(ir::DataType dtype);
+// nullopt for codes tile IR has no dtype for (complex, opaque handles).
+std::optional<ir::DataType> from_dl_dtype(DLDataType dtype);
+// "float32", or "code=5 bits=64 lanes=1" for types tile IR cannot name.
+std::string dl_dtype_str(DLDataType dtype);
+
+class DLTensorView {
+ public:
+  DLTensorView(void* data, ir::DataType dtype, std::vector<int64_t> shape);
+  // The DLTensor points into this object: moving keeps it valid, copying would not.
+  DLTensorView(DLTensorView&&) noexcept = default;
+  DLTensorView& operator=(DLTensorView&&) noexcept = default;
+  DLTensorView(const DLTensorView&) = delete;
+  DLTensorView& operator=(const DLTensorView&) = delete;
+
+  DLTensor* get() { return &tensor_; }
+  const DLTensor* get() const { return &tensor_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+
+ private:
+  std::vector<int64_t> shape_;
+  DLTensor tensor_;
+};
+
+inline TilecArg tensor_arg(DLTensor* tensor) {
+  TilecArg arg{};
+  arg.kind = kTilecArgTensor;
+  arg.v.tensor = tensor;
+  return arg;
+}
+inline TilecArg int_arg(int64_t value) {
+  TilecArg arg{};
+  arg.kind = kTilecArgInt;
+  arg.v.i = value;
+  return arg;
+}
+inline TilecArg float_arg(double value) {
+  TilecArg arg{};
+  arg.kind = kTilecArgFloat;
+  arg.v.f = value;
+  return arg;
+}
+
+}  // namespace tilec::runtime

@@ -1,0 +1,42 @@
+// KernelLibrary: one compiled kernel shared library, opened with dlopen
+// (RTLD_LOCAL, so two kernels never see each other's symbols) after checking it
+// exports tilec_abi_version() == TILEC_ABI_VERSION. Host entries are looked up
+// by global_symbol and called with call_host_entry, which turns a non-zero
+// status into a RuntimeError carrying the kernel's own message.
+#pragma once
+
+#include "tilec/runtime/abi.h"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tilec::runtime {
+
+class KernelLibrary {
+ public:
+  // Throws RuntimeError with the loader's message for an unloadable file, a
+  // library without tilec_abi_version, or one built for another ABI version.
+  static std::shared_ptr<KernelLibrary> open(const std::string& path);
+  ~KernelLibrary();
+  KernelLibrary(const KernelLibrary&) = delete;
+  KernelLibrary& operator=(const KernelLibrary&) = delete;
+
+  const std::string& path() const { return path_; }
+  bool has_entry(std::string_view global_symbol) const;
+  // Throws RuntimeError naming the library and the symbol when it is absent.
+  TilecHostEntry entry(std::string_view global_symbol) const;
+
+ private:
+  KernelLibrary(std::string path, void* handle) : path_(std::move(path)), handle_(handle) {}
+  std::string path_;
+  void* handle_;
+};
+
+// Calls `entry` (named `name` in messages) on the default runtime env unless one
+// is given; a non-zero status throws RuntimeError("kernel 'name': <message>").
+void call_host_entry(TilecHostEntry entry, std::string_view name, std::span<const TilecArg> args,
+                     const TilecRuntimeEnv* env = nullptr);
+
+}  // namespace tilec::runtime
