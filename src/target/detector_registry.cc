@@ -1,0 +1,152 @@
+#include "tilec/target/detector_registry.h"
+
+#include "builtin_detectors.h"
+#include "callable_identity.h"
+#include "text_util.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tilec::target {
+
+struct TargetDetectorRegistry::Entry {
+  std::string name;
+  TargetDetectorFunc plain;               // set for detectors registered without reasons
+  ExplainedTargetDetectorFunc explained;  // set otherwise
+
+  bool same_as(const Entry& other) const {
+    return static_cast<bool>(plain) == static_cast<bool>(other.plain) &&
+           (plain ? detail::same_callable(plain, other.plain)
+                  : detail::same_callable(explained, other.explained));
+  }
+
+  DetectorReport run() const {
+    DetectorReport report{name, std::nullopt, "", false};
+    try {
+      if (plain) {
+        report.target = plain();
+        if (!report.target) report.reason = "detected no target on this machine";
+      } else {
+        Detection detection = explained();
+        report.target = std::move(detection.target);
+        if (!report.target) {
+          report.reason = detection.reason.empty() ? "detected no target on this machine"
+                                                   : std::move(detection.reason);
+        }
+      }
+    } catch (const std::exception& e) {
+      report.failed = true;
+      report.reason = fmt::format("failed: {}", e.what());
+    } catch (...) {
+      report.failed = true;
+      report.reason = "failed with an exception that is not a std::exception";
+    }
+    return report;
+  }
+};
+
+TargetDetectorRegistry::TargetDetectorRegistry() = default;
+TargetDetectorRegistry::~TargetDetectorRegistry() = default;
+
+void TargetDetectorRegistry::add(std::string name, TargetDetectorFunc fn, bool override) {
+  if (!fn) {
+    throw TargetError(fmt::format("cannot register target detector '{}': its function is empty",
+                                  detail::printable(name)));
+  }
+  insert(Entry{std::move(name), std::move(fn), {}}, override);
+}
+
+void TargetDetectorRegistry::add_explained(std::string name, ExplainedTargetDetectorFunc fn,
+                                           bool override) {
+  if (!fn) {
+    throw TargetError(fmt::format("cannot register target detector '{}': its function is empty",
+                                  detail::printable(name)));
+  }
+  insert(Entry{std::move(name), {}, std::move(fn)}, override);
+}
+
+void TargetDetectorRegistry::insert(Entry entry, bool override) {
+  if (entry.name.empty()) {
+    throw TargetError(
+        "cannot register a target detector with an empty name; name it after what "
+        "it detects, e.g. \"cuda\"");
+  }
+  auto published = std::make_shared<const Entry>(std::move(entry));
+  std::lock_guard lock(mutex_);
+  auto found = std::find_if(entries_.begin(), entries_.end(), [&](const auto& existing) {
+    return existing->name == published->name;
+  });
+  if (found == entries_.end()) {
+    entries_.push_back(std::move(published));
+    return;
+  }
+  if ((*found)->same_as(*published)) return;
+  if (!override) {
+    std::vector<std::string> taken;
+    for (const auto& existing : entries_) taken.push_back(existing->name);
+    throw TargetError(fmt::format(
+        "target detector '{}' is already registered (detectors: {}); pass override=true to "
+        "replace it, or choose another name",
+        published->name, fmt::join(taken, ", ")));
+  }
+  *found = std::move(published);
+}
+
+bool TargetDetectorRegistry::remove(std::string_view name) {
+  std::lock_guard lock(mutex_);
+  auto found = std::find_if(entries_.begin(), entries_.end(),
+                            [&](const auto& existing) { return existing->name == name; });
+  if (found == entries_.end()) return false;
+  entries_.erase(found);
+  return true;
+}
+
+std::vector<std::shared_ptr<const TargetDetectorRegistry::Entry>> TargetDetectorRegistry::snapshot()
+    const {
+  std::lock_guard lock(mutex_);
+  return entries_;
+}
+
+std::vector<std::string> TargetDetectorRegistry::names() const {
+  std::vector<std::string> names;
+  for (const auto& entry : snapshot()) names.push_back(entry->name);
+  return names;
+}
+
+std::vector<DetectorReport> TargetDetectorRegistry::probe_all() const {
+  std::vector<DetectorReport> reports;
+  for (const auto& entry : snapshot()) reports.push_back(entry->run());
+  return reports;
+}
+
+Target TargetDetectorRegistry::detect() const {
+  auto entries = snapshot();
+  if (entries.empty()) {
+    throw TargetError(
+        "cannot detect a target: no target detectors are registered; pass a target explicitly "
+        "(e.g. 'c') or register a detector with register_target_detector");
+  }
+  std::vector<std::string> tried;
+  for (const auto& entry : entries) {
+    DetectorReport report = entry->run();
+    if (report.target) return *std::move(report.target);
+    tried.push_back(fmt::format("  {}: {}", report.name, report.reason));
+  }
+  throw TargetError(fmt::format(
+      "no target detector found a target; tried, in order:\n{}\npass a target explicitly (e.g. "
+      "'c') or set TILEC_TARGET",
+      fmt::join(tried, "\n")));
+}
+
+TargetDetectorRegistry& TargetDetectorRegistry::global() {
+  static TargetDetectorRegistry& instance = []() -> TargetDetectorRegistry& {
+    static TargetDetectorRegistry registry;
+    registry.add_explained("cuda", detail::detect_cuda);
+    registry.add_explained("cpu", detail::detect_cpu);
+    return registry;
+  }();
+  return instance;
+}
+
+}  // namespace tilec::target

@@ -1,0 +1,89 @@
+#include "text_util.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace tilec::target::detail {
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), size_t{0});
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+bool needs_quotes(std::string_view text) {
+  if (text.empty()) return true;
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return c == '"' || c == '\\' || is_space(c); });
+}
+
+}  // namespace
+
+std::string did_you_mean(std::string_view wanted, const std::vector<std::string>& candidates) {
+  // Long names tolerate more typos; a one-letter name would "match" everything.
+  const size_t budget = std::max<size_t>(1, std::min<size_t>(3, wanted.size() / 3));
+  const std::string* best = nullptr;
+  size_t best_distance = budget + 1;
+  for (const auto& candidate : candidates) {
+    size_t distance = edit_distance(wanted, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = &candidate;
+    }
+  }
+  return best ? fmt::format(" Did you mean '{}'?", *best) : std::string();
+}
+
+bool is_identifier(std::string_view text) {
+  if (text.empty()) return false;
+  auto is_start = [](char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  };
+  auto is_rest = [&](char c) { return is_start(c) || (c >= '0' && c <= '9'); };
+  return is_start(text[0]) && std::all_of(text.begin() + 1, text.end(), is_rest);
+}
+
+std::string quote_if_needed(std::string_view text) {
+  return needs_quotes(text) ? quote(text) : std::string(text);
+}
+
+std::string quote(std::string_view text) {
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  quoted += '"';
+  return quoted;
+}
+
+std::string printable(std::string_view text, size_t limit) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (out.size() >= limit) {
+      out += "...";
+      break;
+    }
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  return out;
+}
+
+}  // namespace tilec::target::detail
