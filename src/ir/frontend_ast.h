@@ -1,0 +1,95 @@
+// Syntax tree of a kernel file, as close to Python's `ast` as the DSL subset needs.
+// The syntax parser (frontend_syntax.h) builds it and rejects Python outside the
+// subset; lowering (parser.cc) turns it into tile IR with names resolved.
+#pragma once
+
+#include "tilec/ir/expr.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilec::ir::frontend {
+
+enum class AstKind {
+  kName,
+  kInt,
+  kFloat,
+  kString,
+  kBool,
+  kNone,
+  kAttribute,  // base.name
+  kCall,       // base(children..., keywords...)
+  kSubscript,  // base[children...]
+  kSlice,      // children[0]:children[1] (either may be null)
+  kTuple,
+  kList,
+  kBinary,   // children[0] op children[1]; op in `name`
+  kUnary,    // op children[0]
+  kCompare,  // children[0] ops[0] children[1] ops[1] ...
+  kBoolOp,   // children joined by `name` ("and" / "or")
+  kIfExp,    // children: body, test, orelse
+};
+
+struct AstExpr;
+using AstPtr = std::unique_ptr<AstExpr>;
+
+struct Keyword {
+  std::string name;
+  AstPtr value;
+  Span span;
+};
+
+struct AstExpr {
+  AstKind kind;
+  Span span;
+  std::string name;  // identifier, attribute, operator, literal spelling or string value
+  AstPtr base;
+  std::vector<AstPtr> children;
+  std::vector<Keyword> keywords;
+  std::vector<std::string> ops;
+  int depth = 1;  // height of this subtree, bounded by the syntax parser
+};
+
+enum class AstStmtKind {
+  kExpr,
+  kAssign,
+  kAugAssign,
+  kFor,
+  kIf,
+  kWith,
+  kPass,
+  kFunctionDef,
+  kImport
+};
+
+struct AstParam {
+  std::string name;
+  AstPtr annotation;
+  Span span;
+};
+
+struct AstStmt;
+using AstStmtPtr = std::unique_ptr<AstStmt>;
+using AstBlock = std::vector<AstStmtPtr>;
+
+struct AstStmt {
+  AstStmtKind kind;
+  Span span;
+  AstPtr target;   // assign / aug-assign target, for target, with-as target (may be null)
+  AstPtr value;    // assigned value, for iterable, if condition, with context, expression
+  std::string op;  // aug-assign operator without '=' ("+", "//", ...)
+  AstBlock body, orelse;
+  // kFunctionDef
+  std::string name;
+  std::vector<AstParam> params;
+  std::vector<AstPtr> decorators;
+  // kImport: `import module [as alias]` or `from module import name [as alias]`
+  std::string module, imported, alias;
+};
+
+struct AstModule {
+  AstBlock body;
+};
+
+}  // namespace tilec::ir::frontend

@@ -1,0 +1,676 @@
+#include "frontend_syntax.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tilec::ir::frontend {
+
+namespace {
+
+// Expression trees taller than this are rejected so later recursive passes stay
+// within the stack whatever the input.
+constexpr int kMaxExprDepth = 1000;
+
+const std::set<std::string>& keywords() {
+  static const std::set<std::string> words = {
+      "if",   "else",   "elif",  "for",   "in",       "while",   "def",    "return", "and",
+      "or",   "not",    "True",  "False", "None",     "pass",    "import", "from",   "as",
+      "with", "lambda", "class", "try",   "except",   "finally", "raise",  "global", "nonlocal",
+      "del",  "assert", "yield", "break", "continue", "is",      "async",  "await"};
+  return words;
+}
+
+class SyntaxParser {
+ public:
+  SyntaxParser(std::string_view source, const std::string& filename)
+      : source_(source), filename_(filename), tokens_(tokenize(source, filename)) {}
+
+  AstModule run() {
+    AstModule module;
+    while (!at(TokenKind::kEnd)) {
+      if (at(TokenKind::kIndent)) fail(peek().span, "unexpected indent");
+      if (at(TokenKind::kDedent) || at(TokenKind::kNewline)) {
+        ++pos_;
+        continue;
+      }
+      statement(module.body);
+    }
+    return module;
+  }
+
+ private:
+  // ---- token access ----
+  const Token& peek(int ahead = 0) const {
+    size_t i = std::min(pos_ + size_t(ahead), tokens_.size() - 1);
+    return tokens_[i];
+  }
+  bool at(TokenKind kind) const { return peek().kind == kind; }
+  bool at_op(std::string_view op, int ahead = 0) const {
+    return peek(ahead).kind == TokenKind::kOp && peek(ahead).text == op;
+  }
+  bool at_word(std::string_view word, int ahead = 0) const {
+    return peek(ahead).kind == TokenKind::kName && peek(ahead).text == word;
+  }
+  const Token& next() {
+    const Token& t = tokens_[pos_];
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+    return t;
+  }
+  static std::string describe(const Token& t) {
+    switch (t.kind) {
+      case TokenKind::kName:
+      case TokenKind::kOp:
+      case TokenKind::kInt:
+      case TokenKind::kFloat:
+        return "'" + t.text + "'";
+      case TokenKind::kString:
+        return "a string";
+      default:
+        return to_string(t.kind);
+    }
+  }
+  [[noreturn]] void fail(Span span, std::string message, std::string hint = "") const {
+    throw make_source_error(filename_, source_, span, std::move(message), std::move(hint));
+  }
+  const Token& expect_op(std::string_view op, std::string_view context) {
+    if (!at_op(op))
+      fail(peek().span, "expected '" + std::string(op) + "' " + std::string(context) + ", found " +
+                            describe(peek()));
+    return next();
+  }
+  std::string expect_name(std::string_view context) {
+    const Token& t = peek();
+    if (t.kind != TokenKind::kName || keywords().count(t.text))
+      fail(t.span, "expected a name " + std::string(context) + ", found " + describe(t));
+    return next().text;
+  }
+  void expect_newline() {
+    if (at_op(";")) fail(peek().span, "';' is not supported", "write one statement per line");
+    if (!at(TokenKind::kNewline) && !at(TokenKind::kEnd))
+      fail(peek().span, "unexpected " + describe(peek()) + " at the end of a statement",
+           "write one statement per line");
+    if (at(TokenKind::kNewline)) next();
+  }
+
+  // ---- statements ----
+  AstStmtPtr new_stmt(AstStmtKind kind, Span span) {
+    auto s = std::make_unique<AstStmt>();
+    s->kind = kind;
+    s->span = span;
+    return s;
+  }
+
+  void statement(AstBlock& out) {
+    const Token& t = peek();
+    Span span = t.span;
+    if (t.kind == TokenKind::kName) {
+      const std::string& w = t.text;
+      if (w == "if") return out.push_back(if_statement());
+      if (w == "for") return out.push_back(for_statement());
+      if (w == "with") return out.push_back(with_statement());
+      if (w == "def") return out.push_back(function_def({}));
+      if (w == "while")
+        fail(span, "'while' loops are not supported",
+             "supported loops: T.Parallel, T.serial, T.Pipelined, range");
+      if (w == "class" || w == "try" || w == "async" || w == "lambda" || w == "global" ||
+          w == "nonlocal" || w == "del" || w == "assert" || w == "raise" || w == "yield" ||
+          w == "return" || w == "break" || w == "continue" || w == "else" || w == "elif" ||
+          w == "except" || w == "finally")
+        fail(span, "'" + w + "' is not supported in kernel files",
+             "kernel files contain imports, constants and @T.prim_func functions whose bodies "
+             "use T.Kernel, loops, if/else, assignments and T.* tile operations");
+      if (w == "import" || w == "from") return out.push_back(import_statement());
+      if (w == "pass") {
+        next();
+        expect_newline();
+        return out.push_back(new_stmt(AstStmtKind::kPass, span));
+      }
+    }
+    if (at_op("@")) {
+      std::vector<AstPtr> decorators;
+      while (at_op("@")) {
+        next();
+        decorators.push_back(expression());
+        expect_newline();
+      }
+      if (!at_word("def"))
+        fail(peek().span, "a decorator must be followed by 'def'",
+             "decorate a function with @T.prim_func");
+      return out.push_back(function_def(std::move(decorators)));
+    }
+    out.push_back(simple_statement());
+  }
+
+  AstStmtPtr simple_statement() {
+    Span span = peek().span;
+    AstPtr lhs = expression_list();
+    static const char* const kAug[] = {"+=", "-=", "*=", "/=", "//=", "%="};
+    for (const char* aug : kAug) {
+      if (at_op(aug)) {
+        next();
+        auto s = new_stmt(AstStmtKind::kAugAssign, span);
+        s->op = std::string(aug).substr(0, std::string(aug).size() - 1);
+        s->target = std::move(lhs);
+        s->value = expression_list();
+        expect_newline();
+        return s;
+      }
+    }
+    if (at_op("**=") || at_op("&=") || at_op("|=") || at_op("^=") || at_op("<<=") || at_op(">>="))
+      fail(peek().span, "augmented assignment '" + peek().text + "' is not supported",
+           "supported: +=, -=, *=, /=, //=, %=; write e.g. x = T.max(x, y) for a maximum");
+    if (at_op(":"))
+      fail(peek().span, "annotated assignments are not supported inside kernel files",
+           "write a plain assignment such as `x = 1`");
+    if (at_op("=")) {
+      next();
+      auto s = new_stmt(AstStmtKind::kAssign, span);
+      s->target = std::move(lhs);
+      s->value = expression_list();
+      if (at_op("="))
+        fail(peek().span, "chained assignment is not supported", "assign one name per statement");
+      expect_newline();
+      return s;
+    }
+    auto s = new_stmt(AstStmtKind::kExpr, span);
+    s->value = std::move(lhs);
+    expect_newline();
+    return s;
+  }
+
+  AstStmtPtr import_statement() {
+    Span span = peek().span;
+    auto s = new_stmt(AstStmtKind::kImport, span);
+    bool from = next().text == "from";
+    s->module = dotted_name();
+    if (from) {
+      if (!at_word("import")) fail(peek().span, "expected 'import' after 'from " + s->module + "'");
+      next();
+      s->imported = expect_name("after 'import'");
+      if (at_op(","))
+        fail(peek().span, "import one name per statement",
+             "write `from tilelang import language as T`");
+    }
+    if (at_word("as")) {
+      next();
+      s->alias = expect_name("after 'as'");
+    }
+    if (at_op(","))
+      fail(peek().span, "import one module per statement", "write `import tilelang.language as T`");
+    expect_newline();
+    return s;
+  }
+
+  std::string dotted_name() {
+    std::string name = expect_name("in import");
+    while (at_op(".")) {
+      next();
+      name += "." + expect_name("in import");
+    }
+    return name;
+  }
+
+  void block(AstBlock& out) {
+    BlockDepthGuard guard(*this, peek().span);
+    expect_op(":", "to start a block");
+    if (!at(TokenKind::kNewline)) {  // `if c: x = 1` on one line
+      statement(out);
+      return;
+    }
+    next();
+    if (!at(TokenKind::kIndent))
+      fail(peek().span, "expected an indented block", "indent the body of the statement");
+    next();
+    while (!at(TokenKind::kDedent) && !at(TokenKind::kEnd)) {
+      if (at(TokenKind::kNewline)) {
+        next();
+        continue;
+      }
+      statement(out);
+    }
+    if (at(TokenKind::kDedent)) next();
+  }
+
+  AstStmtPtr if_statement() {
+    BlockDepthGuard guard(*this, peek().span);  // elif chains nest
+    auto s = new_stmt(AstStmtKind::kIf, next().span);
+    s->value = expression();
+    block(s->body);
+    if (at_word("elif")) {
+      s->orelse.push_back(if_statement());
+    } else if (at_word("else")) {
+      next();
+      block(s->orelse);
+    }
+    return s;
+  }
+
+  AstStmtPtr for_statement() {
+    auto s = new_stmt(AstStmtKind::kFor, next().span);
+    s->target = target_list("as loop variables");
+    if (!at_word("in"))
+      fail(peek().span, "expected 'in' after the loop variables, found " + describe(peek()));
+    next();
+    s->value = expression();
+    block(s->body);
+    if (at_word("else"))
+      fail(peek().span, "'for ... else' is not supported", "put the code after the loop");
+    return s;
+  }
+
+  AstStmtPtr with_statement() {
+    auto s = new_stmt(AstStmtKind::kWith, next().span);
+    s->value = expression();
+    if (at_word("as")) {
+      next();
+      if (at_op("(")) {
+        next();
+        s->target = target_list("as kernel block indices");
+        expect_op(")", "to close the block index names");
+      } else {
+        s->target = target_list("as kernel block indices");
+      }
+    }
+    if (at_op(","))
+      fail(peek().span, "one context per 'with' statement is supported",
+           "use `with T.Kernel(...) as (bx, by):`");
+    block(s->body);
+    return s;
+  }
+
+  // Names separated by commas; a tuple node when there are several.
+  AstPtr target_list(std::string_view context) {
+    Span span = peek().span;
+    auto first = leaf(AstKind::kName, span, expect_name(context));
+    if (!at_op(",")) return first;
+    auto tuple = leaf(AstKind::kTuple, span, "");
+    tuple->children.push_back(std::move(first));
+    while (at_op(",")) {
+      next();
+      if (!at(TokenKind::kName)) break;
+      Span s = peek().span;
+      tuple->children.push_back(leaf(AstKind::kName, s, expect_name(context)));
+    }
+    return tuple;
+  }
+
+  AstStmtPtr function_def(std::vector<AstPtr> decorators) {
+    auto s =
+        new_stmt(AstStmtKind::kFunctionDef, decorators.empty() ? peek().span : decorators[0]->span);
+    next();  // def
+    s->name = expect_name("after 'def'");
+    s->decorators = std::move(decorators);
+    expect_op("(", "after the function name");
+    while (!at_op(")")) {
+      if (at_op("*") || at_op("**") || at_op("/"))
+        fail(peek().span, "'" + peek().text + "' parameters are not supported",
+             "declare each parameter as `name: T.Tensor(shape, dtype)` or `name: T.int32`");
+      AstParam param;
+      param.span = peek().span;
+      param.name = expect_name("as a parameter");
+      if (at_op(":")) {
+        next();
+        param.annotation = expression();
+      }
+      if (at_op("="))
+        fail(peek().span, "parameter defaults are not supported",
+             "use a module-level constant for fixed values");
+      s->params.push_back(std::move(param));
+      if (!at_op(",")) break;
+      next();
+    }
+    expect_op(")", "to close the parameter list");
+    if (at_op("->")) {
+      next();
+      expression();  // the return annotation carries no meaning for a prim_func
+    }
+    block(s->body);
+    return s;
+  }
+
+  struct BlockDepthGuard {
+    SyntaxParser& p;
+    BlockDepthGuard(SyntaxParser& parser, Span span) : p(parser) {
+      if (++p.block_depth_ > kMaxNesting)
+        p.fail(span, "blocks nested too deeply (limit " + std::to_string(kMaxNesting) + ")",
+               "split the kernel into flatter code");
+    }
+    ~BlockDepthGuard() { --p.block_depth_; }
+  };
+
+  // ---- expressions ----
+  struct DepthGuard {
+    SyntaxParser& p;
+    explicit DepthGuard(SyntaxParser& parser, Span span) : p(parser) {
+      if (++p.depth_ > kMaxNesting)
+        p.fail(span, "expression nested too deeply (limit " + std::to_string(kMaxNesting) + ")",
+               "split it into named intermediate values");
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+
+  AstPtr leaf(AstKind kind, Span span, std::string name) {
+    auto e = std::make_unique<AstExpr>();
+    e->kind = kind;
+    e->span = span;
+    e->name = std::move(name);
+    return e;
+  }
+  // Records a new child and enforces the height bound.
+  void adopt(AstExpr& parent, AstPtr child) {
+    parent.depth = std::max(parent.depth, child->depth + 1);
+    if (parent.depth > kMaxExprDepth)
+      fail(parent.span,
+           "expression too large (more than " + std::to_string(kMaxExprDepth) +
+               " nested operations)",
+           "split it into named intermediate values");
+    parent.children.push_back(std::move(child));
+  }
+  AstPtr node(AstKind kind, Span span, std::string name, std::vector<AstPtr> children) {
+    auto e = leaf(kind, span, std::move(name));
+    for (auto& c : children) adopt(*e, std::move(c));
+    return e;
+  }
+
+  // expr (',' expr)*: a tuple when there is a comma.
+  AstPtr expression_list() {
+    Span span = peek().span;
+    AstPtr first = expression();
+    if (!at_op(",")) return first;
+    auto tuple = leaf(AstKind::kTuple, span, "");
+    adopt(*tuple, std::move(first));
+    while (at_op(",")) {
+      next();
+      if (at(TokenKind::kNewline) || at_op("=") || at_op(")") || at(TokenKind::kEnd)) break;
+      adopt(*tuple, expression());
+    }
+    return tuple;
+  }
+
+  AstPtr expression() {
+    DepthGuard guard(*this, peek().span);
+    if (at_word("lambda"))
+      fail(peek().span, "lambda expressions are not supported",
+           "compute the value inline or with T.* functions");
+    AstPtr body = or_test();
+    if (!at_word("if")) return body;
+    Span span = next().span;
+    AstPtr test = or_test();
+    if (!at_word("else")) fail(peek().span, "expected 'else' in a conditional expression");
+    next();
+    AstPtr orelse = expression();
+    std::vector<AstPtr> parts;
+    parts.push_back(std::move(body));
+    parts.push_back(std::move(test));
+    parts.push_back(std::move(orelse));
+    return node(AstKind::kIfExp, span, "", std::move(parts));
+  }
+
+  AstPtr bool_chain(const char* word, AstPtr (SyntaxParser::*operand)()) {
+    Span span = peek().span;
+    AstPtr first = (this->*operand)();
+    if (!at_word(word)) return first;
+    std::vector<AstPtr> parts;
+    parts.push_back(std::move(first));
+    while (at_word(word)) {
+      next();
+      parts.push_back((this->*operand)());
+    }
+    return node(AstKind::kBoolOp, span, word, std::move(parts));
+  }
+  AstPtr or_test() { return bool_chain("or", &SyntaxParser::and_test); }
+  AstPtr and_test() { return bool_chain("and", &SyntaxParser::not_test); }
+  AstPtr not_test() {
+    if (!at_word("not")) return comparison();
+    DepthGuard guard(*this, peek().span);
+    Span span = next().span;
+    std::vector<AstPtr> parts;
+    parts.push_back(not_test());
+    return node(AstKind::kUnary, span, "not", std::move(parts));
+  }
+
+  AstPtr comparison() {
+    Span span = peek().span;
+    AstPtr first = arith();
+    auto is_cmp = [&] {
+      return at_op("<") || at_op(">") || at_op("==") || at_op("!=") || at_op("<=") || at_op(">=");
+    };
+    if (at_word("in") || at_word("is") || (at_word("not") && at_word("in", 1)))
+      fail(peek().span, "'" + peek().text + "' comparisons are not supported",
+           "supported comparisons: <, <=, >, >=, ==, !=");
+    if (!is_cmp()) return first;
+    auto e = leaf(AstKind::kCompare, span, "");
+    adopt(*e, std::move(first));
+    while (is_cmp()) {
+      e->ops.push_back(next().text);
+      adopt(*e, arith());
+    }
+    return e;
+  }
+
+  void reject_bitwise() {
+    for (const char* op : {"|", "&", "^", "<<", ">>", "~", "@"}) {
+      if (at_op(op))
+        fail(
+            peek().span, std::string("operator '") + op + "' is not supported",
+            "supported operators: + - * / // % ** (pow), comparisons, and/or/not, `a if c else b`");
+    }
+  }
+
+  AstPtr arith() {
+    Span span = peek().span;
+    AstPtr lhs = term();
+    while (at_op("+") || at_op("-")) {
+      std::string op = next().text;
+      std::vector<AstPtr> parts;
+      parts.push_back(std::move(lhs));
+      parts.push_back(term());
+      lhs = node(AstKind::kBinary, span, op, std::move(parts));
+    }
+    reject_bitwise();
+    return lhs;
+  }
+
+  AstPtr term() {
+    Span span = peek().span;
+    AstPtr lhs = factor();
+    while (at_op("*") || at_op("/") || at_op("//") || at_op("%")) {
+      Span op_span = peek().span;
+      std::string op = next().text;
+      std::vector<AstPtr> parts;
+      parts.push_back(std::move(lhs));
+      parts.push_back(factor());
+      lhs = node(AstKind::kBinary, op_span, op, std::move(parts));
+    }
+    (void)span;
+    reject_bitwise();
+    return lhs;
+  }
+
+  AstPtr factor() {
+    if (at_op("-") || at_op("+")) {
+      DepthGuard guard(*this, peek().span);
+      Span span = peek().span;
+      std::string op = next().text;
+      std::vector<AstPtr> parts;
+      parts.push_back(factor());
+      if (op == "+") return std::move(parts[0]);
+      return node(AstKind::kUnary, span, "-", std::move(parts));
+    }
+    reject_bitwise();
+    return power();
+  }
+
+  AstPtr power() {
+    AstPtr base = postfix();
+    if (!at_op("**")) return base;
+    DepthGuard guard(*this, peek().span);
+    Span span = next().span;
+    std::vector<AstPtr> parts;
+    parts.push_back(std::move(base));
+    parts.push_back(factor());
+    return node(AstKind::kBinary, span, "**", std::move(parts));
+  }
+
+  AstPtr postfix() {
+    AstPtr e = atom();
+    while (true) {
+      if (at_op(".")) {
+        Span span = next().span;
+        auto attr = leaf(AstKind::kAttribute, e->span, expect_name("after '.'"));
+        (void)span;
+        attr->depth = e->depth + 1;
+        attr->base = std::move(e);
+        e = std::move(attr);
+      } else if (at_op("(")) {
+        auto call = leaf(AstKind::kCall, e->span, "");
+        next();
+        call_arguments(*call);
+        call->depth = std::max(call->depth, e->depth + 1);
+        call->base = std::move(e);
+        e = std::move(call);
+      } else if (at_op("[")) {
+        auto sub = leaf(AstKind::kSubscript, peek().span, "");
+        next();
+        while (!at_op("]")) {
+          adopt(*sub, subscript());
+          if (!at_op(",")) break;
+          next();
+        }
+        expect_op("]", "to close the subscript");
+        sub->depth = std::max(sub->depth, e->depth + 1);
+        sub->span = e->span;
+        sub->base = std::move(e);
+        e = std::move(sub);
+      } else {
+        break;
+      }
+      if (e->depth > kMaxExprDepth)
+        fail(e->span, "expression too large", "split it into named intermediate values");
+    }
+    return e;
+  }
+
+  void call_arguments(AstExpr& call) {
+    while (!at_op(")")) {
+      if (at_op("*") || at_op("**"))
+        fail(peek().span, "argument unpacking is not supported", "pass each argument explicitly");
+      if (peek().kind == TokenKind::kName && at_op("=", 1)) {
+        Keyword kw;
+        kw.span = peek().span;
+        kw.name = next().text;
+        next();
+        kw.value = expression();
+        call.depth = std::max(call.depth, kw.value->depth + 1);
+        for (const auto& other : call.keywords)
+          if (other.name == kw.name) fail(kw.span, "keyword argument '" + kw.name + "' repeated");
+        call.keywords.push_back(std::move(kw));
+      } else {
+        if (!call.keywords.empty())
+          fail(peek().span, "positional argument follows keyword argument",
+               "put positional arguments first");
+        adopt(call, expression());
+      }
+      if (!at_op(",")) break;
+      next();
+    }
+    expect_op(")", "to close the call");
+  }
+
+  AstPtr subscript() {
+    Span span = peek().span;
+    AstPtr start;
+    if (!at_op(":")) {
+      start = expression();
+      if (!at_op(":")) return start;
+    }
+    next();  // ':'
+    AstPtr stop;
+    if (!at_op(",") && !at_op("]") && !at_op(":")) stop = expression();
+    if (at_op(":"))
+      fail(peek().span, "slice steps are not supported",
+           "write a contiguous slice such as A[i:i + 4]");
+    auto slice = leaf(AstKind::kSlice, span, "");
+    slice->children.push_back(std::move(start));
+    slice->children.push_back(std::move(stop));
+    for (const auto& c : slice->children)
+      if (c) slice->depth = std::max(slice->depth, c->depth + 1);
+    return slice;
+  }
+
+  AstPtr atom() {
+    const Token& t = peek();
+    Span span = t.span;
+    switch (t.kind) {
+      case TokenKind::kInt:
+        return leaf(AstKind::kInt, span, next().text);
+      case TokenKind::kFloat:
+        return leaf(AstKind::kFloat, span, next().text);
+      case TokenKind::kString: {
+        std::string value = next().text;
+        while (at(TokenKind::kString)) value += next().text;  // implicit concatenation
+        return leaf(AstKind::kString, span, std::move(value));
+      }
+      case TokenKind::kName: {
+        if (t.text == "True" || t.text == "False") return leaf(AstKind::kBool, span, next().text);
+        if (t.text == "None") return leaf(AstKind::kNone, span, next().text);
+        if (t.text == "lambda")
+          fail(span, "lambda expressions are not supported",
+               "compute the value inline or with T.* functions");
+        if (t.text == "yield" || t.text == "await")
+          fail(span, "'" + t.text + "' is not supported in kernel files");
+        if (keywords().count(t.text))
+          fail(span, "unexpected keyword '" + t.text + "' in an expression");
+        return leaf(AstKind::kName, span, next().text);
+      }
+      case TokenKind::kOp: {
+        if (t.text == "(" || t.text == "[") {
+          bool list = t.text == "[";
+          const char* close = list ? "]" : ")";
+          next();
+          auto seq = leaf(list ? AstKind::kList : AstKind::kTuple, span, "");
+          if (at_op(close)) {
+            next();
+            return seq;
+          }
+          AstPtr first = expression();
+          if (!list && at_op(")")) {
+            next();
+            return first;  // parenthesized expression
+          }
+          if (at_word("for"))
+            fail(peek().span, "comprehensions are not supported",
+                 "write the loop as a for statement");
+          adopt(*seq, std::move(first));
+          while (at_op(",")) {
+            next();
+            if (at_op(close)) break;
+            adopt(*seq, expression());
+          }
+          expect_op(close, list ? "to close the list" : "to close the tuple");
+          return seq;
+        }
+        if (t.text == "{")
+          fail(span, "dict and set literals are not supported", "use tuples for shapes: (M, N)");
+        fail(span, "unexpected " + describe(t) + " in an expression");
+      }
+      default:
+        fail(span, "expected an expression, found " + describe(t));
+    }
+  }
+
+  std::string_view source_;
+  const std::string& filename_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  int block_depth_ = 0;
+};
+
+}  // namespace
+
+AstModule parse_syntax(std::string_view source, const std::string& filename) {
+  return SyntaxParser(source, filename).run();
+}
+
+}  // namespace tilec::ir::frontend
