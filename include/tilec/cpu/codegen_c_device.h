@@ -1,0 +1,23 @@
+// The cpu backend's device codegen: each device PrimFunc of a lowered module as a
+// static C function plus its task function (c_launch_abi.h). Registered for target
+// kind `c`; only build_without_compile exists, since the native execution backend
+// compiles host and device C together.
+#pragma once
+
+#include "tilec/backend/device_codegen.h"
+#include "tilec/codegen/codegen_c.h"
+
+namespace tilec::cpu {
+
+class CodeGenCDevice : public codegen::CodeGenC {
+ public:
+  void add_device_function(const ir::PrimFunc& func);
+
+ protected:
+  std::string function_qualifiers(const ir::PrimFunc& func) override { return "static"; }
+};
+
+backend::CodeArtifact generate_c_device(const ir::IRModule& mod, const target::Target& target);
+backend::DeviceCodegen make_c_device_codegen();  // name "c"
+
+}  // namespace tilec::cpu

@@ -1,0 +1,36 @@
+// split_host_device: splits each kernel PrimFunc (body: T.Kernel, possibly under
+// lets) into a device PrimFunc "<name>_kernel" (attr tilec.function_kind = "device";
+// params: the source params, then the symbolic shape vars, then the binder's extra
+// params) and a host PrimFunc with the source name, params and attrs plus
+// tilec.function_kind = "host" and tilec.device_type (DLPack device type the host
+// entry checks), whose body is a LaunchNode. LaunchNode.args are the device
+// function's leading params (all but the binder's extra ones).
+#pragma once
+
+#include "tilec/ir/function.h"
+#include "tilec/transform/pass.h"
+
+#include <functional>
+#include <string>
+
+namespace tilec::transform {
+
+inline constexpr const char* kFunctionKindAttr = "tilec.function_kind";  // "host" / "device"
+inline constexpr const char* kDeviceTypeAttr = "tilec.device_type";      // int64 DLDeviceType
+
+// How a target runs the blocks of a T.Kernel inside its device function.
+struct DeviceKernelBody {
+  std::vector<ir::Param> extra_params;  // e.g. the CPU's block range
+  ir::Stmt body;
+};
+using BlockBinder = std::function<DeviceKernelBody(const ir::KernelNode& kernel)>;
+
+struct SplitHostDeviceOptions {
+  int64_t device_type = 1;  // kDLCPU
+  BlockBinder bind_blocks;
+};
+
+ir::IRModule split_host_device(const ir::IRModule& mod, const SplitHostDeviceOptions& options);
+Pass split_host_device_pass(SplitHostDeviceOptions options);  // "tilec.split_host_device"
+
+}  // namespace tilec::transform
