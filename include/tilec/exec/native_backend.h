@@ -1,0 +1,25 @@
+// The `native` execution backend: compiles the C host and device sources with
+// the system C compiler ($CC, else cc) into one shared library and dlopens it.
+// Flags come from the target (-march from its mcpu, else the build host's CPU);
+// the cache identity is the compiler's `--version` first line plus the flags.
+#pragma once
+
+#include "tilec/exec/execution_backend.h"
+
+#include <string>
+#include <vector>
+
+namespace tilec::exec {
+
+inline constexpr const char* kNativeBackendName = "native";
+
+ExecutionBackendPtr make_native_execution_backend();
+// Registers make_native_execution_backend() as "native" (idempotent).
+void register_native_execution_backend();
+
+// The compiler command ($CC split on spaces, else {"cc"}) and the flags used for
+// a target; exposed so tools and tests can show exactly what runs.
+std::vector<std::string> native_compiler_command();
+std::vector<std::string> native_compile_flags(const target::Target& target);
+
+}  // namespace tilec::exec

@@ -1,0 +1,88 @@
+#include "tilec/exec/execution_backend.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+#include <mutex>
+
+namespace tilec::exec {
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, ExecutionBackendPtr, std::less<>> backends;
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+std::string registered_names_locked(const Registry& reg) {
+  if (reg.backends.empty()) return "none (call tilec::initialize() to register the built-in ones)";
+  std::vector<std::string> names;
+  for (const auto& [name, backend] : reg.backends) names.push_back(name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+ExecutionBackendPtr register_execution_backend(ExecutionBackendPtr backend, bool override) {
+  if (backend == nullptr) throw ExecError("register_execution_backend: the backend is null");
+  const std::string& name = backend->name();
+  if (name.empty()) throw ExecError("register_execution_backend: the backend's name is empty");
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  auto found = reg.backends.find(name);
+  if (found != reg.backends.end()) {
+    if (found->second == backend) return found->second;
+    if (!override) {
+      throw ExecError(fmt::format(
+          "execution backend '{}' is already registered by another implementation; pass "
+          "override=true to replace it",
+          name));
+    }
+    found->second = backend;
+    return backend;
+  }
+  reg.backends.emplace(name, backend);
+  return backend;
+}
+
+ExecutionBackendPtr get_execution_backend(std::string_view name) {
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  auto found = reg.backends.find(name);
+  if (found == reg.backends.end()) {
+    throw ExecError(fmt::format("unknown execution backend '{}'; registered: {}", name,
+                                registered_names_locked(reg)));
+  }
+  return found->second;
+}
+
+std::vector<std::string> list_execution_backends() {
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, backend] : reg.backends) names.push_back(name);
+  return names;
+}
+
+bool is_execution_backend_available(std::string_view name) {
+  ExecutionBackendPtr backend;
+  {
+    Registry& reg = registry();
+    std::lock_guard<std::mutex> lock(reg.mutex);
+    auto found = reg.backends.find(name);
+    if (found == reg.backends.end()) return false;
+    backend = found->second;
+  }
+  try {
+    return backend->available();
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace tilec::exec

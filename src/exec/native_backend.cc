@@ -1,0 +1,191 @@
+#include "tilec/exec/native_backend.h"
+
+#include "tilec/exec/process.h"
+#include "tilec/runtime/error.h"
+#include "tilec/runtime/kernel_library.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+namespace tilec::exec {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kArtifactName = "kernel.so";
+
+class NativeModule final : public LoadedModule {
+ public:
+  explicit NativeModule(std::shared_ptr<runtime::KernelLibrary> library)
+      : library_(std::move(library)) {}
+
+  bool has_function(std::string_view global_symbol) const override {
+    return library_->has_entry(global_symbol);
+  }
+
+  HostFunction function(std::string_view global_symbol) const override {
+    if (!library_->has_entry(global_symbol)) {
+      throw ExecError(fmt::format("kernel library '{}' exports no host entry '{}'",
+                                  library_->path(), global_symbol));
+    }
+    TilecHostEntry entry = library_->entry(global_symbol);
+    // The closure holds the library so the code stays mapped while callable.
+    return [library = library_, entry, name = std::string(global_symbol)](
+               std::span<const TilecArg> args) { runtime::call_host_entry(entry, name, args); };
+  }
+
+ private:
+  std::shared_ptr<runtime::KernelLibrary> library_;
+};
+
+// `cc --version`'s first line per compiler command, computed once per command:
+// it changes only when the toolchain does, and running it costs milliseconds.
+std::optional<std::string> compiler_identity(const std::vector<std::string>& command) {
+  static std::mutex mutex;
+  static std::map<std::vector<std::string>, std::optional<std::string>> identities;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = identities.find(command);
+  if (found != identities.end()) return found->second;
+  std::vector<std::string> argv = command;
+  argv.push_back("--version");
+  ProcessResult result = run_process(argv);
+  std::optional<std::string> identity;
+  if (result.exit_code == 0) {
+    std::istringstream lines(result.output);
+    std::string first;
+    std::getline(lines, first);
+    identity = first.empty() ? fmt::format("{}", fmt::join(command, " ")) : first;
+  }
+  identities.emplace(command, identity);
+  return identity;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw ExecError(fmt::format("cannot write '{}'", path.string()));
+}
+
+void require_c_source(const backend::CodeArtifact& artifact, std::string_view role) {
+  if (artifact.format != "c") {
+    throw ExecError(fmt::format(
+        "the native execution backend compiles C, but the {} code is in format '{}'; choose an "
+        "execution backend that accepts '{}' (or 'auto')",
+        role, artifact.format.empty() ? "<none>" : artifact.format, artifact.format));
+  }
+}
+
+class NativeBackend final : public ExecutionBackend {
+ public:
+  const std::string& name() const override { return name_; }
+
+  bool available() const override {
+    return compiler_identity(native_compiler_command()).has_value();
+  }
+
+  std::string unavailable_reason() const override {
+    auto command = native_compiler_command();
+    if (compiler_identity(command)) return "";
+    return fmt::format(
+        "C compiler '{}' could not be run ('{} --version' failed); install a C compiler or set "
+        "$CC to one",
+        fmt::join(command, " "), fmt::join(command, " "));
+  }
+
+  std::string cache_identity(const target::Target& target,
+                             const target::Target& target_host) const override {
+    auto command = native_compiler_command();
+    auto identity = compiler_identity(command);
+    return fmt::format("{} | {} | {}", fmt::join(command, " "),
+                       identity.value_or("<unavailable compiler>"),
+                       fmt::join(native_compile_flags(target), " "));
+  }
+
+  std::string artifact_file_name() const override { return kArtifactName; }
+
+  BuiltModule build(const backend::CodeArtifact& host, const backend::CodeArtifact& device,
+                    const target::Target& target, const target::Target& target_host,
+                    const fs::path& output_dir) const override {
+    require_c_source(host, "host");
+    std::vector<fs::path> sources = {output_dir / "host.c"};
+    write_file(sources[0], host.source);
+    if (!device.source.empty()) {
+      require_c_source(device, "device");
+      sources.push_back(output_dir / "device.c");
+      write_file(sources[1], device.source);
+    }
+    fs::path artifact = output_dir / kArtifactName;
+    std::vector<std::string> argv = native_compiler_command();
+    for (auto& flag : native_compile_flags(target)) argv.push_back(flag);
+    argv.push_back("-o");
+    argv.push_back(artifact.string());
+    for (const auto& source : sources) argv.push_back(source.string());
+    argv.push_back("-lm");
+    ProcessResult result = run_process(argv);
+    std::vector<std::string> source_names;
+    for (const auto& source : sources) source_names.push_back(source.string());
+    if (result.exit_code == 127) {
+      throw ExecError(fmt::format(
+          "the native execution backend could not run the C compiler: {}\ninstall a C compiler "
+          "or set $CC to one; the generated sources are kept at {}",
+          result.output, fmt::join(source_names, ", ")));
+    }
+    if (result.exit_code != 0) {
+      throw ExecError(fmt::format(
+          "C compilation of the generated kernel failed (exit status {}); the sources are kept "
+          "at {}\ncommand: {}\ncompiler output:\n{}",
+          result.exit_code, fmt::join(source_names, ", "), fmt::join(argv, " "), result.output));
+    }
+    return {artifact, load(artifact)};
+  }
+
+  std::shared_ptr<const LoadedModule> load(const fs::path& artifact) const override {
+    return std::make_shared<NativeModule>(runtime::KernelLibrary::open(artifact.string()));
+  }
+
+ private:
+  std::string name_ = kNativeBackendName;
+};
+
+}  // namespace
+
+std::vector<std::string> native_compiler_command() {
+  std::vector<std::string> command;
+  if (const char* cc = std::getenv("CC"); cc != nullptr) {
+    std::istringstream words(cc);
+    for (std::string word; words >> word;) command.push_back(word);
+  }
+  if (command.empty()) command.push_back("cc");
+  return command;
+}
+
+std::vector<std::string> native_compile_flags(const target::Target& target) {
+  std::string mcpu = target.get_string("mcpu");
+  // Contraction into FMA would round differently from the reference
+  // interpreter, which rounds every operation (TILE_SEMANTICS.md).
+  return {"-O3",
+          "-fPIC",
+          "-shared",
+          "-std=gnu11",
+          mcpu.empty() ? std::string("-march=native") : "-march=" + mcpu,
+          "-fopenmp-simd",
+          "-ffp-contract=off"};
+}
+
+ExecutionBackendPtr make_native_execution_backend() {
+  return std::make_shared<NativeBackend>();
+}
+
+void register_native_execution_backend() {
+  static const ExecutionBackendPtr native = make_native_execution_backend();
+  register_execution_backend(native);
+}
+
+}  // namespace tilec::exec
