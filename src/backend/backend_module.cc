@@ -1,0 +1,248 @@
+#include "tilec/backend/module.h"
+
+#include "tilec/target/target_kind.h"
+#include "tilec/transform/nearest_name.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tilec::backend {
+namespace {
+
+template <class Map>
+std::vector<std::string> keys_of(const Map& map) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : map) keys.push_back(key);
+  return keys;
+}
+
+}  // namespace
+
+void BackendModule::validate() const {
+  if (name.empty()) throw BackendError("BackendModule: the backend name is empty");
+  auto fail = [this](const std::string& what) {
+    throw BackendError("backend '" + name + "': " + what);
+  };
+  if (target_kinds.empty()) fail("declares no target kinds; list at least one in target_kinds");
+  std::set<std::string> owned;
+  for (const auto& kind : target_kinds) {
+    if (kind.empty()) fail("has an empty target kind in target_kinds");
+    if (!owned.insert(kind).second) fail("lists target kind '" + kind + "' twice");
+    if (!target::find_target_kind(kind)) {
+      auto known = target::list_target_kind_names();
+      fail("target kind '" + kind + "' is not a registered target kind" +
+           transform::did_you_mean(kind, known) + "; known kinds: " + transform::join_names(known) +
+           "; register new kinds with target::register_target_kind first");
+    }
+  }
+  auto check_per_kind = [&](const std::vector<std::string>& declared, const char* what) {
+    for (const auto& kind : target_kinds) {
+      if (std::find(declared.begin(), declared.end(), kind) == declared.end()) {
+        fail(std::string("declares no ") + what + " for its target kind '" + kind + "' (" + what +
+             "s are declared for: " + transform::join_names(declared) + ")");
+      }
+    }
+    for (const auto& kind : declared) {
+      if (!owned.count(kind)) {
+        fail(std::string("declares a ") + what + " for target kind '" + kind +
+             "', which it does not own (target_kinds: " + transform::join_names(target_kinds) +
+             ")");
+      }
+    }
+  };
+  check_per_kind(keys_of(pipelines), "pipeline");
+  check_per_kind(keys_of(device_codegens), "device codegen");
+  for (const auto& [kind, codegen] : device_codegens) {
+    if (codegen.name.empty()) fail("the device codegen for '" + kind + "' has an empty name");
+    if (!codegen.build && !codegen.build_without_compile) {
+      fail("device codegen '" + codegen.name + "' has neither build nor build_without_compile");
+    }
+  }
+  for (const auto& [kind, hooks] : host_codegen_hooks) {
+    if (!owned.count(kind)) {
+      fail("declares host codegen hooks for target kind '" + kind +
+           "', which it does not own (target_kinds: " + transform::join_names(target_kinds) + ")");
+    }
+    if (hooks.empty()) fail("declares an empty host codegen hook list for '" + kind + "'");
+    for (const auto& hook : hooks) {
+      if (hook.name.empty()) fail("a host codegen hook for '" + kind + "' has an empty name");
+      if (!hook.apply) fail("host codegen hook '" + hook.name + "' has no apply function");
+    }
+  }
+  if (execution_backends.empty()) {
+    fail("declares no execution backends; list at least one ExecutionBackendSpec");
+  }
+  std::set<std::string> spec_names;
+  bool needs_host_codegen = false;
+  for (const auto& spec : execution_backends) {
+    if (spec.name.empty()) fail("has an execution backend with an empty name");
+    if (!spec_names.insert(spec.name).second) {
+      fail("lists execution backend '" + spec.name + "' twice");
+    }
+    needs_host_codegen = needs_host_codegen || spec.enable_host_codegen;
+  }
+  if (needs_host_codegen && host_codegens.empty()) {
+    fail(
+        "an execution backend enables host codegen but the backend declares no host_codegens; "
+        "declare one (e.g. for host kind 'c') or set enable_host_codegen = false");
+  }
+  for (const auto& [kind, codegen] : host_codegens) {
+    if (kind.empty()) fail("declares a host codegen under an empty host target kind");
+    if (codegen.name.empty()) fail("the host codegen for '" + kind + "' has an empty name");
+    if (!codegen.build) fail("host codegen '" + codegen.name + "' has no build function");
+  }
+  for (const auto& [callback_name, callback] : callbacks) {
+    if (callback_name.empty()) fail("declares a callback with an empty name");
+    if (!callback) fail("callback '" + callback_name + "' has no function");
+  }
+}
+
+std::string BackendModule::description() const {
+  std::string text = "backend " + name + "\ntarget_kinds " + transform::join_names(target_kinds);
+  for (const auto& [kind, pipeline] : pipelines) {
+    text += "\npipeline " + kind + " " + pipeline.name() + " [" +
+            transform::join_names(pipeline.pass_names()) + "]";
+  }
+  for (const auto& [kind, codegen] : device_codegens) {
+    text += "\ndevice_codegen " + kind + " " + codegen.name + (codegen.build ? " build" : "") +
+            (codegen.build_without_compile ? " build_without_compile" : "");
+  }
+  for (const auto& spec : execution_backends) {
+    text += "\nexecution_backend " + spec.name + (spec.enable_host_codegen ? " host" : "") +
+            (spec.enable_device_compile ? " device_compile" : "") +
+            (spec.supports_target ? " predicate" : "");
+  }
+  text += std::string("\nsupports_target ") + (supports_target ? "yes" : "no");
+  for (const auto& [kind, codegen] : host_codegens) {
+    text += "\nhost_codegen " + kind + " " + codegen.name +
+            (codegen.supports_target ? " predicate" : "");
+  }
+  for (const auto& [kind, hooks] : host_codegen_hooks) {
+    for (const auto& hook : hooks) {
+      text += "\nhook " + kind + " " + hook.name + (hook.supports_target ? " predicate" : "");
+    }
+  }
+  for (const auto& [callback_name, callback] : callbacks) text += "\ncallback " + callback_name;
+  return text;
+}
+
+namespace {
+
+void require_kind(const BackendModule& module, const target::Target& target) {
+  const auto& kinds = module.target_kinds;
+  if (std::find(kinds.begin(), kinds.end(), target.kind()) == kinds.end()) {
+    throw BackendError("backend '" + module.name + "' does not own target kind '" + target.kind() +
+                       "' (target '" + target.str() +
+                       "'); it owns: " + transform::join_names(kinds));
+  }
+}
+
+}  // namespace
+
+bool BackendModule::matches(const target::Target& target) const {
+  const auto& kind = target.kind();
+  if (std::find(target_kinds.begin(), target_kinds.end(), kind) == target_kinds.end()) return false;
+  return !supports_target || !*supports_target || (*supports_target)(target);
+}
+
+const transform::PassPipeline& BackendModule::get_pipeline(const target::Target& target) const {
+  require_kind(*this, target);
+  auto it = pipelines.find(target.kind());
+  if (it == pipelines.end()) {
+    throw BackendError("backend '" + name + "' declares no pipeline for target kind '" +
+                       target.kind() + "'");
+  }
+  return it->second;
+}
+
+ir::IRModule BackendModule::lower(const ir::IRModule& mod, const target::Target& target) const {
+  return get_pipeline(target).lower(mod, target);
+}
+
+const DeviceCodegen& BackendModule::get_device_codegen(const target::Target& target) const {
+  require_kind(*this, target);
+  auto it = device_codegens.find(target.kind());
+  if (it == device_codegens.end()) {
+    throw BackendError("backend '" + name + "' declares no device codegen for target kind '" +
+                       target.kind() + "'");
+  }
+  return it->second;
+}
+
+CodeArtifact BackendModule::codegen_device(const ir::IRModule& mod, const target::Target& target,
+                                           bool compile_device) const {
+  return get_device_codegen(target).codegen(mod, target, compile_device);
+}
+
+HostCodegen BackendModule::get_host_codegen(const target::Target& target_host) const {
+  auto it = host_codegens.find(target_host.kind());
+  if (it != host_codegens.end() && it->second.matches(target_host)) return it->second;
+  try {
+    return resolve_host_codegen(target_host);
+  } catch (const BackendError& error) {
+    throw BackendError("backend '" + name + "' has no host codegen for '" + target_host.str() +
+                       "' (its own: " + transform::join_names(keys_of(host_codegens)) +
+                       "): " + error.what());
+  }
+}
+
+CodeArtifact BackendModule::codegen_host(const ir::IRModule& mod,
+                                         const target::Target& target_host) const {
+  return get_host_codegen(target_host).lower(mod, target_host);
+}
+
+ir::IRModule BackendModule::preprocess_host_codegen(const ir::IRModule& mod,
+                                                    const target::Target& target_host,
+                                                    const target::Target& target) const {
+  require_kind(*this, target);
+  return apply_host_codegen_hooks(mod, target_host, &target);
+}
+
+std::vector<std::string> BackendModule::allowed_execution_backends(const target::Target& target,
+                                                                   bool include_unavailable) const {
+  std::vector<std::string> names;
+  for (const auto& spec : execution_backends) {
+    if (!spec.matches(target)) continue;
+    if (!include_unavailable && !spec.available()) continue;
+    names.push_back(spec.name);
+  }
+  return names;
+}
+
+ExecutionBackendSpec BackendModule::resolve_execution_backend(std::string_view requested,
+                                                              const target::Target& target) const {
+  std::string where = "backend '" + name + "' for target '" + target.str() + "'";
+  if (requested == "auto") {
+    std::string reasons;
+    for (const auto& spec : execution_backends) {
+      bool supported = spec.matches(target);
+      if (supported && spec.available()) return spec;
+      reasons +=
+          (reasons.empty() ? "" : ", ") + spec.name +
+          (supported ? " (not available on this machine)" : " (does not support this target)");
+    }
+    throw BackendError("no execution backend of " + where + " is available: " + reasons +
+                       "; install what the backend needs or choose another target");
+  }
+  auto allowed = allowed_execution_backends(target, true);
+  auto spec = std::find_if(execution_backends.begin(), execution_backends.end(),
+                           [&](const ExecutionBackendSpec& s) { return s.name == requested; });
+  if (spec == execution_backends.end() || !spec->matches(target)) {
+    std::string what =
+        spec == execution_backends.end()
+            ? "unknown execution backend '" + std::string(requested) + "'" +
+                  transform::did_you_mean(requested, allowed)
+            : "execution backend '" + std::string(requested) + "' does not support this target";
+    throw BackendError(what + " for " + where + "; allowed: " + transform::join_names(allowed) +
+                       "; or use \"auto\" to pick the first available one");
+  }
+  if (!spec->available()) {
+    throw BackendError("execution backend '" + spec->name + "' of " + where +
+                       " is not available on this machine; available: " +
+                       transform::join_names(allowed_execution_backends(target, false)) +
+                       "; or use \"auto\" to pick the first available one");
+  }
+  return *spec;
+}
+
+}  // namespace tilec::backend
