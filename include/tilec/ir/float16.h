@@ -1,0 +1,27 @@
+// IEEE float16 and bfloat16 conversions, bit-exact: conversion to the 16-bit formats
+// rounds to nearest, ties to even, with overflow to infinity, gradual underflow
+// (subnormals) and NaN kept NaN (quiet, sign kept). round_to_dtype() rounds a value
+// to what a float dtype can hold; it is how "every operation rounds to its dtype"
+// (TILE_SEMANTICS.md) is carried out by the interpreter.
+#pragma once
+
+#include "tilec/ir/dtype.h"
+
+#include <cstdint>
+
+namespace tilec::ir {
+
+uint16_t float_to_half(float value);
+float half_to_float(uint16_t bits);
+uint16_t float_to_bfloat16(float value);
+float bfloat16_to_float(uint16_t bits);
+
+// From double directly (a single rounding; going through float would round twice).
+uint16_t double_to_half(double value);
+uint16_t double_to_bfloat16(double value);
+
+// The nearest value of float dtype `dtype` (float16, bfloat16, float32, float64);
+// other dtypes return value unchanged.
+double round_to_dtype(double value, DataType dtype);
+
+}  // namespace tilec::ir

@@ -1,0 +1,82 @@
+#include "tilec/ir/float16.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace tilec::ir {
+namespace {
+
+TEST(Float16, ExactValuesRoundTrip) {
+  EXPECT_EQ(float_to_half(1.0f), 0x3C00);
+  EXPECT_EQ(float_to_half(-2.0f), 0xC000);
+  EXPECT_EQ(float_to_half(65504.0f), 0x7BFF);  // largest finite
+  EXPECT_EQ(float_to_half(0.0f), 0x0000);
+  EXPECT_EQ(float_to_half(-0.0f), 0x8000);
+  EXPECT_EQ(half_to_float(0x3555), 0.333251953125f);
+  // Every finite half survives half -> float -> half.
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    if ((bits & 0x7C00) == 0x7C00) continue;
+    ASSERT_EQ(float_to_half(half_to_float(uint16_t(bits))), bits) << std::hex << bits;
+  }
+}
+
+TEST(Float16, RoundsToNearestTiesToEven) {
+  // Between 1.0 (0x3C00) and the next half 1 + 2^-10 (0x3C01).
+  EXPECT_EQ(float_to_half(1.0f + 0x1p-11f), 0x3C00);             // tie -> even (down)
+  EXPECT_EQ(float_to_half(1.0f + 3 * 0x1p-11f), 0x3C02);         // tie -> even (up)
+  EXPECT_EQ(float_to_half(1.0f + 0x1p-11f + 0x1p-20f), 0x3C01);  // above the tie
+  // Rounding the mantissa up carries into the exponent.
+  EXPECT_EQ(float_to_half(2.0f - 0x1p-12f), 0x4000);
+}
+
+TEST(Float16, OverflowInfinityAndNaN) {
+  EXPECT_EQ(float_to_half(65519.0f), 0x7BFF);  // below the halfway point to 2^16
+  EXPECT_EQ(float_to_half(65520.0f), 0x7C00);  // the tie rounds to even = infinity
+  EXPECT_EQ(float_to_half(1e10f), 0x7C00);
+  EXPECT_EQ(float_to_half(-INFINITY), 0xFC00);
+  EXPECT_TRUE(std::isinf(half_to_float(0x7C00)));
+  uint16_t nan = float_to_half(NAN);
+  EXPECT_EQ(nan & 0x7C00, 0x7C00);
+  EXPECT_NE(nan & 0x03FF, 0);
+  EXPECT_TRUE(std::isnan(half_to_float(nan)));
+}
+
+TEST(Float16, Subnormals) {
+  EXPECT_EQ(float_to_half(0x1p-24f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(half_to_float(0x0001), 0x1p-24f);
+  EXPECT_EQ(float_to_half(0x1p-25f), 0x0000);             // tie -> even (zero)
+  EXPECT_EQ(float_to_half(3 * 0x1p-25f), 0x0002);         // tie -> even (two)
+  EXPECT_EQ(float_to_half(0x1p-14f - 0x1p-25f), 0x0400);  // rounds up to the smallest normal
+  EXPECT_EQ(half_to_float(0x03FF), 1023 * 0x1p-24f);
+}
+
+TEST(BFloat16, ConversionsMatchTheTopHalfOfFloat32WithRNE) {
+  EXPECT_EQ(float_to_bfloat16(1.0f), 0x3F80);
+  EXPECT_EQ(bfloat16_to_float(0x3F80), 1.0f);
+  EXPECT_EQ(float_to_bfloat16(1.0f + 0x1p-8f), 0x3F80);      // tie -> even (down)
+  EXPECT_EQ(float_to_bfloat16(1.0f + 3 * 0x1p-8f), 0x3F82);  // tie -> even (up)
+  EXPECT_EQ(float_to_bfloat16(INFINITY), 0x7F80);
+  EXPECT_EQ(float_to_bfloat16(3.4e38f), 0x7F80);  // above the largest bfloat16: overflow
+  EXPECT_TRUE(std::isnan(bfloat16_to_float(float_to_bfloat16(NAN))));
+  // Subnormal bfloat16 values are float32 subnormals with a zero low half.
+  float tiny = 0x1p-133f;
+  uint32_t bits;
+  std::memcpy(&bits, &tiny, 4);
+  EXPECT_EQ(float_to_bfloat16(tiny), bits >> 16);
+  EXPECT_EQ(bfloat16_to_float(uint16_t(bits >> 16)), tiny);
+}
+
+TEST(RoundToDtype, SingleRoundingFromDouble) {
+  // 1 + 2^-11 + 2^-40 rounds up in float16; through float32 first it would tie-round down.
+  double v = 1.0 + 0x1p-11 + 0x1p-40;
+  EXPECT_EQ(round_to_dtype(v, DataType::Float16()), 1.0 + 0x1p-10);
+  EXPECT_EQ(round_to_dtype(0.1, DataType::Float32()), double(0.1f));
+  EXPECT_EQ(round_to_dtype(0.1, DataType::Float(64)), 0.1);
+  EXPECT_TRUE(std::isinf(round_to_dtype(1e39, DataType::Float32())));
+  EXPECT_EQ(round_to_dtype(3.1, DataType::Int32()), 3.1);  // not a float dtype: unchanged
+}
+
+}  // namespace
+}  // namespace tilec::ir
