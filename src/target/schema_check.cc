@@ -9,6 +9,10 @@
 
 namespace tilec::target::detail {
 
+std::string attr_type_with_article(AttrType type) {
+  return fmt::format("{} {}", type == AttrType::kInt ? "an" : "a", attr_type_name(type));
+}
+
 const AttrSchema& require_attr(const TargetKind& kind, std::string_view attr_name) {
   if (const AttrSchema* schema = kind.find_attr(attr_name)) return *schema;
   std::vector<std::string> owners = target_kinds_with_attr(attr_name);
@@ -27,8 +31,8 @@ const AttrSchema& require_attr(const TargetKind& kind, std::string_view attr_nam
 
 void throw_wrong_type(const TargetKind& kind, const AttrSchema& schema, std::string_view got) {
   throw TargetError(fmt::format(
-      "attribute '{}' of target kind '{}' expects a {}, got {}{}", schema.name, kind.name,
-      attr_type_name(schema.type), got,
+      "attribute '{}' of target kind '{}' expects {}, got {}{}", schema.name, kind.name,
+      attr_type_with_article(schema.type), got,
       schema.type == AttrType::kBool ? " (write true/false, or -" + schema.name + " alone for true)"
       : schema.type == AttrType::kStringList ? " (write comma-separated values)"
                                              : ""));
@@ -37,7 +41,7 @@ void throw_wrong_type(const TargetKind& kind, const AttrSchema& schema, std::str
 void check_attr_value(const TargetKind& kind, const AttrSchema& schema, const TargetAttr& value) {
   if (attr_type_of(value) != schema.type) {
     throw_wrong_type(kind, schema,
-                     fmt::format("a {} ('{}')", attr_type_name(attr_type_of(value)),
+                     fmt::format("{} ('{}')", attr_type_with_article(attr_type_of(value)),
                                  printable(attr_value_text(value))));
   }
   if (const auto* list = std::get_if<std::vector<std::string>>(&value)) {

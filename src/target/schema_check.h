@@ -10,6 +10,9 @@
 
 namespace tilec::target::detail {
 
+// "a bool", "an int", "a string", "a string list".
+std::string attr_type_with_article(AttrType type);
+
 // The schema entry, or a TargetError naming the other kinds that have such an attribute.
 const AttrSchema& require_attr(const TargetKind& kind, std::string_view attr_name);
 

@@ -31,20 +31,6 @@ size_t hash_attr(const TargetAttr& value) {
   return seed;
 }
 
-const char* type_article_name(const TargetAttr& value) {
-  switch (attr_type_of(value)) {
-    case AttrType::kBool:
-      return "a bool";
-    case AttrType::kInt:
-      return "an int";
-    case AttrType::kString:
-      return "a string";
-    case AttrType::kStringList:
-      return "a string list";
-  }
-  return "a value";
-}
-
 }  // namespace
 
 Target::Target(std::shared_ptr<const TargetKind> kind, std::vector<std::string> keys,
@@ -96,10 +82,10 @@ const T* typed_attr(const Target& target, std::string_view name, const char* wan
   const TargetAttr* value = target.attr(name);
   if (!value) return nullptr;
   if (const T* held = std::get_if<T>(value)) return held;
-  throw TargetError(
-      fmt::format("attribute '{}' of target '{}' is {}, not {}; read it with the "
-                  "matching getter or attr()",
-                  name, target.str(), type_article_name(*value), wanted));
+  throw TargetError(fmt::format(
+      "attribute '{}' of target '{}' is {}, not {}; read it with the "
+      "matching getter or attr()",
+      name, target.str(), detail::attr_type_with_article(attr_type_of(*value)), wanted));
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ struct AttrSchema {
   std::string name;  // an identifier: [A-Za-z_][A-Za-z0-9_]*, not "kind", "keys" or "host"
   AttrType type = AttrType::kString;
   std::optional<TargetAttr> default_value;  // must hold `type` when present
-  std::string description;
+  std::string description = {};
 
   friend bool operator==(const AttrSchema&, const AttrSchema&) = default;
 };
@@ -27,7 +27,7 @@ struct TargetKind {
   std::string name;  // an identifier, e.g. "cuda"
   std::vector<AttrSchema> attrs;
   std::vector<std::string> default_keys;  // at least one, e.g. {"cuda", "gpu"}
-  std::string description;
+  std::string description = {};
 
   const AttrSchema* find_attr(std::string_view attr_name) const;  // nullptr when absent
   // "arch (string), max_threads_per_block (int, default 1024), ...", for error messages.

@@ -1,0 +1,101 @@
+#include "error_matchers.h"
+#include "tilec/target/detect.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <thread>
+
+namespace tilec::target {
+namespace {
+
+// Sets or clears TILEC_TARGET for one test and restores the previous value after it.
+class ScopedTargetEnv {
+ public:
+  explicit ScopedTargetEnv(const char* value) {
+    if (const char* old = std::getenv(kTargetEnvVar)) saved_ = old;
+    if (value) {
+      setenv(kTargetEnvVar, value, 1);
+    } else {
+      unsetenv(kTargetEnvVar);
+    }
+  }
+  ~ScopedTargetEnv() {
+    if (saved_) {
+      setenv(kTargetEnvVar, saved_->c_str(), 1);
+    } else {
+      unsetenv(kTargetEnvVar);
+    }
+  }
+
+ private:
+  std::optional<std::string> saved_;
+};
+
+TEST(DetermineTarget, ExplicitSpecsAreParsed) {
+  EXPECT_EQ(determine_target("cuda -arch=sm_90"), Target::parse("cuda -arch=sm_90"));
+  EXPECT_EQ(determine_target(R"({"kind": "c"})"), Target::parse("c"));
+  EXPECT_TARGET_ERROR(determine_target("nope"), "unknown target kind 'nope'");
+  EXPECT_TARGET_ERROR(determine_target(""), "empty target string");
+}
+
+TEST(DetermineTarget, AutoWithoutScopeOrEnvDetects) {
+  ScopedTargetEnv env(nullptr);
+  EXPECT_EQ(determine_target("auto"), normalize_target(auto_detect_target()));
+  EXPECT_EQ(determine_target(), determine_target(" auto "));
+}
+
+TEST(DetermineTarget, EnvironmentOverridesDetection) {
+  ScopedTargetEnv env("hip -mcpu=gfx942");
+  EXPECT_EQ(determine_target("auto"), Target::parse("hip -mcpu=gfx942"));
+  EXPECT_EQ(determine_target("metal"), Target::parse("metal"));  // explicit beats env
+}
+
+TEST(DetermineTarget, EnvironmentAutoOrEmptyMeansDetect) {
+  Target detected = normalize_target(auto_detect_target());
+  {
+    ScopedTargetEnv env("auto");
+    EXPECT_EQ(determine_target("auto"), detected);
+  }
+  ScopedTargetEnv env("");
+  EXPECT_EQ(determine_target("auto"), detected);
+}
+
+TEST(DetermineTarget, BadEnvironmentValueIsNamed) {
+  ScopedTargetEnv env("cuda -arch");
+  EXPECT_TARGET_ERROR(determine_target("auto"), "$TILEC_TARGET does not hold a usable target",
+                      "needs a value", "unset it");
+}
+
+TEST(DetermineTarget, ScopedTargetComesFirstAndNests) {
+  ScopedTargetEnv env("hip");
+  EXPECT_FALSE(current_target().has_value());
+  {
+    ScopedTarget outer(Target::parse("cuda -arch=sm_80"));
+    EXPECT_EQ(determine_target("auto"), Target::parse("cuda -arch=sm_80"));
+    {
+      ScopedTarget inner("metal");
+      EXPECT_EQ(current_target(), Target::parse("metal"));
+      EXPECT_EQ(determine_target("auto"), Target::parse("metal"));
+    }
+    EXPECT_EQ(determine_target("auto"), Target::parse("cuda -arch=sm_80"));
+  }
+  EXPECT_FALSE(current_target().has_value());
+  EXPECT_EQ(determine_target("auto"), Target::parse("hip"));
+}
+
+TEST(DetermineTarget, ScopedTargetIsPerThread) {
+  ScopedTarget scope("metal");
+  std::optional<Target> seen_elsewhere = Target::parse("c");
+  std::thread([&] { seen_elsewhere = current_target(); }).join();
+  EXPECT_FALSE(seen_elsewhere.has_value());
+  EXPECT_EQ(current_target(), Target::parse("metal"));
+}
+
+TEST(DetermineTarget, ScopedTargetRejectsBadSpecs) {
+  EXPECT_TARGET_ERROR(ScopedTarget("bogus"), "unknown target kind 'bogus'");
+  EXPECT_FALSE(current_target().has_value());
+}
+
+}  // namespace
+}  // namespace tilec::target
