@@ -1,0 +1,195 @@
+#include "tilec/engine/compile.h"
+
+#include "kernel_state.h"
+#include "tilec/engine/initialize.h"
+#include "tilec/engine/kernel_cache.h"
+#include "tilec/ir/check.h"
+#include "tilec/ir/structural.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <random>
+
+namespace tilec {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kFunctionKindAttr = "tilec.function_kind";
+
+struct SplitModule {
+  ir::IRModule host;
+  ir::IRModule device;
+};
+
+SplitModule split_host_device(const ir::IRModule& lowered, const std::string& backend_name) {
+  std::vector<ir::PrimFunc> host, device;
+  for (const auto& func : lowered.functions()) {
+    auto found = func->attrs.find(kFunctionKindAttr);
+    const std::string* kind =
+        found == func->attrs.end() ? nullptr : std::get_if<std::string>(&found->second);
+    if (kind != nullptr && *kind == "host") {
+      host.push_back(func);
+    } else if (kind != nullptr && *kind == "device") {
+      device.push_back(func);
+    } else {
+      throw EngineError(fmt::format(
+          "backend '{}' lowered function '{}' without attr {} = \"host\" or \"device\"; its "
+          "pipeline must end with the host/device split",
+          backend_name, func->name, kFunctionKindAttr));
+    }
+  }
+  if (host.empty()) {
+    throw EngineError(fmt::format("backend '{}' produced no host function; nothing could be called",
+                                  backend_name));
+  }
+  return {ir::IRModule(host, lowered.attrs()), ir::IRModule(device, lowered.attrs())};
+}
+
+std::string canonical_pass_config(const transform::PassConfig& config) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [key, value] : config) {
+    std::visit([&, &key = key](const auto& v) { object[key] = v; }, value);
+  }
+  return object.dump();
+}
+
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+fs::path make_private_build_dir() {
+  static std::atomic<uint64_t> counter{0};
+  std::random_device random;
+  fs::path dir = fs::temp_directory_path() /
+                 fmt::format("tilec-build-{}-{}-{:08x}", getpid(), counter.fetch_add(1), random());
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::shared_ptr<const fs::path> owned_directory(fs::path dir) {
+  return std::shared_ptr<const fs::path>(new fs::path(std::move(dir)), [](const fs::path* path) {
+    std::error_code ignored;
+    fs::remove_all(*path, ignored);
+    delete path;
+  });
+}
+
+struct GeneratedCode {
+  backend::CodeArtifact host;
+  backend::CodeArtifact device;
+};
+
+GeneratedCode generate_code(const backend::BackendContext& context, const SplitModule& split) {
+  GeneratedCode code;
+  if (!split.device.empty()) code.device = context.codegen_device(split.device);
+  if (context.execution_backend().enable_host_codegen) {
+    code.host = context.codegen_host(context.preprocess_host_codegen(split.host));
+  }
+  return code;
+}
+
+}  // namespace
+
+const char* version() {
+  return TILEC_VERSION;
+}
+
+Kernel compile(const ir::IRModule& mod, std::string_view target,
+               std::optional<std::string> target_host, std::string_view execution_backend,
+               PassConfig pass_config) {
+  auto start = std::chrono::steady_clock::now();
+  initialize();
+  if (mod.empty()) throw EngineError("the module has no functions; there is nothing to compile");
+
+  std::optional<transform::ScopedPassContext> pass_scope;
+  if (!pass_config.empty()) {
+    const transform::PassContext& outer = transform::PassContext::current();
+    transform::PassConfig merged = outer.config();
+    for (auto& [key, value] : pass_config) merged[key] = value;
+    pass_scope.emplace(transform::PassContext(std::move(merged), outer.instruments()));
+  }
+  ir::check_module_or_throw(mod);
+
+  backend::BackendContext context =
+      backend::create_backend_context(target, std::move(target_host), execution_backend);
+  exec::ExecutionBackendPtr builder = exec::get_execution_backend(context.execution_backend().name);
+  if (!builder->available()) {
+    throw EngineError(fmt::format("execution backend '{}' is not available: {}", builder->name(),
+                                  builder->unavailable_reason()));
+  }
+
+  CacheKeyFields fields{ir::structural_hash(mod),
+                        context.target().str(),
+                        context.target_host().str(),
+                        builder->name(),
+                        builder->cache_identity(context.target(), context.target_host()),
+                        canonical_pass_config(transform::PassContext::current().config()),
+                        version()};
+  ir::IRModule lowered = context.lower(mod);
+  SplitModule split = split_host_device(lowered, context.name());
+
+  auto state = std::make_shared<KernelState>(context, lowered);
+  state->execution_backend = builder->name();
+  state->cache_key = fields.key();
+
+  auto build_into = [&](const fs::path& dir) {
+    GeneratedCode code = generate_code(context, split);
+    state->host_source = code.host.source;
+    state->device_source = code.device.source;
+    exec::BuiltModule built =
+        builder->build(code.host, code.device, context.target(), context.target_host(), dir);
+    state->module = built.module;
+    state->library_path = built.artifact;
+  };
+
+  if (auto cache_dir = cache_dir_from_environment()) {
+    KernelCache cache(*cache_dir);
+    if (auto entry = cache.lookup(fields, builder->artifact_file_name())) {
+      try {
+        state->module = builder->load(entry->artifact);
+        state->host_source = entry->host_source;
+        state->device_source = entry->device_source;
+        state->library_path = entry->artifact;
+        state->cache_hit = true;
+      } catch (const std::exception& error) {
+        cache.discard(state->cache_key, one_line(error.what()));
+      }
+    }
+    if (!state->cache_hit) {
+      fs::path build_dir = cache.make_build_dir(state->cache_key);
+      build_into(build_dir);
+      auto published = cache.publish(build_dir, fields, builder->artifact_file_name(),
+                                     state->host_source, state->device_source);
+      if (published) {
+        state->library_path = published->artifact;
+      } else {
+        state->owned_dir = owned_directory(build_dir);
+      }
+    }
+  } else {
+    fs::path build_dir = make_private_build_dir();
+    build_into(build_dir);  // on failure the directory stays, with the sources the error names
+    state->owned_dir = owned_directory(build_dir);
+  }
+
+  for (const auto& host : split.host.functions()) {
+    auto symbol = host->attrs.find("global_symbol");
+    const std::string* global_symbol =
+        symbol == host->attrs.end() ? nullptr : std::get_if<std::string>(&symbol->second);
+    state->functions.push_back(
+        {host->name, host, state->module->function(global_symbol ? *global_symbol : host->name)});
+  }
+  state->compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return Kernel(std::move(state));
+}
+
+}  // namespace tilec

@@ -1,0 +1,25 @@
+#include "tilec/engine/initialize.h"
+
+#include "tilec/backend/host_codegen.h"
+#include "tilec/backend/module_loader.h"
+#include "tilec/exec/native_backend.h"
+
+#include <mutex>
+
+namespace tilec {
+
+void initialize() {
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    exec::register_native_execution_backend();
+    for (const auto& module : builtin_modules()) {
+      backend::register_builtin_module(module.import_path, module.initializer);
+    }
+    // The seed's lazy import: the `c` host codegen comes with the cpu module.
+    backend::register_lazy_host_codegen("c", "tilec.cpu");
+  });
+  // load_module is a no-op for a loaded module and retries one that failed.
+  for (const auto& module : builtin_modules()) backend::load_module(module.import_path);
+}
+
+}  // namespace tilec
