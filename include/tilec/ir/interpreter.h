@@ -1,0 +1,56 @@
+// The reference interpreter: executes an unlowered PrimFunc on host memory exactly as
+// TILE_SEMANTICS.md defines it (blocks of T.Kernel run one after another, every loop
+// kind runs serially, tile operations act on whole tiles, every arithmetic result is
+// rounded to its dtype). Slow is acceptable, wrong is not: every backend's end-to-end
+// test compares against it. Bad arguments and out-of-range accesses outside T.copy
+// throw IRError naming the argument, buffer and index.
+#pragma once
+
+#include "tilec/ir/function.h"
+#include "tilec/ir/tensor.h"
+
+#include <map>
+#include <memory>
+#include <variant>
+
+namespace tilec::ir {
+
+// One argument per PrimFunc parameter, in parameter order: a tensor for a buffer
+// parameter, a number for a scalar one (converted to the parameter's dtype).
+using ArgValue = std::variant<TensorView, int64_t, double>;
+
+// Resolves variables and buffers to slots once, so run() does no name lookups per
+// element. Construction throws IRError on IR the interpreter cannot execute (a name
+// used outside its scope, a nested T.Kernel, a lowered launch, vector dtypes).
+class Interpreter {
+ public:
+  explicit Interpreter(const PrimFunc& func);
+  ~Interpreter();
+  Interpreter(Interpreter&&) noexcept;
+  Interpreter& operator=(Interpreter&&) noexcept;
+
+  // Symbolic dims are bound from the tensor shapes; a shape, dtype or count that does
+  // not match throws IRError naming the argument.
+  void run(const std::vector<ArgValue>& args) const;
+
+  struct Program;
+
+ private:
+  std::unique_ptr<Program> program_;
+};
+
+void interpret(const PrimFunc& func, const std::vector<ArgValue>& args);
+
+// Random arguments for `func`: tensors for buffer parameters (dims from their
+// constants or `values` by symbolic name), scalars from `values` by name. Tensors the
+// function writes are zero-filled, the rest filled by fill_random(seed + position).
+// Throws IRError naming a missing symbolic dim or scalar and listing what is needed.
+struct RandomArgs {
+  std::vector<HostTensor> tensors;  // one per buffer parameter, in order
+  std::vector<ArgValue> args;       // ready for interpret(); views into `tensors`
+  std::vector<bool> written;        // per buffer parameter: written by the function
+};
+RandomArgs make_random_args(const PrimFunc& func, const std::map<std::string, int64_t>& values,
+                            uint64_t seed);
+
+}  // namespace tilec::ir

@@ -1,0 +1,93 @@
+// The interpreter's executable form: expressions and statements compiled into trees
+// of small objects whose variables and buffers are slot indices into a Frame, so
+// execution does no name or map lookups. Built by interpreter.cc; tile operations
+// are in interp_tile_ops.cc.
+#pragma once
+
+#include "interp_value.h"
+
+#include "tilec/ir/stmt.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilec::ir::interp {
+
+// A buffer while it is live: a parameter tensor or an allocation.
+struct BufferSlot {
+  char* data = nullptr;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // in elements
+  int64_t numel = 0;
+};
+
+struct Frame {
+  std::vector<Slot> vars;
+  std::vector<BufferSlot> buffers;
+};
+
+struct CExpr {
+  DataType dtype;
+  explicit CExpr(DataType t) : dtype(t) {}
+  virtual ~CExpr() = default;
+  virtual Slot eval(Frame& frame) const = 0;
+  int64_t eval_int(Frame& frame) const { return to_int(eval(frame), dtype); }
+};
+using CExprPtr = std::unique_ptr<CExpr>;
+
+struct CStmt {
+  virtual ~CStmt() = default;
+  virtual void run(Frame& frame) const = 0;
+};
+using CStmtPtr = std::unique_ptr<CStmt>;
+
+// Static facts about a buffer slot, fixed at compile time.
+struct BufferInfo {
+  std::string name;
+  DataType dtype;
+  Reader read = nullptr;
+  Writer write = nullptr;
+};
+
+// A tile operand: whole buffer (no dims) or one entry per buffer dimension.
+struct CRegion {
+  int buffer = -1;
+  const BufferInfo* info = nullptr;
+  struct Dim {
+    CExprPtr start;
+    CExprPtr stop;  // null: an index (unit dimension)
+  };
+  std::vector<Dim> dims;
+};
+
+// A region evaluated for one execution: start and extent per buffer dimension.
+struct Box {
+  const BufferSlot* slot = nullptr;
+  const BufferInfo* info = nullptr;
+  std::vector<int64_t> start, extent;
+  bool point = false;  // every dimension an index: extent comes from the other side
+};
+Box resolve(const CRegion& region, Frame& frame);
+
+// Offset of `index` in `slot`, or -1 when any coordinate is out of bounds.
+inline int64_t offset_or_minus_one(const BufferSlot& slot, const int64_t* index) {
+  int64_t off = 0;
+  for (size_t d = 0; d < slot.shape.size(); ++d) {
+    if (index[d] < 0 || index[d] >= slot.shape[d]) return -1;
+    off += index[d] * slot.strides[d];
+  }
+  return off;
+}
+
+CStmtPtr make_copy(CRegion src, CRegion dst, Span span);
+CStmtPtr make_fill(CRegion dst, CExprPtr value, Span span);
+CStmtPtr make_gemm(CRegion a, CRegion b, CRegion c, bool transpose_a, bool transpose_b,
+                   bool clear_accum, Span span);
+CStmtPtr make_reduce(ReduceKind kind, int src, const BufferInfo* src_info, int dst,
+                     const BufferInfo* dst_info, int dim, bool clear, Span span);
+
+// "at line L:C: " when the span is known, else "".
+std::string where(Span span);
+
+}  // namespace tilec::ir::interp

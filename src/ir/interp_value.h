@@ -1,0 +1,47 @@
+// Scalar values of the reference interpreter and the one definition of their
+// arithmetic and conversions, shared by expressions and tile operations so both
+// follow TILE_SEMANTICS.md identically. A Slot holds an int64 for bool/integer dtypes
+// (uint64 as its bit pattern) and a double, already rounded to the dtype, for floats.
+#pragma once
+
+#include "tilec/ir/expr.h"
+
+#include <cstdint>
+
+namespace tilec::ir::interp {
+
+union Slot {
+  int64_t i;
+  double f;
+};
+inline Slot int_slot(int64_t v) {
+  Slot s;
+  s.i = v;
+  return s;
+}
+inline Slot float_slot(double v) {
+  Slot s;
+  s.f = v;
+  return s;
+}
+inline Slot zero_slot(DataType t) {
+  return t.is_float() ? float_slot(0.0) : int_slot(0);
+}
+
+double round_float(double value, DataType dtype);  // to a float dtype, nearest even
+Slot convert(Slot value, DataType from, DataType to);
+double to_double(Slot value, DataType dtype);
+int64_t to_int(Slot value, DataType dtype);  // floats truncate toward zero
+// `op` on operands of dtype `operand`; comparisons and logic give bool (0/1).
+// Integer division or modulo by zero throws IRError.
+Slot arith(BinaryOp op, Slot a, Slot b, DataType operand);
+// A math intrinsic (exp, sqrt, fma, ...) with arguments and result of dtype `dtype`.
+Slot math(const std::string& name, const Slot* args, DataType dtype);
+
+// Element access for one scalar dtype, chosen once per buffer.
+using Reader = Slot (*)(const char* base, int64_t flat);
+using Writer = void (*)(char* base, int64_t flat, Slot value);  // value already in dtype
+Reader reader_for(DataType dtype);
+Writer writer_for(DataType dtype);
+
+}  // namespace tilec::ir::interp
