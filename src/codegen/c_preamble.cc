@@ -1,0 +1,126 @@
+#include "c_preamble.h"
+
+#include "tilec/ir/expr.h"
+
+#include <map>
+
+namespace tilec::codegen {
+
+const std::string& c_preamble_includes() {
+  static const std::string text = R"(#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+)";
+  return text;
+}
+
+namespace {
+
+// Floor division/modulo (Python's // and %): C's / and % truncate toward zero.
+const char* kFloorDiv = R"(
+#ifndef TILEC_HELPER_FLOORDIV
+#define TILEC_HELPER_FLOORDIV
+static inline int32_t tilec_floordiv_i32(int32_t a, int32_t b) {
+  int32_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int32_t tilec_floormod_i32(int32_t a, int32_t b) {
+  int32_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline int64_t tilec_floordiv_i64(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t tilec_floormod_i64(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline float tilec_floordiv_f32(float a, float b) { return floorf(a / b); }
+static inline float tilec_floormod_f32(float a, float b) { return a - floorf(a / b) * b; }
+static inline double tilec_floordiv_f64(double a, double b) { return floor(a / b); }
+static inline double tilec_floormod_f64(double a, double b) { return a - floor(a / b) * b; }
+#endif
+)";
+
+// IEEE half <-> float with round-to-nearest-even, by exact float arithmetic
+// (the FP16 library's method); needs float math without excess precision.
+const char* kFloat16 = R"(
+#ifndef TILEC_HELPER_F16
+#define TILEC_HELPER_F16
+static inline float tilec_bits_to_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t tilec_f32_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float tilec_f16_to_f32(uint16_t h) {
+  const uint32_t w = (uint32_t)h << 16;
+  const uint32_t sign = w & UINT32_C(0x80000000);
+  const uint32_t two_w = w + w;
+  const float normalized = tilec_bits_to_f32((two_w >> 4) + (UINT32_C(0xE0) << 23)) * 0x1.0p-112f;
+  const float denormalized = tilec_bits_to_f32((two_w >> 17) | (UINT32_C(126) << 23)) - 0.5f;
+  const uint32_t bits = two_w < (UINT32_C(1) << 27) ? tilec_f32_to_bits(denormalized)
+                                                    : tilec_f32_to_bits(normalized);
+  return tilec_bits_to_f32(sign | bits);
+}
+static inline uint16_t tilec_f32_to_f16(float f) {
+  float base = (fabsf(f) * 0x1.0p+112f) * 0x1.0p-110f;
+  const uint32_t w = tilec_f32_to_bits(f);
+  const uint32_t shl1_w = w + w;
+  const uint32_t sign = w & UINT32_C(0x80000000);
+  uint32_t bias = shl1_w & UINT32_C(0xFF000000);
+  if (bias < UINT32_C(0x71000000)) bias = UINT32_C(0x71000000);
+  base = tilec_bits_to_f32((bias >> 1) + UINT32_C(0x07800000)) + base;
+  const uint32_t bits = tilec_f32_to_bits(base);
+  const uint32_t nonsign = ((bits >> 13) & UINT32_C(0x7C00)) + (bits & UINT32_C(0x0FFF));
+  return (uint16_t)((sign >> 16) | (shl1_w > UINT32_C(0xFF000000) ? UINT32_C(0x7E00) : nonsign));
+}
+static inline float tilec_round_f16(float f) { return tilec_f16_to_f32(tilec_f32_to_f16(f)); }
+#endif
+)";
+
+const char* kBFloat16 = R"(
+#ifndef TILEC_HELPER_BF16
+#define TILEC_HELPER_BF16
+static inline float tilec_bf16_to_f32(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline uint16_t tilec_f32_to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & UINT32_C(0x7FFFFFFF)) > UINT32_C(0x7F800000)) return (uint16_t)((u >> 16) | 0x40);
+  u += UINT32_C(0x7FFF) + ((u >> 16) & 1);
+  return (uint16_t)(u >> 16);
+}
+static inline float tilec_round_bf16(float f) { return tilec_bf16_to_f32(tilec_f32_to_bf16(f)); }
+#endif
+)";
+
+const char* kAlloc = R"(
+#ifndef TILEC_HELPER_ALLOC
+#define TILEC_HELPER_ALLOC
+#define TILEC_STATUS_OUT_OF_MEMORY 3
+static inline void* tilec_alloc(size_t bytes) {
+  return aligned_alloc(64, (bytes + 63) / 64 * 64);
+}
+static inline void tilec_free(void* p) { free(p); }
+#endif
+)";
+
+}  // namespace
+
+std::string c_preamble_helper(const std::string& name) {
+  static const std::map<std::string, const char*> sections = {
+      {"floordiv", kFloorDiv}, {"f16", kFloat16}, {"bf16", kBFloat16}, {"alloc", kAlloc}};
+  auto it = sections.find(name);
+  if (it == sections.end()) {
+    throw ir::IRError("codegen: unknown C helper section '" + name +
+                      "'; known: alloc, bf16, f16, floordiv");
+  }
+  return it->second;
+}
+
+}  // namespace tilec::codegen

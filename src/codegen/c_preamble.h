@@ -1,0 +1,15 @@
+// The C text every generated translation unit starts with: standard includes and,
+// on request, helper sections (floor division, float16/bfloat16 conversion with
+// round-to-nearest-even, aligned heap tiles). Each section is guarded by a macro
+// so host and device code can be concatenated into one translation unit.
+#pragma once
+
+#include <string>
+
+namespace tilec::codegen {
+
+const std::string& c_preamble_includes();
+// Sections: "floordiv", "f16", "bf16", "alloc". Throws for an unknown name.
+std::string c_preamble_helper(const std::string& name);
+
+}  // namespace tilec::codegen

@@ -1,0 +1,600 @@
+#include "tilec/codegen/codegen_c.h"
+
+#include "c_preamble.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace tilec::codegen {
+
+using namespace ir;
+
+namespace {
+
+// C precedence levels (smaller binds tighter).
+constexpr int kPrimary = 0;
+constexpr int kUnaryPrec = 2;
+constexpr int kMulPrec = 3;
+constexpr int kAddPrec = 4;
+constexpr int kRelPrec = 6;
+constexpr int kEqPrec = 7;
+constexpr int kAndPrec = 11;
+constexpr int kOrPrec = 12;
+constexpr int kTernaryPrec = 13;
+
+const std::set<std::string>& c_reserved_words() {
+  static const std::set<std::string> words = {
+      "auto",     "break",   "case",     "char",     "const",    "continue", "default",  "do",
+      "double",   "else",    "enum",     "extern",   "float",    "for",      "goto",     "if",
+      "inline",   "int",     "long",     "register", "restrict", "return",   "short",    "signed",
+      "sizeof",   "static",  "struct",   "switch",   "typedef",  "union",    "unsigned", "void",
+      "volatile", "while",   "bool",     "true",     "false",    "main",     "args",     "env",
+      "err",      "err_len", "num_args", "closure",  "begin",    "end",      "NULL"};
+  return words;
+}
+
+bool is_16bit_float(DataType t) {
+  return t.is_float() && t.bits == 16;
+}
+bool is_small_int(DataType t) {
+  return t.is_integer() && t.bits < 32;
+}
+
+std::string float_literal(double v, DataType t) {
+  bool single = t.bits != 64;
+  if (std::isnan(v)) return single ? "NAN" : "(double)NAN";
+  if (std::isinf(v)) {
+    std::string inf = single ? "INFINITY" : "(double)INFINITY";
+    return v < 0 ? "-" + inf : inf;
+  }
+  char buf[64];
+  auto res = single ? std::to_chars(buf, buf + sizeof buf, float(v))
+                    : std::to_chars(buf, buf + sizeof buf, v);
+  std::string text(buf, res.ptr);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return single ? text + "f" : text;
+}
+
+}  // namespace
+
+CodeGenC::CodeGenC() = default;
+CodeGenC::~CodeGenC() = default;
+
+// ---------------------------------------------------------------- names
+
+std::string CodeGenC::declare_var(const Var& v) {
+  std::string base;
+  for (char c : v.name()) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
+  // tilec_ prefixes the preamble's helpers; C names may not collide with them.
+  if (c_reserved_words().count(base) || base.rfind("tilec_", 0) == 0) base += "_";
+  std::string name = base;
+  for (int i = 1; used_names_.count(name); ++i) name = base + "_" + std::to_string(i);
+  used_names_.insert(name);
+  var_names_[v.get()] = name;
+  return name;
+}
+
+std::string CodeGenC::var_name(const Var& v) {
+  auto it = var_names_.find(v.get());
+  if (it != var_names_.end()) return it->second;
+  throw IRError(fmt::format(
+      "codegen: variable '{}' is used in function '{}' but never defined (not a parameter, "
+      "loop variable, let or symbolic dimension); the lowering left it free",
+      v.name(), function_ ? function_->name : "?"));
+}
+
+std::string CodeGenC::declare_buffer(const Buffer& b) {
+  std::string name = declare_var(make_var(b->name));
+  buffer_names_[b.get()] = name;
+  return name;
+}
+
+std::string CodeGenC::buffer_name(const Buffer& b) {
+  auto it = buffer_names_.find(b.get());
+  if (it != buffer_names_.end()) return it->second;
+  if (b->scope == StorageScope::kGlobal) {
+    auto p = param_buffer_names_.find(b->name);
+    if (p != param_buffer_names_.end()) return p->second;
+  }
+  throw IRError(
+      fmt::format("codegen: buffer '{}' ({}) is used in function '{}' but is neither a "
+                  "parameter nor allocated in scope",
+                  b->name, to_string(b->scope), function_ ? function_->name : "?"));
+}
+
+void CodeGenC::require_helper(const std::string& helper) {
+  helpers_.insert(helper);
+}
+
+// ---------------------------------------------------------------- types
+
+std::string CodeGenC::type_name(DataType t) {
+  if (t.lanes != 1) return vector_type_name(t);
+  if (t.is_bool()) return "bool";
+  if (t.is_float()) return t.bits == 64 ? "double" : "float";
+  return fmt::format("{}int{}_t", t.is_uint() ? "u" : "", int(t.bits));
+}
+
+std::string CodeGenC::storage_type_name(DataType t) {
+  if (t.lanes == 1 && is_16bit_float(t)) return "uint16_t";
+  return type_name(t);
+}
+
+std::string CodeGenC::vector_type_name(DataType t) {
+  throw IRError("codegen: vector type " + t.str() +
+                " has no C spelling; C code uses scalar loops that the compiler vectorizes");
+}
+
+std::string CodeGenC::thread_index(const std::string& tag) {
+  throw IRError("codegen: thread index '" + tag +
+                "' has no meaning in C, where the threads of a block run as loops");
+}
+
+std::vector<std::string> CodeGenC::loop_pragmas(ForKind kind) {
+  // ivdep: iterations were proven independent by the lowering (T.Parallel, tile ops).
+  if (kind == ForKind::kVectorized) return {"#pragma GCC ivdep"};
+  if (kind == ForKind::kUnrolled) return {"#pragma GCC unroll 8"};
+  return {};
+}
+
+std::string CodeGenC::math_function(const std::string& name, DataType t) {
+  // 16-bit floats compute in float and are rounded by the caller.
+  std::string suffix = t.bits == 64 ? "" : "f";
+  return name + suffix;
+}
+
+// ---------------------------------------------------------------- expressions
+
+std::string CodeGenC::wrap(const Printed& p, int max_precedence) {
+  return p.precedence > max_precedence ? "(" + p.text + ")" : p.text;
+}
+
+CodeGenC::Printed CodeGenC::round_to_dtype(Printed value, DataType t) {
+  if (t.lanes != 1) return value;
+  if (is_16bit_float(t)) {
+    const char* fn = t.is_bfloat16() ? "tilec_round_bf16" : "tilec_round_f16";
+    require_helper(t.is_bfloat16() ? "bf16" : "f16");
+    return {fmt::format("{}({})", fn, value.text), kPrimary};
+  }
+  if (is_small_int(t))
+    return {fmt::format("({}){}", type_name(t), wrap(value, kPrimary)), kUnaryPrec};
+  return value;
+}
+
+bool CodeGenC::provably_non_negative(const Expr& e) {
+  return transform::bounds_of(e, var_bounds_).non_negative();
+}
+
+CodeGenC::Printed CodeGenC::print_literal(const Expr& e) {
+  if (auto* i = e.as<IntImmNode>()) {
+    DataType t = i->dtype;
+    if (t.is_bool()) return {i->value ? "true" : "false", kPrimary};
+    int64_t v = i->value;
+    std::string text;
+    if (t.bits == 64 && t.is_int()) {
+      text = v == std::numeric_limits<int64_t>::min() ? "INT64_MIN" : fmt::format("INT64_C({})", v);
+    } else if (t.bits == 64) {
+      text = fmt::format("UINT64_C({})", static_cast<uint64_t>(v));
+    } else if (t.is_uint() && t.bits == 32) {
+      text = fmt::format("{}u", static_cast<uint32_t>(v));
+    } else if (v == std::numeric_limits<int32_t>::min()) {
+      text = "INT32_MIN";
+    } else {
+      text = std::to_string(v);
+    }
+    return {text, v < 0 && text[0] == '-' ? kUnaryPrec : kPrimary};
+  }
+  auto* f = e.as<FloatImmNode>();
+  std::string text = float_literal(f->value, f->dtype);
+  Printed p{text, text[0] == '-' ? kUnaryPrec : kPrimary};
+  // Small integers are exact in every float type; anything else rounds like a cast.
+  double v = f->value;
+  bool exact = std::floor(v) == v && std::fabs(v) <= (f->dtype.is_bfloat16() ? 256 : 2048);
+  return is_16bit_float(f->dtype) && !exact ? round_to_dtype(p, f->dtype) : p;
+}
+
+CodeGenC::Printed CodeGenC::print_cast(DataType to, const Expr& value) {
+  DataType from = value.dtype();
+  Printed v = print(value);
+  if (from == to) return v;
+  if (to.is_bool()) return {wrap(v, kEqPrec - 1) + " != 0", kEqPrec};
+  if (is_16bit_float(to)) {
+    Printed as_float = from.is_float() && from.bits != 64
+                           ? v
+                           : Printed{"(float)" + wrap(v, kUnaryPrec), kUnaryPrec};
+    return round_to_dtype(as_float, to);
+  }
+  if (to.is_float() && to.bits == 32 && is_16bit_float(from)) return v;  // already a float
+  return {fmt::format("({}){}", type_name(to), wrap(v, kUnaryPrec)), kUnaryPrec};
+}
+
+CodeGenC::Printed CodeGenC::print_binary(const BinaryNode* op) {
+  DataType t = op->a.dtype();  // operands share a dtype; op->dtype is bool for comparisons
+  Printed a = print(op->a);
+  Printed b = print(op->b);
+  auto infix = [&](const char* sym, int prec) -> Printed {
+    return {fmt::format("{} {} {}", wrap(a, prec), sym, wrap(b, prec - 1)), prec};
+  };
+  auto helper_call = [&](const std::string& fn) -> Printed {
+    return {fmt::format("{}({}, {})", fn, a.text, b.text), kPrimary};
+  };
+  switch (op->op) {
+    case BinaryOp::kAdd:
+      return round_to_dtype(infix("+", kAddPrec), op->dtype);
+    case BinaryOp::kSub:
+      return round_to_dtype(infix("-", kAddPrec), op->dtype);
+    case BinaryOp::kMul:
+      return round_to_dtype(infix("*", kMulPrec), op->dtype);
+    case BinaryOp::kDiv:
+      return round_to_dtype(infix("/", kMulPrec), op->dtype);
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kFloorMod: {
+      bool div = op->op == BinaryOp::kFloorDiv;
+      if (t.is_float()) {
+        std::string fn =
+            fmt::format("tilec_floor{}_f{}", div ? "div" : "mod", t.bits == 64 ? 64 : 32);
+        require_helper("floordiv");
+        return round_to_dtype(helper_call(fn), op->dtype);
+      }
+      // C truncates toward zero; that equals floor when both sides are non-negative.
+      if (t.is_uint() || (provably_non_negative(op->a) && provably_non_negative(op->b))) {
+        return round_to_dtype(infix(div ? "/" : "%", kMulPrec), op->dtype);
+      }
+      require_helper("floordiv");
+      std::string fn =
+          fmt::format("tilec_floor{}_i{}", div ? "div" : "mod", t.bits == 64 ? 64 : 32);
+      return round_to_dtype(helper_call(fn), op->dtype);
+    }
+    case BinaryOp::kMin:  // std::min's choice, so NaN behaves as in the interpreter
+      return {fmt::format("{} < {} ? {} : {}", wrap(b, kRelPrec - 1), wrap(a, kRelPrec - 1),
+                          wrap(b, kTernaryPrec), wrap(a, kTernaryPrec)),
+              kTernaryPrec};
+    case BinaryOp::kMax:
+      return {fmt::format("{} < {} ? {} : {}", wrap(a, kRelPrec - 1), wrap(b, kRelPrec - 1),
+                          wrap(b, kTernaryPrec), wrap(a, kTernaryPrec)),
+              kTernaryPrec};
+    case BinaryOp::kEQ:
+      return infix("==", kEqPrec);
+    case BinaryOp::kNE:
+      return infix("!=", kEqPrec);
+    case BinaryOp::kLT:
+      return infix("<", kRelPrec);
+    case BinaryOp::kLE:
+      return infix("<=", kRelPrec);
+    case BinaryOp::kGT:
+      return infix(">", kRelPrec);
+    case BinaryOp::kGE:
+      return infix(">=", kRelPrec);
+    case BinaryOp::kAnd:
+      return infix("&&", kAndPrec);
+    case BinaryOp::kOr:
+      return infix("||", kOrPrec);
+  }
+  throw IRError("codegen: unknown binary operator");
+}
+
+CodeGenC::Printed CodeGenC::print_call(const CallNode* op) {
+  DataType t = op->dtype;
+  std::vector<std::string> args;
+  for (const auto& a : op->args) args.push_back(print(a).text);
+  const std::string& n = op->name;
+  auto call = [&](const std::string& fn) -> Printed {
+    std::string joined;
+    for (const auto& a : args) joined += (joined.empty() ? "" : ", ") + a;
+    return {fmt::format("{}({})", fn, joined), kPrimary};
+  };
+  if (n == "abs" && !t.is_float()) {
+    Printed x = print(op->args[0]);
+    Printed r{fmt::format("{} < 0 ? -{} : {}", wrap(x, kRelPrec - 1), wrap(x, kUnaryPrec),
+                          wrap(x, kTernaryPrec)),
+              kTernaryPrec};
+    return round_to_dtype(r, t);
+  }
+  Printed r;
+  if (n == "abs") {
+    r = call(math_function("fabs", t));
+  } else if (n == "rsqrt") {
+    r = {fmt::format("{} / {}({})", t.bits == 64 ? "1.0" : "1.0f", math_function("sqrt", t),
+                     args[0]),
+         kMulPrec};
+  } else if (n == "sigmoid") {
+    const char* one = t.bits == 64 ? "1.0" : "1.0f";
+    r = {fmt::format("{} / ({} + {}(-{}))", one, one, math_function("exp", t),
+                     wrap(print(op->args[0]), kUnaryPrec)),
+         kMulPrec};
+  } else {
+    r = call(math_function(n, t));
+  }
+  return round_to_dtype(r, t);
+}
+
+CodeGenC::Printed CodeGenC::print(const Expr& e) {
+  if (!e) throw IRError("codegen: undefined expression");
+  switch (e.kind()) {
+    case ExprKind::kIntImm:
+    case ExprKind::kFloatImm:
+      return print_literal(e);
+    case ExprKind::kVar:
+      return {var_name(Var(std::static_pointer_cast<const VarNode>(e.node()))), kPrimary};
+    case ExprKind::kBinary:
+      return print_binary(e.as<BinaryNode>());
+    case ExprKind::kUnary: {
+      auto* op = e.as<UnaryNode>();
+      Printed a = print(op->a);
+      if (op->op == UnaryOp::kNot) return {"!" + wrap(a, kUnaryPrec), kUnaryPrec};
+      // "- -x" must not print as the decrement "--x".
+      std::string operand = a.text[0] == '-' ? "(" + a.text + ")" : wrap(a, kUnaryPrec);
+      return round_to_dtype({"-" + operand, kUnaryPrec}, op->dtype);
+    }
+    case ExprKind::kSelect: {
+      auto* op = e.as<SelectNode>();
+      return {fmt::format("{} ? {} : {}", wrap(print(op->cond), kTernaryPrec - 1),
+                          wrap(print(op->true_value), kTernaryPrec),
+                          wrap(print(op->false_value), kTernaryPrec)),
+              kTernaryPrec};
+    }
+    case ExprKind::kCast: {
+      auto* op = e.as<CastNode>();
+      return print_cast(op->dtype, op->value);
+    }
+    case ExprKind::kLoad: {
+      auto* op = e.as<LoadNode>();
+      std::string name = buffer_name(op->buffer);
+      if (op->buffer->scope == StorageScope::kVar) return {name, kPrimary};
+      std::string access = fmt::format("{}[{}]", name, flat_index(op->buffer, op->indices));
+      if (is_16bit_float(op->dtype)) {
+        bool bf = op->dtype.is_bfloat16();
+        require_helper(bf ? "bf16" : "f16");
+        return {fmt::format("{}({})", bf ? "tilec_bf16_to_f32" : "tilec_f16_to_f32", access),
+                kPrimary};
+      }
+      return {access, kPrimary};
+    }
+    case ExprKind::kCall:
+      return print_call(e.as<CallNode>());
+  }
+  throw IRError("codegen: unknown expression kind");
+}
+
+std::string CodeGenC::print_expr(const Expr& e) {
+  return print(e).text;
+}
+
+std::string CodeGenC::flat_index(const Buffer& b, const std::vector<Expr>& indices) {
+  if (indices.size() != 1) {
+    throw IRError(
+        fmt::format("codegen: buffer '{}' is accessed with {} indices; C code needs "
+                    "flat 1-D accesses (run the flatten_buffers pass first)",
+                    b->name, indices.size()));
+  }
+  return print(indices[0]).text;
+}
+
+// ---------------------------------------------------------------- statements
+
+std::ostream& CodeGenC::line() {
+  body_ << std::string(2 * indent_, ' ');
+  return body_;
+}
+void CodeGenC::open_scope() {
+  body_ << "{\n";
+  ++indent_;
+}
+void CodeGenC::close_scope() {
+  --indent_;
+  line() << "}\n";
+}
+
+void CodeGenC::print_store(const StoreNode* op) {
+  std::string name = buffer_name(op->buffer);
+  std::string value = print(op->value).text;
+  if (op->buffer->scope == StorageScope::kVar) {
+    line() << name << " = " << value << ";\n";
+    return;
+  }
+  DataType t = op->buffer->dtype;
+  if (is_16bit_float(t)) {
+    bool bf = t.is_bfloat16();
+    require_helper(bf ? "bf16" : "f16");
+    value = fmt::format("{}({})", bf ? "tilec_f32_to_bf16" : "tilec_f32_to_f16", value);
+  }
+  line() << name << "[" << flat_index(op->buffer, op->indices) << "] = " << value << ";\n";
+}
+
+void CodeGenC::set_loop_bounds(const ForNode* op) {
+  transform::IntBounds lo = transform::bounds_of(op->begin, var_bounds_);
+  transform::IntBounds hi = transform::bounds_of(op->end, var_bounds_);
+  transform::IntBounds b;
+  if (op->step > 0) {
+    b.min = lo.min;
+    if (hi.max) b.max = *hi.max - 1;
+  } else {
+    b.max = lo.max;
+    if (hi.min) b.min = *hi.min + 1;
+  }
+  var_bounds_[op->var.get()] = b;
+}
+
+void CodeGenC::print_for(const ForNode* op) {
+  if (op->for_kind == ForKind::kThreadBinding) {
+    throw IRError("codegen: loop '" + op->var.name() + "' is bound to " + op->thread_tag +
+                  ", which C cannot express; lower thread bindings to loops first");
+  }
+  for (const auto& p : loop_pragmas(op->for_kind)) body_ << p << "\n";
+  std::string begin = print(op->begin).text;
+  std::string end = print(op->end).text;
+  std::string v = declare_var(op->var);
+  std::string cmp = op->step > 0 ? "<" : ">";
+  std::string incr = op->step == 1    ? "++" + v
+                     : op->step == -1 ? "--" + v
+                                      : fmt::format("{} += {}", v, op->step);
+  line() << fmt::format("for ({} {} = {}; {} {} {}; {}) ", type_name(op->var.dtype()), v, begin, v,
+                        cmp, end, incr);
+  set_loop_bounds(op);
+  open_scope();
+  print_stmt(op->body);
+  close_scope();
+}
+
+void CodeGenC::print_allocate(const AllocateNode* op) {
+  const Buffer& b = op->buffer;
+  std::string space = address_space(b->scope);
+  std::string prefix = space.empty() ? "" : space + " ";
+  if (b->scope == StorageScope::kVar) {
+    std::string init = op->init ? " = " + print(*op->init).text : "";
+    std::string name = declare_buffer(b);
+    line() << prefix << type_name(b->dtype) << " " << name << init << ";\n";
+    print_stmt(op->body);
+    return;
+  }
+  Expr numel = make_int(1, DataType::Int64());
+  for (const auto& d : b->shape) numel = numel * cast(DataType::Int64(), d);
+  numel = transform::simplify(numel);
+  std::string storage = storage_type_name(b->dtype);
+  const int64_t* count = as_const_int(numel);
+  int64_t elem_bytes = b->dtype.bytes();
+  if (count && *count * elem_bytes <= kMaxStackAllocationBytes) {
+    std::string name = declare_buffer(b);
+    line() << fmt::format("{}{} {}[{}] __attribute__((aligned(64)));\n", prefix, storage, name,
+                          std::max<int64_t>(*count, 1));
+    print_stmt(op->body);
+    return;
+  }
+  // Large or symbolic tiles go to the heap: a pool thread's stack is small.
+  require_helper("alloc");
+  std::string bytes = fmt::format("(size_t)({}) * {}", print(numel).text, elem_bytes);
+  std::string name = declare_buffer(b);
+  line() << fmt::format("{}{}* {} {} = ({}*)tilec_alloc({});\n", prefix, storage,
+                        restrict_keyword(), name, storage, bytes);
+  line() << fmt::format("if ({} == NULL) return TILEC_STATUS_OUT_OF_MEMORY;\n", name);
+  print_stmt(op->body);
+  line() << "tilec_free(" << name << ");\n";
+}
+
+void CodeGenC::print_launch(const LaunchNode* op) {
+  throw IRError("codegen: a launch of '" + op->callee +
+                "' belongs to host code; print it with a host codegen");
+}
+
+void CodeGenC::print_stmt(const Stmt& s) {
+  if (!s) return;
+  switch (s.kind()) {
+    case StmtKind::kStore:
+      print_store(s.as<StoreNode>());
+      return;
+    case StmtKind::kLet: {
+      auto* op = s.as<LetNode>();
+      std::string value = print(op->value).text;
+      std::string name = declare_var(op->var);
+      var_bounds_[op->var.get()] = transform::bounds_of(op->value, var_bounds_);
+      line() << "const " << type_name(op->var.dtype()) << " " << name << " = " << value << ";\n";
+      print_stmt(op->body);
+      return;
+    }
+    case StmtKind::kFor:
+      print_for(s.as<ForNode>());
+      return;
+    case StmtKind::kIf: {
+      auto* op = s.as<IfNode>();
+      line() << "if (" << print(op->cond).text << ") ";
+      open_scope();
+      print_stmt(op->then_case);
+      if (op->else_case) {
+        --indent_;
+        line() << "} else ";
+        open_scope();
+        print_stmt(op->else_case);
+      }
+      close_scope();
+      return;
+    }
+    case StmtKind::kSeq:
+      for (const auto& child : s.as<SeqNode>()->stmts) print_stmt(child);
+      return;
+    case StmtKind::kAllocate:
+      print_allocate(s.as<AllocateNode>());
+      return;
+    case StmtKind::kEvaluate:
+      line() << "(void)(" << print(s.as<EvaluateNode>()->value).text << ");\n";
+      return;
+    case StmtKind::kLaunch:
+      print_launch(s.as<LaunchNode>());
+      return;
+    case StmtKind::kKernel:
+    case StmtKind::kCopy:
+    case StmtKind::kFill:
+    case StmtKind::kGemm:
+    case StmtKind::kReduce:
+      break;
+  }
+  throw IRError(
+      fmt::format("codegen: function '{}' still contains a tile-level statement "
+                  "(T.Kernel/copy/fill/gemm/reduce); run the backend's lowering "
+                  "pipeline before code generation",
+                  function_ ? function_->name : "?"));
+}
+
+// ---------------------------------------------------------------- functions
+
+std::string CodeGenC::param_declaration(const Param& param) {
+  std::string name = declare_var(param.var);
+  if (!param.is_buffer()) return type_name(param.var.dtype()) + " " + name;
+  param_buffer_names_[param.buffer->name] = name;
+  std::string space = address_space(StorageScope::kGlobal);
+  return fmt::format("{}{}{}* {} {}", space.empty() ? "" : space + " ",
+                     param.buffer->read_only ? "const " : "",
+                     storage_type_name(param.buffer->dtype), restrict_keyword(), name);
+}
+
+void CodeGenC::begin_function(const PrimFunc& func) {
+  function_ = func;
+  var_names_.clear();
+  buffer_names_.clear();
+  param_buffer_names_.clear();
+  used_names_.clear();
+  var_bounds_.clear();
+  body_.str("");
+  indent_ = 0;
+  for (const auto& v : symbolic_shape_vars(func)) var_bounds_[v.get()] = {0, std::nullopt};
+}
+
+void CodeGenC::print_function_signature(const PrimFunc& func) {
+  std::string params;
+  for (const auto& p : func->params) params += (params.empty() ? "" : ", ") + param_declaration(p);
+  std::string quals = function_qualifiers(func);
+  line() << (quals.empty() ? "" : quals + " ") << "int32_t " << function_name(func) << "("
+         << (params.empty() ? "void" : params) << ") ";
+}
+
+void CodeGenC::print_function_epilogue(const PrimFunc& func) {
+  line() << "return 0;\n";
+}
+
+void CodeGenC::add_function(const PrimFunc& func) {
+  begin_function(func);
+  print_function_signature(func);
+  open_scope();
+  print_stmt(func->body);
+  print_function_epilogue(func);
+  close_scope();
+  functions_.push_back(body_.str());
+  body_.str("");
+}
+
+void CodeGenC::print_preamble(std::ostream& os) {
+  os << c_preamble_includes();
+  for (const auto& h : helpers_) os << c_preamble_helper(h);
+}
+
+std::string CodeGenC::finish() {
+  std::ostringstream os;
+  print_preamble(os);
+  for (const auto& f : functions_) os << "\n" << f;
+  return os.str();
+}
+
+}  // namespace tilec::codegen

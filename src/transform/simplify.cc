@@ -1,0 +1,484 @@
+#include "tilec/transform/simplify.h"
+
+#include "tilec/ir/mutator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tilec::transform {
+
+using namespace ir;
+
+namespace {
+
+using Wide = __int128;
+constexpr int64_t kBoundLimit = int64_t{1} << 62;  // beyond this, bounds are dropped
+
+std::optional<int64_t> checked(std::optional<Wide> v, DataType t) {
+  if (!v) return std::nullopt;
+  Wide lo = -Wide(kBoundLimit), hi = Wide(kBoundLimit);
+  if (t.is_integer() && t.bits < 64) {  // a result beyond the dtype would have wrapped
+    lo = t.is_uint() ? 0 : -(Wide(1) << (t.bits - 1));
+    hi = t.is_uint() ? (Wide(1) << t.bits) - 1 : (Wide(1) << (t.bits - 1)) - 1;
+  }
+  if (*v < lo || *v > hi) return std::nullopt;
+  return static_cast<int64_t>(*v);
+}
+
+std::optional<Wide> wide(const std::optional<int64_t>& v) {
+  return v ? std::optional<Wide>(*v) : std::nullopt;
+}
+
+// Wraps v to t's width, as the generated code's integer arithmetic does.
+int64_t wrap_to(int64_t v, DataType t) {
+  if (t.is_bool()) return v != 0;
+  if (t.bits >= 64) return v;
+  uint64_t mask = (uint64_t{1} << t.bits) - 1;
+  uint64_t u = static_cast<uint64_t>(v) & mask;
+  if (t.is_int() && (u >> (t.bits - 1)) & 1) u |= ~mask;
+  return static_cast<int64_t>(u);
+}
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t floor_mod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+std::optional<Wide> floor_div_wide(std::optional<Wide> a, int64_t c) {
+  if (!a) return std::nullopt;
+  return Wide(floor_div(static_cast<int64_t>(*a), c));
+}
+
+IntBounds binary_bounds(BinaryOp op, const IntBounds& a, const IntBounds& b, DataType t) {
+  auto mk = [&](std::optional<Wide> lo, std::optional<Wide> hi) {
+    return IntBounds{checked(lo, t), checked(hi, t)};
+  };
+  auto add = [](std::optional<int64_t> x, std::optional<int64_t> y) -> std::optional<Wide> {
+    if (!x || !y) return std::nullopt;
+    return Wide(*x) + Wide(*y);
+  };
+  auto sub = [](std::optional<int64_t> x, std::optional<int64_t> y) -> std::optional<Wide> {
+    if (!x || !y) return std::nullopt;
+    return Wide(*x) - Wide(*y);
+  };
+  switch (op) {
+    case BinaryOp::kAdd:
+      return mk(add(a.min, b.min), add(a.max, b.max));
+    case BinaryOp::kSub:
+      return mk(sub(a.min, b.max), sub(a.max, b.min));
+    case BinaryOp::kMul: {
+      if (a.min && a.max && b.min && b.max) {
+        Wide p[] = {Wide(*a.min) * *b.min, Wide(*a.min) * *b.max, Wide(*a.max) * *b.min,
+                    Wide(*a.max) * *b.max};
+        return mk(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+      }
+      if (a.non_negative() && b.non_negative()) {
+        std::optional<Wide> hi;
+        if (a.max && b.max) hi = Wide(*a.max) * *b.max;
+        return mk(Wide(*a.min) * *b.min, hi);
+      }
+      return {};
+    }
+    case BinaryOp::kFloorDiv:
+      if (b.min && b.max && *b.min == *b.max && *b.min > 0) {
+        return mk(floor_div_wide(wide(a.min), *b.min), floor_div_wide(wide(a.max), *b.min));
+      }
+      if (a.non_negative() && b.min && *b.min >= 1) return mk(Wide(0), wide(a.max));
+      return {};
+    case BinaryOp::kFloorMod:
+      if (b.min && *b.min >= 1) {
+        if (a.non_negative() && a.max && b.min && *a.max < *b.min) return a;
+        std::optional<Wide> hi;
+        if (b.max) hi = Wide(*b.max) - 1;
+        return mk(Wide(0), hi);
+      }
+      // A zero divisor traps at run time; every defined result is non-negative.
+      if (b.min && *b.min >= 0) return mk(Wide(0), std::nullopt);
+      return {};
+    case BinaryOp::kMin: {
+      IntBounds r;
+      if (a.min && b.min) r.min = std::min(*a.min, *b.min);
+      if (a.max || b.max) r.max = std::min(a.max.value_or(INT64_MAX), b.max.value_or(INT64_MAX));
+      return r;
+    }
+    case BinaryOp::kMax: {
+      IntBounds r;
+      if (a.max && b.max) r.max = std::max(*a.max, *b.max);
+      if (a.min || b.min) r.min = std::max(a.min.value_or(INT64_MIN), b.min.value_or(INT64_MIN));
+      return r;
+    }
+    default:
+      return {0, 1};  // comparisons and logic
+  }
+}
+
+}  // namespace
+
+IntBounds bounds_of(const Expr& e, const VarBounds& vars) {
+  if (!e) return {};
+  DataType t = e.dtype();
+  if (t.is_bool()) return {0, 1};
+  if (!t.is_integer() || t.lanes != 1) return {};
+  switch (e.kind()) {
+    case ExprKind::kIntImm: {
+      int64_t v = e.as<IntImmNode>()->value;
+      return {v, v};
+    }
+    case ExprKind::kVar: {
+      auto it = vars.find(static_cast<const VarNode*>(e.get()));
+      IntBounds b = it == vars.end() ? IntBounds{} : it->second;
+      if (t.is_uint() && !b.min) b.min = 0;
+      return b;
+    }
+    case ExprKind::kBinary: {
+      auto* op = e.as<BinaryNode>();
+      return binary_bounds(op->op, bounds_of(op->a, vars), bounds_of(op->b, vars), t);
+    }
+    case ExprKind::kUnary: {
+      auto* op = e.as<UnaryNode>();
+      if (op->op != UnaryOp::kNeg) return {0, 1};
+      IntBounds a = bounds_of(op->a, vars);
+      return {checked(a.max ? std::optional<Wide>(-Wide(*a.max)) : std::nullopt, t),
+              checked(a.min ? std::optional<Wide>(-Wide(*a.min)) : std::nullopt, t)};
+    }
+    case ExprKind::kSelect: {
+      auto* op = e.as<SelectNode>();
+      IntBounds a = bounds_of(op->true_value, vars), b = bounds_of(op->false_value, vars);
+      IntBounds r;
+      if (a.min && b.min) r.min = std::min(*a.min, *b.min);
+      if (a.max && b.max) r.max = std::max(*a.max, *b.max);
+      return r;
+    }
+    case ExprKind::kCast: {
+      auto* op = e.as<CastNode>();
+      if (!op->value.dtype().is_integer() && !op->value.dtype().is_bool()) return {};
+      DataType from = op->value.dtype();
+      IntBounds a = bounds_of(op->value, vars);
+      bool preserves_value = from.is_bool() || (from.code == t.code && t.bits >= from.bits) ||
+                             (from.is_uint() && t.is_int() && t.bits > from.bits);
+      if (preserves_value) return a;
+      auto lo = checked(wide(a.min), t), hi = checked(wide(a.max), t);
+      if (lo && hi) return {lo, hi};
+      return t.is_uint() ? IntBounds{0, std::nullopt} : IntBounds{};
+    }
+    case ExprKind::kCall: {
+      auto* op = e.as<CallNode>();
+      if (op->name == "abs") return {0, std::nullopt};
+      return {};
+    }
+    default:
+      return {};
+  }
+}
+
+namespace {
+
+bool is_zero(const Expr& e) {
+  if (auto* i = e.as<IntImmNode>()) return i->value == 0;
+  return false;
+}
+bool is_one(const Expr& e) {
+  if (auto* i = e.as<IntImmNode>()) return i->value == 1;
+  if (auto* f = e.as<FloatImmNode>()) return f->value == 1.0;
+  return false;
+}
+
+Expr make_binary_node(const BinaryNode* op, Expr a, Expr b) {
+  auto n = std::make_shared<BinaryNode>(op->dtype, op->op, std::move(a), std::move(b));
+  n->span = op->span;
+  return Expr(std::move(n));
+}
+
+std::optional<int64_t> fold_int(BinaryOp op, int64_t a, int64_t b, DataType t) {
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  switch (op) {
+    case BinaryOp::kAdd:
+      return wrap_to(static_cast<int64_t>(u(a) + u(b)), t);
+    case BinaryOp::kSub:
+      return wrap_to(static_cast<int64_t>(u(a) - u(b)), t);
+    case BinaryOp::kMul:
+      return wrap_to(static_cast<int64_t>(u(a) * u(b)), t);
+    case BinaryOp::kFloorDiv:
+      if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
+      return t.is_uint() ? wrap_to(static_cast<int64_t>(u(a) / u(b)), t)
+                         : wrap_to(floor_div(a, b), t);
+    case BinaryOp::kFloorMod:
+      if (b == 0 || b == -1) return b == -1 ? std::optional<int64_t>(0) : std::nullopt;
+      return t.is_uint() ? wrap_to(static_cast<int64_t>(u(a) % u(b)), t)
+                         : wrap_to(floor_mod(a, b), t);
+    case BinaryOp::kMin:
+      return t.is_uint() ? (u(a) < u(b) ? a : b) : std::min(a, b);
+    case BinaryOp::kMax:
+      return t.is_uint() ? (u(a) < u(b) ? b : a) : std::max(a, b);
+    case BinaryOp::kEQ:
+      return a == b;
+    case BinaryOp::kNE:
+      return a != b;
+    case BinaryOp::kLT:
+      return t.is_uint() ? u(a) < u(b) : a < b;
+    case BinaryOp::kLE:
+      return t.is_uint() ? u(a) <= u(b) : a <= b;
+    case BinaryOp::kGT:
+      return t.is_uint() ? u(a) > u(b) : a > b;
+    case BinaryOp::kGE:
+      return t.is_uint() ? u(a) >= u(b) : a >= b;
+    case BinaryOp::kAnd:
+      return a && b;
+    case BinaryOp::kOr:
+      return a || b;
+    case BinaryOp::kDiv:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Float folding only where the host computes exactly what the dtype's arithmetic
+// gives: double, and float32 through double (exact for + - * /).
+std::optional<Expr> fold_float(BinaryOp op, double a, double b, DataType t) {
+  if (!(t.bits == 32 || t.bits == 64) || t.is_bfloat16()) return std::nullopt;
+  auto round = [&](double v) { return t.bits == 32 ? double(float(v)) : v; };
+  switch (op) {
+    case BinaryOp::kAdd:
+      return make_float(round(a + b), t);
+    case BinaryOp::kSub:
+      return make_float(round(a - b), t);
+    case BinaryOp::kMul:
+      return make_float(round(a * b), t);
+    case BinaryOp::kDiv:
+      return make_float(round(a / b), t);
+    case BinaryOp::kEQ:
+      return make_bool(a == b);
+    case BinaryOp::kNE:
+      return make_bool(a != b);
+    case BinaryOp::kLT:
+      return make_bool(a < b);
+    case BinaryOp::kLE:
+      return make_bool(a <= b);
+    case BinaryOp::kGT:
+      return make_bool(a > b);
+    case BinaryOp::kGE:
+      return make_bool(a >= b);
+    default:
+      return std::nullopt;
+  }
+}
+
+class Simplifier : public StmtMutator {
+ public:
+  explicit Simplifier(VarBounds bounds) : bounds_(std::move(bounds)) {}
+
+ protected:
+  Expr mutate_binary(const BinaryNode* op, const Expr& self) override {
+    Expr a = mutate(op->a);
+    Expr b = mutate(op->b);
+    DataType t = a.dtype();
+    auto* ia = a.as<IntImmNode>();
+    auto* ib = b.as<IntImmNode>();
+    if (ia && ib && !t.is_float()) {
+      if (auto v = fold_int(op->op, ia->value, ib->value, t)) return make_int(*v, op->dtype);
+    }
+    auto* fa = a.as<FloatImmNode>();
+    auto* fb = b.as<FloatImmNode>();
+    if (fa && fb) {
+      if (auto v = fold_float(op->op, fa->value, fb->value, t)) return *v;
+    }
+    bool integer = t.is_integer();
+    switch (op->op) {
+      case BinaryOp::kAdd:
+        if (integer && is_zero(b)) return a;
+        if (integer && is_zero(a)) return b;
+        if (integer && ib) {  // (x + c1) + c2 -> x + (c1 + c2)
+          if (auto* inner = a.as<BinaryNode>(); inner && inner->op == BinaryOp::kAdd) {
+            if (auto* c1 = inner->b.as<IntImmNode>()) {
+              return mutate(
+                  binary(BinaryOp::kAdd, inner->a, make_int(wrap_to(c1->value + ib->value, t), t)));
+            }
+          }
+        }
+        break;
+      case BinaryOp::kSub:
+        if (integer && is_zero(b)) return a;
+        break;
+      case BinaryOp::kMul:
+        if (is_one(b) && (integer || fb)) return a;
+        if (is_one(a) && (integer || fa)) return b;
+        if (integer && (is_zero(a) || is_zero(b))) return make_zero(t);
+        break;
+      case BinaryOp::kFloorDiv:
+        if (integer && is_one(b)) return a;
+        break;
+      case BinaryOp::kFloorMod:
+        if (integer && is_one(b)) return make_zero(t);
+        if (integer && ib && ib->value > 0) {
+          IntBounds ba = bounds_of(a, bounds_);
+          if (ba.non_negative() && ba.max && *ba.max < ib->value) return a;
+        }
+        break;
+      case BinaryOp::kLT:
+      case BinaryOp::kLE:
+      case BinaryOp::kGT:
+      case BinaryOp::kGE:
+        if (integer) {
+          if (auto decided = decide(op->op, a, b)) return make_bool(*decided);
+        }
+        break;
+      case BinaryOp::kAnd:
+        if (ia) return ia->value ? b : make_bool(false);
+        if (ib) return ib->value ? a : make_bool(false);
+        break;
+      case BinaryOp::kOr:
+        if (ia) return ia->value ? make_bool(true) : b;
+        if (ib) return ib->value ? make_bool(true) : a;
+        break;
+      default:
+        break;
+    }
+    if (a.same_as(op->a) && b.same_as(op->b)) return self;
+    return make_binary_node(op, a, b);
+  }
+
+  Expr mutate_unary(const UnaryNode* op, const Expr& self) override {
+    Expr a = mutate(op->a);
+    if (auto* i = a.as<IntImmNode>()) {
+      if (op->op == UnaryOp::kNot) return make_bool(i->value == 0);
+      if (!op->dtype.is_float())
+        return make_int(wrap_to(-static_cast<int64_t>(static_cast<uint64_t>(i->value)), op->dtype),
+                        op->dtype);
+    }
+    if (a.same_as(op->a)) return self;
+    return unary(op->op, a, op->span);
+  }
+
+  Expr mutate_select(const SelectNode* op, const Expr& self) override {
+    Expr c = mutate(op->cond);
+    if (auto* i = c.as<IntImmNode>()) return mutate(i->value ? op->true_value : op->false_value);
+    return StmtMutator::mutate_select(op, self);
+  }
+
+  Expr mutate_cast(const CastNode* op, const Expr& self) override {
+    Expr v = mutate(op->value);
+    if (auto* i = v.as<IntImmNode>(); i && op->dtype.is_integer()) {
+      return make_int(wrap_to(i->value, op->dtype), op->dtype);
+    }
+    if (v.same_as(op->value)) return self;
+    return cast(op->dtype, v, op->span);
+  }
+
+  Stmt mutate_for(const ForNode* op, const Stmt& self) override {
+    Expr begin = mutate(op->begin), end = mutate(op->end);
+    auto* b = begin.as<IntImmNode>();
+    auto* e = end.as<IntImmNode>();
+    if (b && e && (op->step > 0 ? b->value >= e->value : b->value <= e->value)) return seq({});
+    IntBounds lo = bounds_of(begin, bounds_), hi = bounds_of(end, bounds_);
+    IntBounds range;
+    if (op->step > 0) {
+      range.min = lo.min;
+      if (hi.max) range.max = *hi.max - 1;
+    } else {
+      range.max = lo.max;
+      if (hi.min) range.min = *hi.min + 1;
+    }
+    bounds_[op->var.get()] = range;
+    Stmt body = mutate(op->body);
+    if (begin.same_as(op->begin) && end.same_as(op->end) && body.same_as(op->body)) return self;
+    auto n = copy_node(op);
+    n->begin = begin;
+    n->end = end;
+    n->body = body;
+    return Stmt(n);
+  }
+
+  Stmt mutate_let(const LetNode* op, const Stmt& self) override {
+    Expr value = mutate(op->value);
+    bounds_[op->var.get()] = bounds_of(value, bounds_);
+    Stmt body = mutate(op->body);
+    if (value.same_as(op->value) && body.same_as(op->body)) return self;
+    auto n = copy_node(op);
+    n->value = value;
+    n->body = body;
+    return Stmt(n);
+  }
+
+  Stmt mutate_if(const IfNode* op, const Stmt& self) override {
+    Expr c = mutate(op->cond);
+    if (auto* i = c.as<IntImmNode>()) {
+      Stmt chosen = i->value ? op->then_case : op->else_case;
+      return chosen ? mutate(chosen) : seq({});
+    }
+    Stmt then_case = mutate(op->then_case);
+    Stmt else_case = op->else_case ? mutate(op->else_case) : Stmt();
+    if (c.same_as(op->cond) && then_case.same_as(op->then_case) && else_case.same_as(op->else_case))
+      return self;
+    auto n = copy_node(op);
+    n->cond = c;
+    n->then_case = then_case;
+    n->else_case = else_case;
+    return Stmt(n);
+  }
+
+  Stmt mutate_kernel(const KernelNode* op, const Stmt& self) override {
+    for (size_t i = 0; i < op->block_vars.size() && i < op->grid.size(); ++i) {
+      IntBounds g = bounds_of(op->grid[i], bounds_);
+      IntBounds r{0, std::nullopt};
+      if (g.max) r.max = *g.max - 1;
+      bounds_[op->block_vars[i].get()] = r;
+    }
+    return StmtMutator::mutate_kernel(op, self);
+  }
+
+ private:
+  std::optional<bool> decide(BinaryOp op, const Expr& a, const Expr& b) {
+    IntBounds x = bounds_of(a, bounds_), y = bounds_of(b, bounds_);
+    auto lt = [](const IntBounds& p, const IntBounds& q) -> std::optional<bool> {
+      if (p.max && q.min && *p.max < *q.min) return true;
+      if (p.min && q.max && *p.min >= *q.max) return false;
+      return std::nullopt;
+    };
+    switch (op) {
+      case BinaryOp::kLT:
+        return lt(x, y);
+      case BinaryOp::kGT:
+        return lt(y, x);
+      case BinaryOp::kLE:
+        if (auto r = lt(y, x)) return !*r;
+        return std::nullopt;
+      case BinaryOp::kGE:
+        if (auto r = lt(x, y)) return !*r;
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+
+  VarBounds bounds_;
+};
+
+}  // namespace
+
+Expr simplify(const Expr& e, const VarBounds& vars) {
+  return Simplifier(vars).mutate(e);
+}
+Stmt simplify(const Stmt& s, const VarBounds& vars) {
+  return Simplifier(vars).mutate(s);
+}
+
+IRModule simplify(const IRModule& mod) {
+  IRModule out = mod;
+  for (const auto& f : mod.functions()) {
+    VarBounds vars;
+    for (const auto& v : symbolic_shape_vars(f)) vars[v.get()] = {0, std::nullopt};
+    Stmt body = simplify(f->body, vars);
+    if (!body.same_as(f->body)) out = out.with_function(with_body(f, body));
+  }
+  return out;
+}
+
+Pass simplify_pass() {
+  return Pass{"tilec.simplify", [](const IRModule& mod, const PassInfo&) { return simplify(mod); }};
+}
+
+}  // namespace tilec::transform
