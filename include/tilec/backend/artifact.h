@@ -12,11 +12,11 @@
 namespace tilec::backend {
 
 struct CodeArtifact {
-  std::string format;  // "c", "cuda", "ptx", "cubin", "opencl", ...
-  std::string source;
-  std::vector<uint8_t> binary;
-  std::vector<std::string> entry_points;
-  std::map<std::string, std::string> metadata;
+  std::string format{};  // "c", "cuda", "ptx", "cubin", "opencl", ...
+  std::string source{};
+  std::vector<uint8_t> binary{};
+  std::vector<std::string> entry_points{};
+  std::map<std::string, std::string> metadata{};
 
   friend bool operator==(const CodeArtifact&, const CodeArtifact&) = default;
 };

@@ -16,9 +16,9 @@ namespace tilec::backend {
 using DeviceCodegenFunc = std::function<CodeArtifact(const ir::IRModule&, const target::Target&)>;
 
 struct DeviceCodegen {
-  std::string name;
-  DeviceCodegenFunc build;
-  DeviceCodegenFunc build_without_compile;
+  std::string name{};
+  DeviceCodegenFunc build{};
+  DeviceCodegenFunc build_without_compile{};
 
   // build when compile_device, else build_without_compile; BackendError when
   // that mode is not provided.

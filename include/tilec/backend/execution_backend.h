@@ -15,9 +15,9 @@ namespace tilec::backend {
 using TargetPredicate = std::function<bool(const target::Target&)>;
 
 struct ExecutionBackendSpec {
-  std::string name;
-  std::function<bool()> is_available;              // empty: always available
-  std::optional<TargetPredicate> supports_target;  // none: every target of the backend
+  std::string name{};
+  std::function<bool()> is_available{};              // empty: always available
+  std::optional<TargetPredicate> supports_target{};  // none: every target of the backend
   bool enable_host_codegen = true;
   bool enable_device_compile = true;
 

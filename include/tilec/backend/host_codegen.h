@@ -27,9 +27,9 @@ using HostCodegenHookFunc = std::function<ir::IRModule(
 
 // Host codegen entry point for one host target variant.
 struct HostCodegen {
-  std::string name;
-  HostCodegenFunc build;
-  std::optional<TargetPredicate> supports_target;
+  std::string name{};
+  HostCodegenFunc build{};
+  std::optional<TargetPredicate> supports_target{};
 
   bool matches(const target::Target& target_host) const;
   CodeArtifact lower(const ir::IRModule& mod, const target::Target& target_host) const;
@@ -37,9 +37,9 @@ struct HostCodegen {
 
 // Device-backend hook applied to the host module before host codegen.
 struct HostCodegenHook {
-  std::string name;
-  HostCodegenHookFunc apply;
-  std::optional<TargetPredicate> supports_target;
+  std::string name{};
+  HostCodegenHookFunc apply{};
+  std::optional<TargetPredicate> supports_target{};
 
   bool matches(const target::Target& target) const;
   ir::IRModule lower(const ir::IRModule& mod, const target::Target& target_host,

@@ -33,15 +33,15 @@ using BackendCallback = GlobalFunc;
 
 // Complete registration manifest for one backend.
 struct BackendModule {
-  std::string name;
-  std::vector<std::string> target_kinds;
-  std::map<std::string, transform::PassPipeline> pipelines;  // target kind -> pipeline
-  std::map<std::string, DeviceCodegen> device_codegens;      // target kind -> codegen
-  std::vector<ExecutionBackendSpec> execution_backends;      // in `auto` preference order
-  std::optional<TargetPredicate> supports_target;
-  std::map<std::string, HostCodegen> host_codegens;  // host target kind -> codegen
-  std::map<std::string, std::vector<HostCodegenHook>> host_codegen_hooks;  // target kind -> hooks
-  std::map<std::string, BackendCallback> callbacks;
+  std::string name{};
+  std::vector<std::string> target_kinds{};
+  std::map<std::string, transform::PassPipeline> pipelines{};  // target kind -> pipeline
+  std::map<std::string, DeviceCodegen> device_codegens{};      // target kind -> codegen
+  std::vector<ExecutionBackendSpec> execution_backends{};      // in `auto` preference order
+  std::optional<TargetPredicate> supports_target{};
+  std::map<std::string, HostCodegen> host_codegens{};  // host target kind -> codegen
+  std::map<std::string, std::vector<HostCodegenHook>> host_codegen_hooks{};  // target kind -> hooks
+  std::map<std::string, BackendCallback> callbacks{};
 
   // The seed's __post_init__: throws BackendError on the first broken rule
   // (name, target kinds, pipelines, device codegens, hooks, execution
