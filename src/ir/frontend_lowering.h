@@ -1,0 +1,16 @@
+// Lowering of a kernel file's syntax tree to tile IR: resolves names (module
+// constants, -D overrides, symbolic dims, parameters, bindings, buffers), maps each
+// T.* construct to its IR node through the ir factories, and turns every IRError of
+// a factory into a SourceError at the construct's location.
+#pragma once
+
+#include "frontend_ast.h"
+#include "tilec/ir/function.h"
+#include "tilec/ir/parser.h"
+
+namespace tilec::ir::frontend {
+
+IRModule lower_module(const AstModule& module, std::string_view source,
+                      const ParseOptions& options);
+
+}  // namespace tilec::ir::frontend

@@ -1,0 +1,42 @@
+#include "tilec/ir/parser.h"
+
+#include "frontend_lowering.h"
+#include "frontend_syntax.h"
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace tilec::ir {
+
+IRModule parse_kernel_source(std::string_view source, const ParseOptions& options) {
+  frontend::AstModule ast = frontend::parse_syntax(source, options.filename);
+  return frontend::lower_module(ast, source, options);
+}
+
+IRModule parse_kernel_file(const std::string& path, std::map<std::string, std::string> defines) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IRError("cannot read kernel file '" + path + "': no such file or not readable");
+  std::ostringstream text;
+  text << in.rdbuf();
+  ParseOptions options;
+  options.filename = path;
+  options.defines = std::move(defines);
+  return parse_kernel_source(text.str(), options);
+}
+
+std::pair<std::string, std::string> parse_define(std::string_view text) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos)
+    throw IRError("define '" + std::string(text) +
+                  "' has no '=': write -D NAME=VALUE, e.g. -D M=2048");
+  std::string name(text.substr(0, eq));
+  bool ident = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ident)
+    throw IRError("define '" + std::string(text) + "': '" + name +
+                  "' is not a constant name; write -D NAME=VALUE, e.g. -D M=2048");
+  return {name, std::string(text.substr(eq + 1))};
+}
+
+}  // namespace tilec::ir
