@@ -3,7 +3,7 @@
 namespace tilec::codegen {
 
 const std::string& kernel_arg_c_declaration() {
-  static const std::string text = R"(
+  static const std::string text = R"C(
 #ifndef TILEC_KERNEL_ARG_DEFINED
 #define TILEC_KERNEL_ARG_DEFINED
 /* One argument of a device function, packed by the host entry. */
@@ -13,7 +13,7 @@ typedef union TilecKernelArg {
   double f;
 } TilecKernelArg;
 #endif
-)";
+)C";
   return text;
 }
 

@@ -7,20 +7,20 @@
 namespace tilec::codegen {
 
 const std::string& c_preamble_includes() {
-  static const std::string text = R"(#include <math.h>
+  static const std::string text = R"C(#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-)";
+)C";
   return text;
 }
 
 namespace {
 
 // Floor division/modulo (Python's // and %): C's / and % truncate toward zero.
-const char* kFloorDiv = R"(
+const char* kFloorDiv = R"C(
 #ifndef TILEC_HELPER_FLOORDIV
 #define TILEC_HELPER_FLOORDIV
 static inline int32_t tilec_floordiv_i32(int32_t a, int32_t b) {
@@ -44,11 +44,11 @@ static inline float tilec_floormod_f32(float a, float b) { return a - floorf(a /
 static inline double tilec_floordiv_f64(double a, double b) { return floor(a / b); }
 static inline double tilec_floormod_f64(double a, double b) { return a - floor(a / b) * b; }
 #endif
-)";
+)C";
 
 // IEEE half <-> float with round-to-nearest-even, by exact float arithmetic
 // (the FP16 library's method); needs float math without excess precision.
-const char* kFloat16 = R"(
+const char* kFloat16 = R"C(
 #ifndef TILEC_HELPER_F16
 #define TILEC_HELPER_F16
 static inline float tilec_bits_to_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -77,9 +77,9 @@ static inline uint16_t tilec_f32_to_f16(float f) {
 }
 static inline float tilec_round_f16(float f) { return tilec_f16_to_f32(tilec_f32_to_f16(f)); }
 #endif
-)";
+)C";
 
-const char* kBFloat16 = R"(
+const char* kBFloat16 = R"C(
 #ifndef TILEC_HELPER_BF16
 #define TILEC_HELPER_BF16
 static inline float tilec_bf16_to_f32(uint16_t h) {
@@ -97,9 +97,9 @@ static inline uint16_t tilec_f32_to_bf16(float f) {
 }
 static inline float tilec_round_bf16(float f) { return tilec_bf16_to_f32(tilec_f32_to_bf16(f)); }
 #endif
-)";
+)C";
 
-const char* kAlloc = R"(
+const char* kAlloc = R"C(
 #ifndef TILEC_HELPER_ALLOC
 #define TILEC_HELPER_ALLOC
 #define TILEC_STATUS_OUT_OF_MEMORY 3
@@ -108,7 +108,7 @@ static inline void* tilec_alloc(size_t bytes) {
 }
 static inline void tilec_free(void* p) { free(p); }
 #endif
-)";
+)C";
 
 }  // namespace
 

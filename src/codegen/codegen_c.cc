@@ -578,6 +578,7 @@ void CodeGenC::add_function(const PrimFunc& func) {
   begin_function(func);
   print_function_signature(func);
   open_scope();
+  print_function_prologue(func);
   print_stmt(func->body);
   print_function_epilogue(func);
   close_scope();
@@ -590,11 +591,20 @@ void CodeGenC::print_preamble(std::ostream& os) {
   for (const auto& h : helpers_) os << c_preamble_helper(h);
 }
 
-std::string CodeGenC::finish() {
+std::string CodeGenC::preamble_text() {
   std::ostringstream os;
   print_preamble(os);
-  for (const auto& f : functions_) os << "\n" << f;
   return os.str();
+}
+
+std::string CodeGenC::functions_text() {
+  std::string out;
+  for (const auto& f : functions_) out += "\n" + f;
+  return out;
+}
+
+std::string CodeGenC::finish() {
+  return preamble_text() + functions_text();
 }
 
 }  // namespace tilec::codegen

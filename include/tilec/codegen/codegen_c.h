@@ -33,6 +33,8 @@ class CodeGenC {
   void add_function(const ir::PrimFunc& func);
   // Preamble (only the helpers the added functions use) followed by the functions.
   std::string finish();
+  std::string preamble_text();   // the first part of finish()
+  std::string functions_text();  // the second part of finish()
 
   // One expression in the scope of the function being printed (for tests and
   // subclasses); variables print by their uniquified names.
@@ -59,6 +61,9 @@ class CodeGenC {
   virtual void print_allocate(const ir::AllocateNode* op);
   virtual void print_launch(const ir::LaunchNode* op);
   virtual void print_function_signature(const ir::PrimFunc& func);
+  // Statements printed at the top of the body, before func->body (host codegens
+  // check and unpack their arguments here).
+  virtual void print_function_prologue(const ir::PrimFunc& func) {}
   virtual void print_function_epilogue(const ir::PrimFunc& func);
   // The parameter list, e.g. "const float* restrict A, int32_t n".
   virtual std::string param_declaration(const ir::Param& param);
@@ -75,6 +80,7 @@ class CodeGenC {
   void require_helper(const std::string& helper);  // preamble section to emit
   bool uses_helper(const std::string& helper) const { return helpers_.count(helper) > 0; }
   const ir::PrimFunc& current_function() const { return function_; }
+  void append_definition(std::string text) { functions_.push_back(std::move(text)); }
 
   std::ostringstream body_;
   int indent_ = 0;

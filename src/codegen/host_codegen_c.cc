@@ -1,0 +1,431 @@
+#include "tilec/codegen/host_codegen_c.h"
+
+#include "tilec/codegen/c_launch_abi.h"
+#include "tilec/codegen/codegen_c.h"
+#include "tilec/transform/split_host_device.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace tilec::codegen {
+
+using namespace ir;
+
+namespace {
+
+// runtime/abi.h and the DLPack v0.6 structs it uses, embedded so the generated
+// library needs no tilec or DLPack headers (keep in sync with TILEC_ABI_VERSION).
+const char* kAbiDeclarations = R"C(
+#ifndef DLPACK_DLPACK_H_
+#define DLPACK_DLPACK_H_
+typedef enum {
+  kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLOpenCL = 4, kDLVulkan = 7, kDLMetal = 8,
+  kDLVPI = 9, kDLROCM = 10, kDLROCMHost = 11, kDLExtDev = 12, kDLCUDAManaged = 13,
+  kDLOneAPI = 14, kDLWebGPU = 15, kDLHexagon = 16
+} DLDeviceType;
+typedef struct {
+  DLDeviceType device_type;
+  int device_id;
+} DLDevice;
+typedef enum {
+  kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U, kDLComplex = 5U
+} DLDataTypeCode;
+typedef struct {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} DLDataType;
+typedef struct {
+  void* data;
+  DLDevice device;
+  int ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;
+  uint64_t byte_offset;
+} DLTensor;
+#endif
+#ifndef TILEC_RUNTIME_ABI_H_
+#define TILEC_RUNTIME_ABI_H_
+#define TILEC_ABI_VERSION 1
+enum TilecArgKind { kTilecArgTensor = 0, kTilecArgInt = 1, kTilecArgFloat = 2 };
+typedef struct TilecArg {
+  int32_t kind;
+  union {
+    DLTensor* tensor;
+    int64_t i;
+    double f;
+  } v;
+} TilecArg;
+typedef int32_t (*TilecTaskFn)(int64_t begin, int64_t end, void* closure);
+typedef struct TilecRuntimeEnv {
+  int32_t (*parallel_for)(int64_t num_tasks, TilecTaskFn fn, void* closure);
+  int32_t num_threads;
+} TilecRuntimeEnv;
+#endif
+)C";
+
+// Argument checking helpers: each writes the message into err and returns 0/NULL.
+const char* kCheckHelpers = R"C(
+#ifndef TILEC_HELPER_ARG_CHECKS
+#define TILEC_HELPER_ARG_CHECKS
+#include <stdarg.h>
+#include <stdio.h>
+static int32_t tilec_fail(char* err, int32_t err_len, const char* fmt, ...) {
+  if (err != NULL && err_len > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, (size_t)err_len, fmt, ap);
+    va_end(ap);
+  }
+  return 1;
+}
+static void tilec_dtype_name(DLDataType t, char* out, size_t len) {
+  const char* base = t.code == kDLInt ? "int" : t.code == kDLUInt ? "uint"
+                   : t.code == kDLFloat ? "float" : t.code == kDLBfloat ? "bfloat"
+                   : t.code == 6 ? "bool" : "code";
+  if (t.code == 6 || (t.code == kDLUInt && t.bits == 1)) {
+    snprintf(out, len, "bool");
+  } else if (t.lanes != 1) {
+    snprintf(out, len, "%s%dx%d", base, (int)t.bits, (int)t.lanes);
+  } else {
+    snprintf(out, len, "%s%d", base, (int)t.bits);
+  }
+}
+static const char* tilec_device_name(int device_type) {
+  switch (device_type) {
+    case 1: return "kDLCPU";
+    case 2: return "kDLCUDA";
+    case 3: return "kDLCUDAHost";
+    case 4: return "kDLOpenCL";
+    case 7: return "kDLVulkan";
+    case 8: return "kDLMetal";
+    case 10: return "kDLROCM";
+    case 13: return "kDLCUDAManaged";
+    case 14: return "kDLOneAPI";
+    case 15: return "kDLWebGPU";
+    default: return "unknown";
+  }
+}
+static const char* tilec_arg_kind_name(int32_t kind) {
+  return kind == kTilecArgTensor ? "a tensor" : kind == kTilecArgInt ? "an integer"
+       : kind == kTilecArgFloat ? "a float" : "an unknown kind";
+}
+/* The tensor of argument #index, checked for kind, dtype, rank, layout and device. */
+static const DLTensor* tilec_tensor_arg(const TilecArg* args, int32_t index, const char* name,
+                                        const char* dtype, uint8_t code, uint8_t bits,
+                                        int32_t ndim, int32_t device_type,
+                                        char* err, int32_t err_len) {
+  if (args[index].kind != kTilecArgTensor || args[index].v.tensor == NULL) {
+    tilec_fail(err, err_len, "argument '%s' (#%d): expected a %s tensor, got %s", name,
+               (int)index, dtype,
+               args[index].kind == kTilecArgTensor ? "a NULL tensor" : tilec_arg_kind_name(args[index].kind));
+    return NULL;
+  }
+  const DLTensor* t = args[index].v.tensor;
+  int bool_ok = strcmp(dtype, "bool") == 0 &&
+                ((t->dtype.code == kDLUInt && (t->dtype.bits == 8 || t->dtype.bits == 1)) ||
+                 (t->dtype.code == 6 && t->dtype.bits == 8));
+  if (!bool_ok && (t->dtype.code != code || t->dtype.bits != bits || t->dtype.lanes != 1)) {
+    char got[32];
+    tilec_dtype_name(t->dtype, got, sizeof got);
+    tilec_fail(err, err_len, "argument '%s' (#%d): expected dtype %s, got %s", name, (int)index,
+               dtype, got);
+    return NULL;
+  }
+  if (t->ndim != ndim) {
+    tilec_fail(err, err_len, "argument '%s' (#%d): expected a %d-D tensor, got %d-D", name,
+               (int)index, (int)ndim, (int)t->ndim);
+    return NULL;
+  }
+  if ((int)t->device.device_type != device_type) {
+    tilec_fail(err, err_len,
+               "argument '%s' (#%d): expected a tensor on device type %d (%s), got device type "
+               "%d (%s)", name, (int)index, (int)device_type, tilec_device_name(device_type),
+               (int)t->device.device_type, tilec_device_name((int)t->device.device_type));
+    return NULL;
+  }
+  if (t->strides != NULL) {
+    int64_t expected = 1;
+    for (int32_t d = ndim - 1; d >= 0; --d) {
+      if (t->shape[d] != 1 && t->strides[d] != expected) {
+        tilec_fail(err, err_len,
+                   "argument '%s' (#%d): expected a contiguous row-major tensor, but dimension %d "
+                   "has stride %lld where %lld was expected; pass a contiguous copy",
+                   name, (int)index, (int)d, (long long)t->strides[d], (long long)expected);
+        return NULL;
+      }
+      expected *= t->shape[d];
+    }
+  }
+  int64_t numel = 1;
+  for (int32_t d = 0; d < ndim; ++d) numel *= t->shape[d];
+  if (t->data == NULL && numel != 0) {
+    tilec_fail(err, err_len, "argument '%s' (#%d): tensor data pointer is NULL", name, (int)index);
+    return NULL;
+  }
+  return t;
+}
+static int tilec_check_dim(const DLTensor* t, int32_t index, const char* name, int32_t dim,
+                           int64_t expected, char* err, int32_t err_len) {
+  if (t->shape[dim] == expected) return 1;
+  tilec_fail(err, err_len, "argument '%s' (#%d): expected shape[%d] == %lld, got %lld", name,
+             (int)index, (int)dim, (long long)expected, (long long)t->shape[dim]);
+  return 0;
+}
+/* Binds symbolic dimension `sym` on first sight (*value < 0) and checks it after. */
+static int tilec_bind_dim(const DLTensor* t, int32_t index, const char* name, int32_t dim,
+                          const char* sym, int64_t* value, char* err, int32_t err_len) {
+  int64_t got = t->shape[dim];
+  if (got < 0 || got > INT32_MAX) {
+    tilec_fail(err, err_len, "argument '%s' (#%d): shape[%d] = %lld is out of range for "
+               "dimension '%s' (0 .. %d)", name, (int)index, (int)dim, (long long)got, sym,
+               (int)INT32_MAX);
+    return 0;
+  }
+  if (*value < 0) {
+    *value = got;
+    return 1;
+  }
+  if (got == *value) return 1;
+  tilec_fail(err, err_len, "argument '%s' (#%d): shape[%d] is %lld, but dimension '%s' was "
+             "bound to %lld by an earlier argument", name, (int)index, (int)dim, (long long)got,
+             sym, (long long)*value);
+  return 0;
+}
+#endif
+)C";
+
+struct DLCode {
+  int code;
+  const char* name;
+};
+DLCode dl_code(DataType t) {
+  switch (t.code) {
+    case TypeCode::kInt:
+      return {0, "kDLInt"};
+    case TypeCode::kUInt:
+      return {1, "kDLUInt"};
+    case TypeCode::kFloat:
+      return {2, "kDLFloat"};
+    case TypeCode::kBFloat:
+      return {4, "kDLBfloat"};
+    case TypeCode::kBool:
+      return {1, "kDLUInt"};
+  }
+  return {0, "kDLInt"};
+}
+
+std::string c_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '%') out += '%';  // names reach printf-style formats
+    out += c;
+  }
+  return out + "\"";
+}
+
+class CodeGenCHost : public CodeGenC {
+ protected:
+  void print_function_signature(const PrimFunc& func) override {
+    auto it = func->attrs.find("global_symbol");
+    std::string symbol = it != func->attrs.end() && std::holds_alternative<std::string>(it->second)
+                             ? std::get<std::string>(it->second)
+                             : func->name;
+    line() << "int32_t " << symbol
+           << "(const TilecArg* args, int32_t num_args, const TilecRuntimeEnv* env, char* err, "
+              "int32_t err_len) ";
+  }
+
+  void print_function_prologue(const PrimFunc& func) override {
+    const auto& params = func->params;
+    std::string names;
+    for (const auto& p : params) names += (names.empty() ? "" : ", ") + p.name();
+    line() << fmt::format(
+        "if (num_args != {}) return tilec_fail(err, err_len, \"kernel '{}' expects {} "
+        "argument(s) ({}), got %d\", (int)num_args);\n",
+        params.size(), func->name, params.size(), names);
+    line() << fmt::format(
+        "if (env == NULL || env->parallel_for == NULL) return tilec_fail(err, err_len, \"kernel "
+        "'{}': no runtime environment to run blocks on\");\n",
+        func->name);
+    // Symbolic dims are int64 here so any tensor size can be checked before use.
+    std::map<const VarNode*, std::string> symbols;
+    for (const auto& v : symbolic_shape_vars(func)) {
+      std::string name = declare_var(v);
+      symbols[v.get()] = name;
+      line() << "int64_t " << name << " = -1;\n";
+    }
+    int64_t device_type = 1;
+    if (auto it = func->attrs.find(transform::kDeviceTypeAttr);
+        it != func->attrs.end() && std::holds_alternative<int64_t>(it->second)) {
+      device_type = std::get<int64_t>(it->second);
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      const Param& p = params[i];
+      if (p.is_buffer()) {
+        print_tensor_arg(p, int(i), device_type, symbols);
+      } else {
+        print_scalar_arg(p, int(i));
+      }
+    }
+  }
+
+  void print_launch(const LaunchNode* op) override {
+    std::string blocks = "(int64_t)1";
+    for (const auto& g : op->grid) blocks += " * (int64_t)(" + print_expr(g) + ")";
+    std::string name = current_function()->name;
+    line() << "const int64_t num_blocks = " << blocks << ";\n";
+    line() << fmt::format(
+        "if (num_blocks < 0) return tilec_fail(err, err_len, \"kernel '{}': the grid has a "
+        "negative extent (%lld blocks) for these argument shapes\", (long long)num_blocks);\n",
+        name);
+    size_t n = std::max<size_t>(op->args.size(), 1);
+    line() << "TilecKernelArg launch_args[" << n << "];\n";
+    line() << "memset(launch_args, 0, sizeof launch_args);\n";
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      const Expr& a = op->args[i];
+      std::string value = print_expr(a);
+      std::string field = buffer_vars_.count(a.get()) ? "ptr" : a.dtype().is_float() ? "f" : "i";
+      std::string conv = field == "ptr" ? "" : field == "f" ? "(double)" : "(int64_t)";
+      line() << "launch_args[" << i << "]." << field << " = " << conv << value << ";\n";
+    }
+    line() << "if (num_blocks > 0) ";
+    open_scope();
+    line() << "const int32_t status = env->parallel_for(num_blocks, " << task_entry_name(op->callee)
+           << ", launch_args);\n";
+    line() << fmt::format(
+        "if (status != 0) return tilec_fail(err, err_len, \"kernel '{}': device function '{}' "
+        "failed with status %d%s\", (int)status, status == 3 ? \" (out of memory for a "
+        "block-local tile)\" : \"\");\n",
+        name, op->callee);
+    close_scope();
+    callees_.insert(op->callee);
+  }
+
+ public:
+  const std::set<std::string>& callees() const { return callees_; }
+
+ private:
+  void print_tensor_arg(const Param& p, int index, int64_t device_type,
+                        const std::map<const VarNode*, std::string>& symbols) {
+    const Buffer& b = p.buffer;
+    if (b->dtype.lanes != 1) {
+      throw IRError("host codegen: parameter '" + p.name() + "' has vector dtype " +
+                    b->dtype.str() + ", which DLPack tensors of this ABI cannot carry");
+    }
+    DLCode code = dl_code(b->dtype);
+    int bits = b->dtype.is_bool() ? 8 : b->dtype.bits;
+    std::string tensor = declare_var(make_var(p.name() + "_tensor"));
+    std::string label = c_string(p.name());
+    line() << fmt::format(
+        "const DLTensor* {} = tilec_tensor_arg(args, {}, {}, \"{}\", {}, {}, {}, {}, err, "
+        "err_len);\n",
+        tensor, index, label, b->dtype.str(), code.name, bits, b->ndim(), device_type);
+    line() << "if (" << tensor << " == NULL) return 1;\n";
+    for (int d = 0; d < b->ndim(); ++d) {
+      const Expr& dim = b->shape[d];
+      if (auto* c = as_const_int(dim)) {
+        line() << fmt::format(
+            "if (!tilec_check_dim({}, {}, {}, {}, INT64_C({}), err, err_len)) "
+            "return 1;\n",
+            tensor, index, label, d, *c);
+      } else if (auto* v = dim.as<VarNode>()) {
+        const std::string& sym = symbols.at(v);
+        line() << fmt::format(
+            "if (!tilec_bind_dim({}, {}, {}, {}, {}, &{}, err, err_len)) return 1;\n", tensor,
+            index, label, d, c_string(v->name), sym);
+      } else {
+        throw IRError("host codegen: dimension " + std::to_string(d) + " of parameter '" +
+                      p.name() + "' is an expression; shapes must be constants or names");
+      }
+    }
+    std::string data = declare_var(p.var);
+    buffer_vars_.insert(p.var.get());
+    line() << "void* " << data << " = (char*)" << tensor << "->data + " << tensor
+           << "->byte_offset;\n";
+  }
+
+  void print_scalar_arg(const Param& p, int index) {
+    DataType t = p.var.dtype();
+    std::string name = declare_var(p.var);
+    std::string label = c_string(p.name());
+    if (t.is_float()) {
+      line() << fmt::format(
+          "if (args[{0}].kind != kTilecArgFloat && args[{0}].kind != kTilecArgInt) return "
+          "tilec_fail(err, err_len, \"argument '%s' (#{0}): expected a {1} scalar, got %s\", {2}, "
+          "tilec_arg_kind_name(args[{0}].kind));\n",
+          index, t.str(), label);
+      std::string value = fmt::format(
+          "(args[{0}].kind == kTilecArgInt ? (double)args[{0}].v.i : args[{0}].v.f)", index);
+      line() << "const " << type_name(t) << " " << name << " = (" << type_name(t) << ")" << value
+             << ";\n";
+      return;
+    }
+    line() << fmt::format(
+        "if (args[{0}].kind != kTilecArgInt) return tilec_fail(err, err_len, \"argument '%s' "
+        "(#{0}): expected a {1} scalar, got %s\", {2}, tilec_arg_kind_name(args[{0}].kind));\n",
+        index, t.str(), label);
+    line() << "const " << type_name(t) << " " << name << " = (" << type_name(t) << ")args[" << index
+           << "].v.i;\n";
+    if (t.is_integer() && t.bits < 64) {
+      line() << fmt::format(
+          "if ((int64_t){0} != args[{1}].v.i) return tilec_fail(err, err_len, \"argument '%s' "
+          "(#{1}): value %lld does not fit dtype {2}\", {3}, (long long)args[{1}].v.i);\n",
+          name, index, t.str(), label);
+    }
+  }
+
+  std::set<const ExprNode*> buffer_vars_;
+  std::set<std::string> callees_;
+};
+
+}  // namespace
+
+backend::CodeArtifact generate_c_host(const IRModule& mod, const target::Target& target_host) {
+  CodeGenCHost gen;
+  std::vector<std::string> entries;
+  for (const auto& f : mod.functions()) {
+    auto it = f->attrs.find(transform::kFunctionKindAttr);
+    if (it == f->attrs.end() || it->second != AttrValue(std::string("host"))) continue;
+    gen.add_function(f);
+    auto sym = f->attrs.find("global_symbol");
+    entries.push_back(sym != f->attrs.end() && std::holds_alternative<std::string>(sym->second)
+                          ? std::get<std::string>(sym->second)
+                          : f->name);
+  }
+  if (entries.empty()) {
+    throw IRError(
+        "c host codegen: the module has no host function (attr tilec.function_kind = \"host\"); "
+        "run the backend's lowering pipeline, whose last pass splits host and device, first");
+  }
+  std::string decls = std::string(kAbiDeclarations) + kernel_arg_c_declaration() + kCheckHelpers;
+  std::string protos;
+  for (const auto& callee : gen.callees()) {
+    protos +=
+        "int32_t " + task_entry_name(callee) + "(int64_t begin, int64_t end, void* closure);\n";
+  }
+  std::string source = "/* Host entries generated by tilec (c host codegen). */\n" +
+                       gen.preamble_text() + decls + "\n" + protos +
+                       "\nint32_t tilec_abi_version(void) { return TILEC_ABI_VERSION; }\n" +
+                       gen.functions_text();
+  entries.push_back("tilec_abi_version");
+  backend::CodeArtifact artifact;
+  artifact.format = "c";
+  artifact.source = std::move(source);
+  artifact.entry_points = std::move(entries);
+  artifact.metadata["target_host"] = target_host.str();
+  return artifact;
+}
+
+backend::HostCodegen make_c_host_codegen() {
+  return backend::HostCodegen{"c",
+                              [](const IRModule& mod, const target::Target& target_host) {
+                                return generate_c_host(mod, target_host);
+                              },
+                              std::nullopt};
+}
+
+}  // namespace tilec::codegen
