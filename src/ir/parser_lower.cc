@@ -166,6 +166,21 @@ class Lowering {
          "only functions of tilelang.language (imported as T) are supported");
   }
 
+  // Where the source text of `e` begins (binary nodes are located at their operator).
+  static Span start_of(const AstExpr& e) {
+    const AstExpr* cur = &e;
+    while (true) {
+      if (cur->base)
+        cur = cur->base.get();
+      else if (!cur->children.empty() && cur->children[0] && cur->kind != AstKind::kCall &&
+               cur->kind != AstKind::kSubscript && cur->kind != AstKind::kTuple &&
+               cur->kind != AstKind::kList && cur->kind != AstKind::kUnary)
+        cur = cur->children[0].get();
+      else
+        return cur->span;
+    }
+  }
+
   // ---------------------------------------------------------------- module level
   void import_statement(const AstStmt& s) {
     std::string full = s.imported.empty() ? s.module : s.module + "." + s.imported;
@@ -229,7 +244,7 @@ class Lowering {
     }
     Expr value = expr(e);
     if (!value.as<IntImmNode>() && !value.as<FloatImmNode>())
-      fail(e.span, "module constant '" + name + "' is not a constant number",
+      fail(start_of(e), "module constant '" + name + "' is not a constant number",
            "module constants are numbers (M = 1024), arithmetic of earlier number constants, "
            "dtype strings (dtype = \"float16\") or symbolic dims (M = T.symbolic(\"M\"))");
     return {Binding::kConst, value, "", {}};
@@ -291,6 +306,11 @@ class Lowering {
       if (language_function(target) == "prim_func" && d->kind != AstKind::kCall) {
         prim_func = true;
         continue;
+      }
+      if (target.kind == AstKind::kAttribute) {
+        const AstExpr* root = &target;
+        while (root->base) root = root->base.get();
+        if (root->kind == AstKind::kName && !lookup(root->name)) fail_not_language(target);
       }
       fail(d->span, "unsupported decorator",
            "decorate kernels with @T.prim_func only (tilelang.jit wrappers are not needed: "

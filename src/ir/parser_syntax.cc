@@ -461,12 +461,14 @@ class SyntaxParser {
     Span span = peek().span;
     AstPtr lhs = term();
     while (at_op("+") || at_op("-")) {
+      Span op_span = peek().span;
       std::string op = next().text;
       std::vector<AstPtr> parts;
       parts.push_back(std::move(lhs));
       parts.push_back(term());
-      lhs = node(AstKind::kBinary, span, op, std::move(parts));
+      lhs = node(AstKind::kBinary, op_span, op, std::move(parts));
     }
+    (void)span;
     reject_bitwise();
     return lhs;
   }
