@@ -2,12 +2,19 @@
 
 #include "frontend_block.h"
 
+#include <limits>
+
 namespace tilec::ir {
 
 Param make_buffer_param(Buffer buffer) {
   Var handle = make_var(buffer->name, DataType::Int64(), buffer->span);
   return Param{std::move(handle), std::move(buffer)};
 }
+Expr infinity(DataType dtype) {
+  if (!dtype.is_float()) throw IRError("T.infinity needs a float dtype, not " + dtype.str());
+  return make_float(std::numeric_limits<double>::infinity(), dtype);
+}
+
 Param make_scalar_param(Var var) {
   return Param{std::move(var), nullptr};
 }

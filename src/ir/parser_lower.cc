@@ -835,8 +835,7 @@ class Lowering {
     if (fn == "infinity") {
       auto a = bind_args(e, qualified, {"dtype"}, 1);
       DataType t = dtype_arg(*a[0]);
-      if (!t.is_float()) fail(a[0]->span, "T.infinity needs a float dtype, not " + t.str());
-      return with_span(make_float(std::numeric_limits<double>::infinity(), t), e.span);
+      return with_span(guarded(a[0]->span, [&] { return infinity(t); }), e.span);
     }
     if (auto t = DataType::parse(fn)) {
       auto v = args(1);

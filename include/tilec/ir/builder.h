@@ -18,6 +18,9 @@ namespace tilec::ir {
 Param make_buffer_param(Buffer buffer);
 Param make_scalar_param(Var var);
 
+// T.infinity(dtype): +inf of a float dtype (negate it for the identity of a max).
+Expr infinity(DataType dtype);
+
 // `start:stop` in a subscript.
 struct Slice {
   Expr start, stop;
