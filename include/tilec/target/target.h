@@ -8,7 +8,7 @@
 #include "tilec/target/target_error.h"
 #include "tilec/target/target_kind.h"
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>

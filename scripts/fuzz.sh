@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds every libFuzzer target (fuzz/*_fuzz.cc) with clang-14, ASan and UBSan, then runs
+# each one for a bounded time (TILEC_FUZZ_SECONDS, default 20) from its committed seed
+# corpus fuzz/corpus/<name>/. Exits non-zero on any finding; crashing inputs are kept
+# under <build>/fuzz-artifacts/<name>/ for reproduction (`<binary> <crash file>`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=${TILEC_FUZZ_BUILD_DIR:-build-fuzz}
+seconds=${TILEC_FUZZ_SECONDS:-20}
+
+cmake -S . -B "$build" -G Ninja \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DTILEC_BUILD_FUZZ=ON -DTILEC_ONLY_CORE=ON -DTILEC_BUILD_TESTS=OFF -DTILEC_BUILD_BENCH=OFF
+cmake --build "$build" --target fuzzers -j "$(nproc)"
+
+shopt -s nullglob
+sources=(fuzz/*_fuzz.cc)
+if [ ${#sources[@]} -eq 0 ]; then
+  echo "fuzz.sh: no fuzz/*_fuzz.cc targets found" >&2
+  exit 1
+fi
+
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+status=0
+for source in "${sources[@]}"; do
+  name=$(basename "$source" .cc)
+  binary="$build/fuzz/$name"
+  if [ ! -x "$binary" ]; then
+    echo "fuzz.sh: $binary was not built" >&2
+    status=1
+    continue
+  fi
+  artifacts="$build/fuzz-artifacts/$name/"
+  scratch="$build/fuzz-corpus/$name"  # new inputs go here; the committed seeds stay as they are
+  mkdir -p "$artifacts" "$scratch"
+  seeds=()
+  if [ -d "fuzz/corpus/$name" ]; then
+    seeds=("fuzz/corpus/$name")
+  fi
+  echo "== $name: fuzzing for ${seconds}s"
+  if "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix="$artifacts" -print_final_stats=1 "$scratch" "${seeds[@]}"; then
+    echo "== $name: no finding"
+  else
+    echo "== $name: FINDING (inputs in $artifacts)" >&2
+    status=1
+  fi
+done
+exit $status
