@@ -274,8 +274,6 @@ struct KernelStmt : CStmt {
 
 class Compiler {
  public:
-  explicit Compiler(Interpreter::Program& program) : program_(program) {}
-
   int bind_var(const Var& var) {
     if (!var.get()) throw IRError("a binding has an undefined variable");
     int slot = num_vars_++;
@@ -569,7 +567,6 @@ class Compiler {
     return out;
   }
 
-  Interpreter::Program& program_;
   std::unordered_map<const VarNode*, int> vars_;
   std::unordered_map<const BufferNode*, int> buffers_;
   std::vector<std::pair<const VarNode*, std::optional<int>>> var_undo_;
@@ -607,7 +604,7 @@ Interpreter::Interpreter(const PrimFunc& func) : program_(std::make_unique<Progr
   if (!func) throw IRError("cannot interpret an undefined function");
   Program& p = *program_;
   p.func = func;
-  Compiler c(p);
+  Compiler c;
   Compiler::Scope scope(c);
   for (const auto& param : func->params) {
     if (param.is_buffer()) continue;
