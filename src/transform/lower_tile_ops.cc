@@ -11,6 +11,13 @@ using namespace ir;
 
 namespace {
 
+// Register blocks of the gemm micro-kernel (rows of C x contiguous columns), best
+// first. Measured with gcc 12 -O3 -march=native on AVX-512: 8x64 was fastest; blocks
+// narrower than 32 columns were slower than the plain loop nest (gcc unrolls the
+// column loop completely and then fails to vectorize it), so they are not used.
+constexpr int64_t kMicroRowChoices[] = {8, 4, 2};
+constexpr int64_t kMicroColChoices[] = {64, 32};
+
 // One dimension of a tile operand: where it starts and, for slices and whole
 // buffers, how far it extends (an index has no extent of its own).
 struct DimRef {
@@ -272,7 +279,9 @@ class TileOpLowerer : public StmtMutator {
     Expr product = binary(BinaryOp::kMul, cast(acc, av), cast(acc, bv));
     Stmt update = store(c.buffer, c.indices(m, n), binary(BinaryOp::kAdd, c.at(m, n), product));
     Stmt loops;
-    if (op->transpose_b) {
+    if (auto blocked = register_blocked_gemm(op, a, b, c, M, N, K)) {
+      loops = *blocked;
+    } else if (op->transpose_b) {
       // B^T rows are contiguous along k: keep k innermost (a serial sum, k ascending).
       loops = for_loop(
           m, make_zero(M.dtype()), M,
@@ -292,6 +301,61 @@ class TileOpLowerer : public StmtMutator {
                           store(c.buffer, c.indices(zm, zn), make_zero(acc)), ForKind::kParallel),
                  ForKind::kParallel);
     return seq({clear, loops});
+  }
+
+  // C in blocks of rows x cols (kMicroRowChoices x kMicroColChoices) held in a local accumulator
+  // tile across the whole k loop, so the C compiler keeps it in vector registers (FMA per k of a
+  // broadcast A element with a contiguous B row). Each C element still starts from
+  // its current value and adds its products in ascending k. Needs constant shapes
+  // that the block divides and B not transposed; otherwise the plain nest is used.
+  static std::optional<Stmt> register_blocked_gemm(const GemmNode* op, const Matrix& a,
+                                                   const Matrix& b, const Matrix& c, const Expr& M,
+                                                   const Expr& N, const Expr& K) {
+    const int64_t *m_extent = as_const_int(M), *n_extent = as_const_int(N),
+                  *k_extent = as_const_int(K);
+    if (op->transpose_b || !m_extent || !n_extent || !k_extent) return std::nullopt;
+    int64_t rows = 0, cols = 0;
+    for (int64_t r : kMicroRowChoices)
+      if (*m_extent % r == 0) {
+        rows = r;
+        break;
+      }
+    for (int64_t n : kMicroColChoices)
+      if (*n_extent % n == 0) {
+        cols = n;
+        break;
+      }
+    if (rows == 0 || cols == 0) return std::nullopt;
+    DataType acc = c.buffer->dtype;
+    DataType it = M.dtype();
+    Buffer tile =
+        make_buffer("acc", {make_int(rows, it), make_int(cols, it)}, acc, StorageScope::kLocal);
+    Var m0 = make_var("m0", it), n0 = make_var("n0", it), k = make_var("k", it);
+    auto row = [&](const Var& i) { return m0 * make_int(rows, it) + i; };
+    auto col = [&](const Var& j) { return n0 * make_int(cols, it) + j; };
+    // for i (unrolled), j (independent, contiguous): body(i, j)
+    auto micro = [&](const std::string& tag, auto body) {
+      Var i = make_var("i" + tag, it), j = make_var("j" + tag, it);
+      return for_loop(
+          i, make_zero(it), make_int(rows, it),
+          for_loop(j, make_zero(it), make_int(cols, it), body(i, j), ForKind::kParallel),
+          ForKind::kUnrolled);
+    };
+    Stmt load_tile = micro("", [&](const Var& i, const Var& j) {
+      return store(tile, {i, j}, c.at(row(i), col(j)));
+    });
+    Stmt update = micro("", [&](const Var& i, const Var& j) {
+      Expr av = op->transpose_a ? a.at(k, row(i)) : a.at(row(i), k);
+      Expr product = binary(BinaryOp::kMul, cast(acc, av), cast(acc, b.at(k, col(j))));
+      return store(tile, {i, j}, binary(BinaryOp::kAdd, load(tile, {i, j}), product));
+    });
+    Stmt store_tile = micro("", [&](const Var& i, const Var& j) {
+      return store(c.buffer, c.indices(row(i), col(j)), load(tile, {i, j}));
+    });
+    Stmt body = seq({load_tile, for_loop(k, make_zero(it), K, update), store_tile});
+    return for_loop(
+        m0, make_zero(it), make_int(*m_extent / rows, it),
+        for_loop(n0, make_zero(it), make_int(*n_extent / cols, it), allocate(tile, body)));
   }
 
   Stmt lower_reduce(const ReduceNode* op) {

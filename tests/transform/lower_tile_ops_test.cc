@@ -155,3 +155,29 @@ def bad(A: T.Tensor((8, 8), "float32")):
 
 }  // namespace
 }  // namespace tilec::transform
+
+namespace tilec::transform {
+namespace {
+
+TEST(LowerTileOps, RegisterBlockedGemmMatchesInterpreter) {
+  IRModule mod = parse_kernel_source(R"(
+import tilelang.language as T
+@T.prim_func
+def blocked(A: T.Tensor((16, 5), "float32"), B: T.Tensor((5, 64), "float32"), C: T.Tensor((16, 64), "float32"),
+            D: T.Tensor((5, 8), "float16"), E: T.Tensor((8, 32), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        T.gemm(A, B, C, clear_accum=True)
+        T.gemm(D, B[0:5, 0:32], E, transpose_A=True)
+)");
+  IRModule lowered = lower_tile_ops(mod);
+  int acc_tiles = 0;
+  post_order_visit(lowered.lookup("blocked")->body, [&](const Stmt* s, const Expr*) {
+    if (s && s->kind() == StmtKind::kAllocate && s->as<AllocateNode>()->buffer->name == "acc")
+      ++acc_tiles;
+  });
+  EXPECT_EQ(acc_tiles, 2);  // both gemms use the register-blocked form
+  expect_same_results(mod, lowered);
+}
+
+}  // namespace
+}  // namespace tilec::transform
