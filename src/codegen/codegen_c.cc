@@ -399,8 +399,20 @@ void CodeGenC::print_store(const StoreNode* op) {
   DataType t = op->buffer->dtype;
   if (is_16bit_float(t)) {
     bool bf = t.is_bfloat16();
-    require_helper(bf ? "bf16" : "f16");
-    value = fmt::format("{}({})", bf ? "tilec_f32_to_bf16" : "tilec_f32_to_f16", value);
+    auto* same_type_load = op->value.as<LoadNode>();
+    if (same_type_load && same_type_load->buffer->scope != StorageScope::kVar) {
+      // A 16-bit value copied between buffers keeps its bits: no conversion round trip.
+      value = fmt::format("{}[{}]", buffer_name(same_type_load->buffer),
+                          flat_index(same_type_load->buffer, same_type_load->indices));
+    } else {
+      // The store rounds, so an outer rounding of the value itself is redundant.
+      Expr v = op->value;
+      auto* c = v.as<CastNode>();
+      bool rounded_cast = c && c->value.dtype() == DataType::Float32();
+      std::string text = rounded_cast ? print(c->value).text : value;
+      require_helper(bf ? "bf16" : "f16");
+      value = fmt::format("{}({})", bf ? "tilec_f32_to_bf16" : "tilec_f32_to_f16", text);
+    }
   }
   line() << name << "[" << flat_index(op->buffer, op->indices) << "] = " << value << ";\n";
 }
