@@ -201,6 +201,9 @@ struct EvaluateStmt : CStmt {
   void run(Frame& frame) const override { (void)value->eval(frame); }
 };
 
+// One allocation never exceeds this (16 GiB): beyond it the kernel is wrong, not big.
+constexpr int64_t kMaxAllocationBytes = int64_t(1) << 34;
+
 // Fresh storage per execution, poisoned so reads before writes show: NaN for floats,
 // 0xA5 bytes for integers.
 struct AllocateStmt : CStmt {
@@ -220,7 +223,14 @@ struct AllocateStmt : CStmt {
                                   info->name, extent));
       }
       slot.shape.push_back(extent);
-      slot.numel *= extent;
+      if (extent != 0 && slot.numel > kMaxAllocationBytes / extent) slot.numel = -1;
+      if (slot.numel >= 0) slot.numel *= extent;
+    }
+    if (slot.numel < 0 || slot.numel > kMaxAllocationBytes / info->dtype.bytes()) {
+      throw IRError(
+          fmt::format("{}allocation '{}' of shape [{}] is larger than the "
+                      "interpreter's limit of {} bytes",
+                      where(span), info->name, fmt::join(slot.shape, ", "), kMaxAllocationBytes));
     }
     slot.strides.assign(shape.size(), 1);
     for (size_t d = shape.size(); d-- > 1;) slot.strides[d - 1] = slot.strides[d] * slot.shape[d];

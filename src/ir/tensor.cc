@@ -171,11 +171,17 @@ HostTensor::HostTensor(DataType dtype, std::vector<int64_t> shape)
     throw IRError("HostTensor holds scalar elements; got vector dtype " + dtype.str() +
                   ": use a trailing dimension of " + std::to_string(dtype.lanes) + " instead");
   }
+  int64_t numel = 1;
   for (auto d : shape_) {
     if (d < 0) {
       throw IRError(fmt::format("HostTensor shape [{}] has a negative extent; extents must be >= 0",
                                 fmt::join(shape_, ", ")));
     }
+    if (d != 0 && numel > (int64_t(1) << 62) / d / dtype.bytes()) {
+      throw IRError(fmt::format("HostTensor shape [{}] of {} is too large to allocate",
+                                fmt::join(shape_, ", "), dtype.str()));
+    }
+    numel *= d;
   }
   size_t bytes = std::max<size_t>(64, (view().nbytes() + 63) / 64 * 64);
   storage_.reset(std::aligned_alloc(64, bytes));

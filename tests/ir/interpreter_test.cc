@@ -334,6 +334,22 @@ TEST(Interpreter, AllocationsStartPoisonedAndAllocVarTakesItsInit) {
   EXPECT_EQ(tout.get(1), 7.0);
 }
 
+TEST(Interpreter, OversizedAllocationIsAnErrorNotACrash) {
+  Buffer out = make_buffer("Out", {Expr(1)}, DataType::Float32());
+  Buffer huge = make_buffer("Huge",
+                            {make_int(int64_t(1) << 40, DataType::Int64()),
+                             make_int(int64_t(1) << 40, DataType::Int64())},
+                            DataType::Float32(), StorageScope::kLocal);
+  auto f = make_prim_func("huge", {tensor_param(out)}, allocate(huge, evaluate(Expr(0))));
+  HostTensor tout(DataType::Float32(), {1});
+  try {
+    interpret(f, {tout.view()});
+    FAIL() << "expected IRError";
+  } catch (const IRError& e) {
+    EXPECT_NE(std::string(e.what()).find("allocation 'Huge'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Interpreter, OutOfRangeAccessNamesTheBufferAndIndex) {
   Var i = make_var("i");
   Buffer out = make_buffer("Out", {Expr(4)}, DataType::Float32());

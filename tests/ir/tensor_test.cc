@@ -19,6 +19,7 @@ TEST(HostTensor, StartsZeroedAlignedAndConvertsOnSet) {
   EXPECT_THROW(t.get(6), IRError);
   EXPECT_THROW(HostTensor(DataType::Float32(), {-1}), IRError);
   EXPECT_THROW(HostTensor(DataType::Float32().with_lanes(4), {2}), IRError);
+  EXPECT_THROW(HostTensor(DataType::Float32(), {int64_t(1) << 40, int64_t(1) << 40}), IRError);
   HostTensor copy = t;
   copy.set(4, 1.0);
   EXPECT_EQ(t.get(4), 0.0999755859375);  // deep copy
