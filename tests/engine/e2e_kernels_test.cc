@@ -1,0 +1,207 @@
+// Kernels written inline, compiled on target `c` with the `native` execution
+// backend and checked against the interpreter: GEMM with edge tiles in every
+// float dtype, transposed operands, symbolic dims, reductions and scalars.
+#include "test_support.h"
+
+namespace tilec {
+namespace {
+
+using testing::EngineTest;
+using testing::run_and_compare;
+
+constexpr const char* kGemmSource = R"(import tilelang.language as T
+
+M = 100
+N = 72
+K = 40
+block_M = 32
+block_N = 32
+block_K = 16
+dtype = "float32"
+accum_dtype = "float32"
+
+
+@T.prim_func
+def gemm(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        A_shared = T.alloc_shared((block_M, block_K), dtype)
+        B_shared = T.alloc_shared((block_K, block_N), dtype)
+        C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+        T.clear(C_local)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+            T.copy(A[by * block_M, k * block_K], A_shared)
+            T.copy(B[k * block_K, bx * block_N], B_shared)
+            T.gemm(A_shared, B_shared, C_local)
+        T.copy(C_local, C[by * block_M, bx * block_N])
+)";
+
+constexpr const char* kGemmTransposedSource = R"(import tilelang.language as T
+
+M = 48
+N = 40
+K = 24
+
+
+@T.prim_func
+def gemm_nt(A: T.Tensor((K, M), "float32"), B: T.Tensor((N, K), "float32"), C: T.Tensor((M, N), "float32")):
+    with T.Kernel(T.ceildiv(N, 16), T.ceildiv(M, 16), threads=64) as (bx, by):
+        A_shared = T.alloc_shared((8, 16), "float32")
+        B_shared = T.alloc_shared((16, 8), "float32")
+        C_local = T.alloc_fragment((16, 16), "float32")
+        T.clear(C_local)
+        for k in T.serial(T.ceildiv(K, 8)):
+            T.copy(A[k * 8, by * 16], A_shared)
+            T.copy(B[bx * 16, k * 8], B_shared)
+            T.gemm(A_shared, B_shared, C_local, transpose_A=True, transpose_B=True)
+        T.copy(C_local, C[by * 16, bx * 16])
+)";
+
+constexpr const char* kVaddSource = R"(import tilelang.language as T
+
+N = T.symbolic("N")
+block = 32
+dtype = "float32"
+
+
+@T.prim_func
+def vadd(A: T.Tensor((N,), dtype), B: T.Tensor((N,), dtype), C: T.Tensor((N,), dtype)):
+    with T.Kernel(T.ceildiv(N, block), threads=32) as bx:
+        for i in T.Parallel(block):
+            idx = bx * block + i
+            if idx < N:
+                C[idx] = A[idx] + B[idx]
+)";
+
+constexpr const char* kRowSumSource = R"(import tilelang.language as T
+
+M = 37
+N = 24
+block_M = 8
+
+
+@T.prim_func
+def row_stats(A: T.Tensor((M, N), "float32"), S: T.Tensor((M,), "float32"), X: T.Tensor((M,), "float32")):
+    with T.Kernel(T.ceildiv(M, block_M), threads=64) as bx:
+        A_frag = T.alloc_fragment((block_M, N), "float32")
+        S_frag = T.alloc_fragment((block_M,), "float32")
+        X_frag = T.alloc_fragment((block_M,), "float32")
+        T.copy(A[bx * block_M, 0], A_frag)
+        T.reduce_sum(A_frag, S_frag, dim=1)
+        T.reduce_absmax(A_frag, X_frag, dim=1)
+        T.copy(S_frag, S[bx * block_M])
+        T.copy(X_frag, X[bx * block_M])
+)";
+
+constexpr const char* kScaleSource = R"(import tilelang.language as T
+
+N = T.symbolic("N")
+
+
+@T.prim_func
+def scale(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"), alpha: T.float32):
+    with T.Kernel(T.ceildiv(N, 64), threads=64) as bx:
+        for i in T.Parallel(64):
+            if bx * 64 + i < N:
+                B[bx * 64 + i] = A[bx * 64 + i] * alpha
+)";
+
+void expect_matches(const ir::IRModule& mod, const std::map<std::string, int64_t>& values = {}) {
+  Kernel kernel = compile(mod, "c", std::nullopt, "native");
+  EXPECT_EQ(kernel.execution_backend(), "native");
+  for (const auto& func : mod.functions()) {
+    auto result = run_and_compare(kernel, func, values);
+    EXPECT_TRUE(result.ok) << result.detail;
+  }
+}
+
+class EndToEnd : public EngineTest {};
+
+TEST_F(EndToEnd, GemmWithEdgeTilesFloat32) {
+  expect_matches(ir::parse_kernel_source(kGemmSource));
+}
+
+TEST_F(EndToEnd, GemmFloat16WithFloat32Accumulator) {
+  ir::ParseOptions options;
+  options.defines = {{"dtype", "float16"}};
+  expect_matches(ir::parse_kernel_source(kGemmSource, options));
+}
+
+TEST_F(EndToEnd, GemmFloat16Accumulator) {
+  ir::ParseOptions options;
+  options.defines = {{"dtype", "float16"}, {"accum_dtype", "float16"}};
+  expect_matches(ir::parse_kernel_source(kGemmSource, options));
+}
+
+TEST_F(EndToEnd, GemmBfloat16) {
+  ir::ParseOptions options;
+  options.defines = {{"dtype", "bfloat16"}};
+  expect_matches(ir::parse_kernel_source(kGemmSource, options));
+}
+
+TEST_F(EndToEnd, GemmTransposedOperands) {
+  expect_matches(ir::parse_kernel_source(kGemmTransposedSource));
+}
+
+TEST_F(EndToEnd, VectorAddWithSymbolicLengthInEveryFloatDtype) {
+  for (const char* dtype : {"float32", "float16", "bfloat16", "float64"}) {
+    ir::ParseOptions options;
+    options.defines = {{"dtype", dtype}};
+    SCOPED_TRACE(dtype);
+    expect_matches(ir::parse_kernel_source(kVaddSource, options), {{"N", 1000}});
+  }
+}
+
+TEST_F(EndToEnd, RowReductionsWithPartialLastBlock) {
+  expect_matches(ir::parse_kernel_source(kRowSumSource));
+}
+
+TEST_F(EndToEnd, ScalarParameter) {
+  ir::IRModule mod = ir::parse_kernel_source(kScaleSource);
+  Kernel kernel = compile(mod, "c", std::nullopt, "native");
+  std::vector<float> a(130), b(130, 0.0f);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = float(i) - 60.0f;
+  kernel.call_raw({RawTensor{a.data(), {130}}, RawTensor{b.data(), {130}}, 0.5});
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(b[i], a[i] * 0.5f) << i;
+}
+
+TEST_F(EndToEnd, AutoTargetResolvesToCpuCNative) {
+  ir::IRModule mod = ir::parse_kernel_source(kVaddSource);
+  Kernel kernel = compile(mod);
+  EXPECT_EQ(kernel.context().name(), "cpu");
+  EXPECT_EQ(kernel.context().target().kind(), "c");
+  EXPECT_EQ(kernel.execution_backend(), "native");
+  EXPECT_TRUE(run_and_compare(kernel, mod.functions()[0], {{"N", 77}}).ok);
+}
+
+TEST_F(EndToEnd, KernelExposesLoweredIrAndSources) {
+  ir::IRModule mod = ir::parse_kernel_source(kVaddSource);
+  Kernel kernel = compile(mod, "c", std::nullopt, "native");
+  EXPECT_NE(kernel.host_source().find("vadd"), std::string::npos);
+  EXPECT_FALSE(kernel.device_source().empty());
+  bool has_host = false, has_device = false;
+  for (const auto& func : kernel.lowered().functions()) {
+    auto kind = func->attrs.find("tilec.function_kind");
+    ASSERT_NE(kind, func->attrs.end()) << func->name;
+    has_host = has_host || std::get<std::string>(kind->second) == "host";
+    has_device = has_device || std::get<std::string>(kind->second) == "device";
+  }
+  EXPECT_TRUE(has_host);
+  EXPECT_TRUE(has_device);
+  EXPECT_EQ(kernel.function_names(), std::vector<std::string>{"vadd"});
+  EXPECT_GT(kernel.compile_ms(), 0.0);
+  EXPECT_TRUE(std::filesystem::exists(kernel.library_path()));
+}
+
+TEST_F(EndToEnd, UnknownTargetOrExecutionBackendIsAClearError) {
+  ir::IRModule mod = ir::parse_kernel_source(kVaddSource);
+  try {
+    compile(mod, "c", std::nullopt, "nvrtc");
+    FAIL() << "expected an error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("native"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(compile(mod, "no_such_kind"), std::exception);
+}
+
+}  // namespace
+}  // namespace tilec
