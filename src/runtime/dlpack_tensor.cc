@@ -11,7 +11,7 @@ DLDataType to_dl_dtype(ir::DataType dtype) {
   switch (dtype.code) {
     case ir::TypeCode::kBool:
       out.code = kDLUInt;
-      out.bits = 1;
+      out.bits = 8;
       break;
     case ir::TypeCode::kInt:
       out.code = kDLInt;

@@ -125,11 +125,15 @@ TEST(DLPackDtype, RoundTripsEveryTileDtype) {
   for (ir::DataType dtype :
        {ir::DataType::Float32(), ir::DataType::Float16(), ir::DataType::BFloat16(),
         ir::DataType::Float(64), ir::DataType::Int32(), ir::DataType::Int(8), ir::DataType::UInt(8),
-        ir::DataType::Int64(), ir::DataType::Bool()}) {
+        ir::DataType::Int64()}) {
     auto back = from_dl_dtype(to_dl_dtype(dtype));
     ASSERT_TRUE(back.has_value()) << dtype.str();
     EXPECT_EQ(*back, dtype);
   }
+  DLDataType boolean = to_dl_dtype(ir::DataType::Bool());
+  EXPECT_EQ(boolean.code, kDLUInt);
+  EXPECT_EQ(boolean.bits, 8);
+  EXPECT_EQ(from_dl_dtype(DLDataType{kDLUInt, 1, 1}), ir::DataType::Bool());
   EXPECT_EQ(dl_dtype_str(DLDataType{kDLComplex, 64, 1}), "code=5 bits=64 lanes=1");
   EXPECT_EQ(dl_dtype_str(to_dl_dtype(ir::DataType::BFloat16())), "bfloat16");
 }

@@ -1,7 +1,9 @@
 // DLPack helpers: the mapping between tile IR dtypes and DLDataType, and
 // DLTensorView, a DLTensor over memory someone else owns (raw pointer + shape,
-// row-major contiguous, CPU). Bool travels as {kDLUInt, 1 bit} stored in one
-// byte, as TVM spells it; DLPack 0.6 has no bool code.
+// row-major contiguous, CPU). DLPack 0.6 has no bool code: bool travels as
+// {kDLUInt, 8 bits}, one byte, as PyTorch exports it and the `c` host codegen
+// checks; from_dl_dtype reads that back as uint8 (the same bytes) and TVM's
+// {kDLUInt, 1 bit} as bool.
 #pragma once
 
 #include "tilec/ir/dtype.h"
