@@ -142,8 +142,8 @@ TEST_F(EndToEnd, GemmTransposedOperands) {
   expect_matches(ir::parse_kernel_source(kGemmTransposedSource));
 }
 
-TEST_F(EndToEnd, VectorAddWithSymbolicLengthInEveryFloatDtype) {
-  for (const char* dtype : {"float32", "float16", "bfloat16", "float64"}) {
+TEST_F(EndToEnd, VectorAddWithSymbolicLengthInEveryDtype) {
+  for (const char* dtype : {"float32", "float16", "bfloat16", "float64", "int32", "int8"}) {
     ir::ParseOptions options;
     options.defines = {{"dtype", dtype}};
     SCOPED_TRACE(dtype);

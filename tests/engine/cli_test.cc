@@ -1,0 +1,87 @@
+// The `tilec compile` and `tilec run` commands as a user runs them: artifacts,
+// --check and --json output, and exit status 2 with a clear message on bad input.
+#include "test_support.h"
+#include "tilec/exec/process.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tilec {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string example(const char* name) {
+  return (fs::path(TILEC_SOURCE_DIR) / "examples" / name).string();
+}
+
+exec::ProcessResult tilec_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), TILEC_EXECUTABLE);
+  return exec::run_process(args);
+}
+
+class Cli : public testing::EngineTest {};
+
+TEST_F(Cli, RunCheckPrintsOneLinePerKernel) {
+  auto result = tilec_cli({"run", example("edge_tiles.py"), "--check"});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("scale_add: ok (backend cpu, target c"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("execution backend native"), std::string::npos) << result.output;
+}
+
+TEST_F(Cli, RunJsonReportsEveryField) {
+  auto result = tilec_cli({"run", example("vector_add.py"), "--check", "--json", "--seed", "3"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto reports = nlohmann::json::parse(result.output.substr(result.output.find('[')));
+  ASSERT_EQ(reports.size(), 1u);
+  const auto& report = reports[0];
+  for (const char* field : {"function", "backend", "target", "execution_backend", "ok",
+                            "max_abs_err", "compile_ms", "cache_hit", "run_ms"}) {
+    EXPECT_TRUE(report.contains(field)) << field;
+  }
+  EXPECT_EQ(report["backend"], "cpu");
+  EXPECT_EQ(report["execution_backend"], "native");
+  EXPECT_TRUE(report["ok"].get<bool>());
+  EXPECT_FALSE(report["cache_hit"].get<bool>());
+
+  auto again = tilec_cli({"run", example("vector_add.py"), "--json"});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  auto second = nlohmann::json::parse(again.output.substr(again.output.find('[')));
+  EXPECT_TRUE(second[0]["cache_hit"].get<bool>());
+}
+
+TEST_F(Cli, CompileWritesArtifactsAndLibrary) {
+  fs::path out = cache_dir_ / "out";
+  auto result = tilec_cli({"compile", example("gemm.py"), "--target", "c", "-o", out.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  for (const char* file : {"lowered.py", "host.c", "device.c", "gemm.so"}) {
+    EXPECT_TRUE(fs::exists(out / file)) << file;
+  }
+  auto printed = tilec_cli({"compile", example("gemm.py"), "--emit", "device", "-D", "M=128"});
+  ASSERT_EQ(printed.exit_code, 0) << printed.output;
+  EXPECT_NE(printed.output.find("// ---- device"), std::string::npos);
+  EXPECT_EQ(printed.output.find("// ---- host"), std::string::npos);
+}
+
+TEST_F(Cli, BadInputExitsWithStatusTwoAndSaysWhy) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* expected;
+  };
+  std::vector<Case> cases = {
+      {{"compile", example("gemm.py"), "--emit", "assembly"}, "unknown artifact 'assembly'"},
+      {{"run", example("gemm.py"), "--target", "no_such_kind"}, "no_such_kind"},
+      {{"run", example("gemm.py"), "--execution-backend", "nvrtc"}, "nvrtc"},
+      {{"run", example("vector_add.py"), "--shape", "N=many"}, "not an integer"},
+      {{"run", example("gemm.py"), "-D", "NOT_A_CONSTANT=3"}, "NOT_A_CONSTANT"},
+      {{"run", (cache_dir_ / "missing.py").string()}, "missing.py"},
+  };
+  for (const auto& c : cases) {
+    auto result = tilec_cli(c.args);
+    EXPECT_EQ(result.exit_code, 2) << c.args[2] << ": " << result.output;
+    EXPECT_NE(result.output.find(c.expected), std::string::npos) << result.output;
+  }
+}
+
+}  // namespace
+}  // namespace tilec
