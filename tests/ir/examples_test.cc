@@ -65,7 +65,7 @@ TEST(Examples, DefinesGrowTheProblem) {
 }
 
 TEST(Examples, EdgeTilesDoNotDivideTheTensor) {
-  const PrimFunc& f = example("edge_tiles.py").functions().at(0);
+  PrimFunc f = example("edge_tiles.py").functions().at(0);
   EXPECT_TRUE(is_const_int(f->params[0].buffer->shape[0], 100));
   EXPECT_TRUE(is_const_int(f->params[0].buffer->shape[1], 70));
   auto* kernel = f->body.as<KernelNode>();
@@ -78,10 +78,10 @@ TEST(Examples, ReductionsAndFusedElementwise) {
   for (const Stmt& s : all_stmts(example("softmax.py").functions().at(0)->body))
     reduces += s.as<ReduceNode>() != nullptr;
   EXPECT_EQ(reduces, 2);
-  const PrimFunc& gelu = example("bias_gelu.py").functions().at(0);
+  PrimFunc gelu = example("bias_gelu.py").functions().at(0);
   EXPECT_TRUE(gelu->params[0].buffer->read_only);
   EXPECT_FALSE(gelu->params[2].buffer->read_only);
-  const PrimFunc& sum = example("reduce_sum.py").functions().at(0);
+  PrimFunc sum = example("reduce_sum.py").functions().at(0);
   EXPECT_EQ(sum->params[1].buffer->ndim(), 1);
   EXPECT_EQ(example("vector_add.py").functions().at(0)->name, "vector_add");
 }
