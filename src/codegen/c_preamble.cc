@@ -23,26 +23,26 @@ namespace {
 const char* kFloorDiv = R"C(
 #ifndef TILEC_HELPER_FLOORDIV
 #define TILEC_HELPER_FLOORDIV
-static inline int32_t tilec_floordiv_i32(int32_t a, int32_t b) {
+static inline __attribute__((unused)) int32_t tilec_floordiv_i32(int32_t a, int32_t b) {
   int32_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-static inline int32_t tilec_floormod_i32(int32_t a, int32_t b) {
+static inline __attribute__((unused)) int32_t tilec_floormod_i32(int32_t a, int32_t b) {
   int32_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
-static inline int64_t tilec_floordiv_i64(int64_t a, int64_t b) {
+static inline __attribute__((unused)) int64_t tilec_floordiv_i64(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-static inline int64_t tilec_floormod_i64(int64_t a, int64_t b) {
+static inline __attribute__((unused)) int64_t tilec_floormod_i64(int64_t a, int64_t b) {
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
-static inline float tilec_floordiv_f32(float a, float b) { return floorf(a / b); }
-static inline float tilec_floormod_f32(float a, float b) { return a - floorf(a / b) * b; }
-static inline double tilec_floordiv_f64(double a, double b) { return floor(a / b); }
-static inline double tilec_floormod_f64(double a, double b) { return a - floor(a / b) * b; }
+static inline __attribute__((unused)) float tilec_floordiv_f32(float a, float b) { return floorf(a / b); }
+static inline __attribute__((unused)) float tilec_floormod_f32(float a, float b) { return a - floorf(a / b) * b; }
+static inline __attribute__((unused)) double tilec_floordiv_f64(double a, double b) { return floor(a / b); }
+static inline __attribute__((unused)) double tilec_floormod_f64(double a, double b) { return a - floor(a / b) * b; }
 #endif
 )C";
 
@@ -51,9 +51,9 @@ static inline double tilec_floormod_f64(double a, double b) { return a - floor(a
 const char* kFloat16 = R"C(
 #ifndef TILEC_HELPER_F16
 #define TILEC_HELPER_F16
-static inline float tilec_bits_to_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static inline uint32_t tilec_f32_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static inline float tilec_f16_to_f32(uint16_t h) {
+static inline __attribute__((unused)) float tilec_bits_to_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline __attribute__((unused)) uint32_t tilec_f32_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline __attribute__((unused)) float tilec_f16_to_f32(uint16_t h) {
   const uint32_t w = (uint32_t)h << 16;
   const uint32_t sign = w & UINT32_C(0x80000000);
   const uint32_t two_w = w + w;
@@ -63,7 +63,7 @@ static inline float tilec_f16_to_f32(uint16_t h) {
                                                     : tilec_f32_to_bits(normalized);
   return tilec_bits_to_f32(sign | bits);
 }
-static inline uint16_t tilec_f32_to_f16(float f) {
+static inline __attribute__((unused)) uint16_t tilec_f32_to_f16(float f) {
   float base = (fabsf(f) * 0x1.0p+112f) * 0x1.0p-110f;
   const uint32_t w = tilec_f32_to_bits(f);
   const uint32_t shl1_w = w + w;
@@ -75,27 +75,40 @@ static inline uint16_t tilec_f32_to_f16(float f) {
   const uint32_t nonsign = ((bits >> 13) & UINT32_C(0x7C00)) + (bits & UINT32_C(0x0FFF));
   return (uint16_t)((sign >> 16) | (shl1_w > UINT32_C(0xFF000000) ? UINT32_C(0x7E00) : nonsign));
 }
-static inline float tilec_round_f16(float f) { return tilec_f16_to_f32(tilec_f32_to_f16(f)); }
+static inline __attribute__((unused)) float tilec_round_f16(float f) { return tilec_f16_to_f32(tilec_f32_to_f16(f)); }
 #endif
 )C";
 
 const char* kBFloat16 = R"C(
 #ifndef TILEC_HELPER_BF16
 #define TILEC_HELPER_BF16
-static inline float tilec_bf16_to_f32(uint16_t h) {
+static inline __attribute__((unused)) float tilec_bf16_to_f32(uint16_t h) {
   uint32_t u = (uint32_t)h << 16;
   float f;
   memcpy(&f, &u, 4);
   return f;
 }
-static inline uint16_t tilec_f32_to_bf16(float f) {
+static inline __attribute__((unused)) uint16_t tilec_f32_to_bf16(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   if ((u & UINT32_C(0x7FFFFFFF)) > UINT32_C(0x7F800000)) return (uint16_t)((u >> 16) | 0x40);
   u += UINT32_C(0x7FFF) + ((u >> 16) & 1);
   return (uint16_t)(u >> 16);
 }
-static inline float tilec_round_bf16(float f) { return tilec_bf16_to_f32(tilec_f32_to_bf16(f)); }
+static inline __attribute__((unused)) float tilec_round_bf16(float f) { return tilec_bf16_to_f32(tilec_f32_to_bf16(f)); }
+#endif
+)C";
+
+// "The iterations of the next loop are independent", in each compiler's spelling.
+const char* kIvdep = R"C(
+#ifndef TILEC_IVDEP
+#if defined(__clang__)
+#define TILEC_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define TILEC_IVDEP _Pragma("GCC ivdep")
+#else
+#define TILEC_IVDEP
+#endif
 #endif
 )C";
 
@@ -103,22 +116,25 @@ const char* kAlloc = R"C(
 #ifndef TILEC_HELPER_ALLOC
 #define TILEC_HELPER_ALLOC
 #define TILEC_STATUS_OUT_OF_MEMORY 3
-static inline void* tilec_alloc(size_t bytes) {
+static inline __attribute__((unused)) void* tilec_alloc(size_t bytes) {
   return aligned_alloc(64, (bytes + 63) / 64 * 64);
 }
-static inline void tilec_free(void* p) { free(p); }
+static inline __attribute__((unused)) void tilec_free(void* p) { free(p); }
 #endif
 )C";
 
 }  // namespace
 
 std::string c_preamble_helper(const std::string& name) {
-  static const std::map<std::string, const char*> sections = {
-      {"floordiv", kFloorDiv}, {"f16", kFloat16}, {"bf16", kBFloat16}, {"alloc", kAlloc}};
+  static const std::map<std::string, const char*> sections = {{"floordiv", kFloorDiv},
+                                                              {"f16", kFloat16},
+                                                              {"bf16", kBFloat16},
+                                                              {"alloc", kAlloc},
+                                                              {"ivdep", kIvdep}};
   auto it = sections.find(name);
   if (it == sections.end()) {
     throw ir::IRError("codegen: unknown C helper section '" + name +
-                      "'; known: alloc, bf16, f16, floordiv");
+                      "'; known: alloc, bf16, f16, floordiv, ivdep");
   }
   return it->second;
 }

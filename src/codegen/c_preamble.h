@@ -9,7 +9,7 @@
 namespace tilec::codegen {
 
 const std::string& c_preamble_includes();
-// Sections: "floordiv", "f16", "bf16", "alloc". Throws for an unknown name.
+// Sections: "floordiv", "f16", "bf16", "alloc", "ivdep". Throws for an unknown name.
 std::string c_preamble_helper(const std::string& name);
 
 }  // namespace tilec::codegen

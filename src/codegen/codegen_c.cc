@@ -136,7 +136,10 @@ std::string CodeGenC::thread_index(const std::string& tag) {
 
 std::vector<std::string> CodeGenC::loop_pragmas(ForKind kind) {
   // ivdep: iterations were proven independent by the lowering (T.Parallel, tile ops).
-  if (kind == ForKind::kVectorized) return {"#pragma GCC ivdep"};
+  if (kind == ForKind::kVectorized) {
+    require_helper("ivdep");
+    return {"TILEC_IVDEP"};
+  }
   if (kind == ForKind::kUnrolled) return {"#pragma GCC unroll 8"};
   return {};
 }
@@ -436,7 +439,9 @@ void CodeGenC::print_for(const ForNode* op) {
     throw IRError("codegen: loop '" + op->var.name() + "' is bound to " + op->thread_tag +
                   ", which C cannot express; lower thread bindings to loops first");
   }
-  for (const auto& p : loop_pragmas(op->for_kind)) body_ << p << "\n";
+  for (const auto& p : loop_pragmas(op->for_kind)) {
+    (p[0] == '#' ? body_ : line()) << p << "\n";  // preprocessor lines start at column 0
+  }
   std::string begin = print(op->begin).text;
   std::string end = print(op->end).text;
   std::string v = declare_var(op->var);

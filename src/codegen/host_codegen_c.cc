@@ -72,7 +72,7 @@ const char* kCheckHelpers = R"C(
 #define TILEC_HELPER_ARG_CHECKS
 #include <stdarg.h>
 #include <stdio.h>
-static int32_t tilec_fail(char* err, int32_t err_len, const char* fmt, ...) {
+static inline __attribute__((unused)) int32_t tilec_fail(char* err, int32_t err_len, const char* fmt, ...) {
   if (err != NULL && err_len > 0) {
     va_list ap;
     va_start(ap, fmt);
@@ -81,7 +81,7 @@ static int32_t tilec_fail(char* err, int32_t err_len, const char* fmt, ...) {
   }
   return 1;
 }
-static void tilec_dtype_name(DLDataType t, char* out, size_t len) {
+static inline __attribute__((unused)) void tilec_dtype_name(DLDataType t, char* out, size_t len) {
   const char* base = t.code == kDLInt ? "int" : t.code == kDLUInt ? "uint"
                    : t.code == kDLFloat ? "float" : t.code == kDLBfloat ? "bfloat"
                    : t.code == 6 ? "bool" : "code";
@@ -93,7 +93,7 @@ static void tilec_dtype_name(DLDataType t, char* out, size_t len) {
     snprintf(out, len, "%s%d", base, (int)t.bits);
   }
 }
-static const char* tilec_device_name(int device_type) {
+static inline __attribute__((unused)) const char* tilec_device_name(int device_type) {
   switch (device_type) {
     case 1: return "kDLCPU";
     case 2: return "kDLCUDA";
@@ -108,12 +108,12 @@ static const char* tilec_device_name(int device_type) {
     default: return "unknown";
   }
 }
-static const char* tilec_arg_kind_name(int32_t kind) {
+static inline __attribute__((unused)) const char* tilec_arg_kind_name(int32_t kind) {
   return kind == kTilecArgTensor ? "a tensor" : kind == kTilecArgInt ? "an integer"
        : kind == kTilecArgFloat ? "a float" : "an unknown kind";
 }
 /* The tensor of argument #index, checked for kind, dtype, rank, layout and device. */
-static const DLTensor* tilec_tensor_arg(const TilecArg* args, int32_t index, const char* name,
+static inline __attribute__((unused)) const DLTensor* tilec_tensor_arg(const TilecArg* args, int32_t index, const char* name,
                                         const char* dtype, uint8_t code, uint8_t bits,
                                         int32_t ndim, int32_t device_type,
                                         char* err, int32_t err_len) {
@@ -167,7 +167,7 @@ static const DLTensor* tilec_tensor_arg(const TilecArg* args, int32_t index, con
   }
   return t;
 }
-static int tilec_check_dim(const DLTensor* t, int32_t index, const char* name, int32_t dim,
+static inline __attribute__((unused)) int tilec_check_dim(const DLTensor* t, int32_t index, const char* name, int32_t dim,
                            int64_t expected, char* err, int32_t err_len) {
   if (t->shape[dim] == expected) return 1;
   tilec_fail(err, err_len, "argument '%s' (#%d): expected shape[%d] == %lld, got %lld", name,
@@ -175,7 +175,7 @@ static int tilec_check_dim(const DLTensor* t, int32_t index, const char* name, i
   return 0;
 }
 /* Binds symbolic dimension `sym` on first sight (*value < 0) and checks it after. */
-static int tilec_bind_dim(const DLTensor* t, int32_t index, const char* name, int32_t dim,
+static inline __attribute__((unused)) int tilec_bind_dim(const DLTensor* t, int32_t index, const char* name, int32_t dim,
                           const char* sym, int64_t* value, char* err, int32_t err_len) {
   int64_t got = t->shape[dim];
   if (got < 0 || got > INT32_MAX) {
