@@ -306,10 +306,18 @@ std::vector<std::pair<std::string, std::vector<std::string>>> list_host_codegen_
 }
 
 std::vector<std::pair<std::string, std::vector<std::string>>> list_lazy_host_codegen_imports() {
-  auto& reg = registry();
-  std::shared_lock lock(reg.mutex);
-  std::vector<std::pair<std::string, std::vector<std::string>>> listing(
-      reg.lazy_codegen_imports.begin(), reg.lazy_codegen_imports.end());
+  LazyImports pending;
+  {
+    auto& reg = registry();
+    std::shared_lock lock(reg.mutex);
+    pending = reg.lazy_codegen_imports;
+  }
+  // A module loaded directly (not through first use) still sits in the table.
+  std::vector<std::pair<std::string, std::vector<std::string>>> listing;
+  for (auto& [kind, paths] : pending) {
+    std::erase_if(paths, [](const std::string& path) { return is_module_loaded(path); });
+    if (!paths.empty()) listing.emplace_back(kind, std::move(paths));
+  }
   return listing;
 }
 
