@@ -154,6 +154,26 @@ TEST_F(KernelCacheTest, SwappedLibraryFailsTheChecksum) {
   EXPECT_TRUE(works(rebuilt));
 }
 
+TEST_F(KernelCacheTest, PassConfigIsPartOfTheKey) {
+  transform::register_pass_config_key("tilec.test.engine_flag", transform::PassConfigType::kBool,
+                                      false, "a key declared by the engine tests");
+  Kernel plain = compile(twice_module(), "c", std::nullopt, "native");
+  Kernel flagged = compile(twice_module(), "c", std::nullopt, "native",
+                           {{"tilec.test.engine_flag", true}});
+  EXPECT_NE(plain.cache_key(), flagged.cache_key());
+  EXPECT_FALSE(flagged.cache_hit());
+  EXPECT_TRUE(works(flagged));
+}
+
+TEST_F(KernelCacheTest, UnknownPassConfigKeyIsRejected) {
+  try {
+    compile(twice_module(), "c", std::nullopt, "native", {{"tilec.no_such_option", true}});
+    FAIL() << "expected PassError";
+  } catch (const transform::PassError& e) {
+    EXPECT_NE(std::string(e.what()).find("tilec.no_such_option"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(KernelCacheTest, DisableCacheBypassesIt) {
   ScopedEnv disable("TILEC_DISABLE_CACHE", "1");
   Kernel first = compile(twice_module(), "c", std::nullopt, "native");
