@@ -27,12 +27,16 @@ constexpr int kTernaryPrec = 13;
 
 const std::set<std::string>& c_reserved_words() {
   static const std::set<std::string> words = {
-      "auto",     "break",   "case",     "char",     "const",    "continue", "default",  "do",
-      "double",   "else",    "enum",     "extern",   "float",    "for",      "goto",     "if",
-      "inline",   "int",     "long",     "register", "restrict", "return",   "short",    "signed",
-      "sizeof",   "static",  "struct",   "switch",   "typedef",  "union",    "unsigned", "void",
-      "volatile", "while",   "bool",     "true",     "false",    "main",     "args",     "env",
-      "err",      "err_len", "num_args", "closure",  "begin",    "end",      "NULL"};
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+      "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+      "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "main", "args",
+      "env", "err", "err_len", "num_args", "closure", "begin", "end", "NULL",
+      // Macros and library functions the generated code uses.
+      "NAN", "INFINITY", "INT32_MIN", "INT64_MIN", "INT64_C", "UINT64_C", "UINT32_C", "TILEC_IVDEP",
+      "TILEC_STATUS_OUT_OF_MEMORY", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2", "log2f",
+      "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor", "floorf", "ceil", "ceilf", "fma",
+      "fmaf", "fabs", "fabsf", "memcpy", "memset", "free", "aligned_alloc"};
   return words;
 }
 

@@ -101,7 +101,7 @@ TEST(CodeGenC, AllocationsLetsIfsAndUniqueNames) {
   Buffer tile = make_buffer("tile", {Expr(4)}, DataType::Float32(), StorageScope::kShared);
   Buffer huge = make_buffer("huge", {Expr(1 << 20)}, DataType::Float32(), StorageScope::kFragment);
   Buffer acc = make_buffer("acc", {}, DataType::Float32(), StorageScope::kVar);
-  Var i = make_var("i"), i2 = make_var("i"), t = make_var("int");
+  Var i = make_var("i"), i2 = make_var("i"), t = make_var("int"), inf = make_var("INFINITY");
   Stmt body = allocate(
       tile,
       allocate(huge,
@@ -111,7 +111,7 @@ TEST(CodeGenC, AllocationsLetsIfsAndUniqueNames) {
                                  for_loop(i2, Expr(0), Expr(4),
                                           if_then_else(i2 < t, store(acc, {}, load(tile, {i2})),
                                                        store(out, {i2}, load(acc, {}))))),
-                             store(huge, {Expr(0)}, load(acc, {}))}),
+                             let(inf, Expr(1), store(huge, {inf}, load(acc, {})))}),
                         Expr(0.5))));
   CodeGenC gen;
   gen.add_function(make_prim_func("h", {tensor(out)}, body));
@@ -126,6 +126,7 @@ TEST(CodeGenC, AllocationsLetsIfsAndUniqueNames) {
   EXPECT_NE(c.find("if (i_1 < int_) {\n"), std::string::npos) << c;
   EXPECT_NE(c.find("acc = tile[i_1];"), std::string::npos) << c;
   EXPECT_NE(c.find("} else {\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("huge[INFINITY_] = acc;"), std::string::npos) << c;  // macro name avoided
 }
 
 TEST(CodeGenC, RejectsUnloweredAndMultiDimensionalIR) {
