@@ -68,7 +68,7 @@ struct Box {
   std::vector<int64_t> start, extent;
   bool point = false;  // every dimension an index: extent comes from the other side
 };
-Box resolve(const CRegion& region, Frame& frame);
+Box resolve(const CRegion& region, Frame& frame, Span span);
 
 // Offset of `index` in `slot`, or -1 when any coordinate is out of bounds.
 inline int64_t offset_or_minus_one(const BufferSlot& slot, const int64_t* index) {

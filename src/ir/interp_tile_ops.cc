@@ -15,7 +15,7 @@ std::string where(Span span) {
   return span.known() ? fmt::format("line {}:{}: ", span.line, span.col) : std::string();
 }
 
-Box resolve(const CRegion& region, Frame& frame) {
+Box resolve(const CRegion& region, Frame& frame, Span span) {
   Box box;
   box.slot = &frame.buffers[region.buffer];
   box.info = region.info;
@@ -33,8 +33,8 @@ Box resolve(const CRegion& region, Frame& frame) {
       box.point = false;
       extent = d.stop->eval_int(frame) - start;
       if (extent < 0) {
-        throw IRError(fmt::format("slice of '{}' has negative extent {} (stop before start)",
-                                  region.info->name, extent));
+        throw IRError(fmt::format("{}slice of '{}' has negative extent {} (stop before start)",
+                                  where(span), region.info->name, extent));
       }
     }
     box.start.push_back(start);
@@ -95,7 +95,7 @@ class CopyStmt : public CStmt {
   CopyStmt(CRegion src, CRegion dst, Span span)
       : src_(std::move(src)), dst_(std::move(dst)), span_(span) {}
   void run(Frame& frame) const override {
-    Box s = resolve(src_, frame), d = resolve(dst_, frame);
+    Box s = resolve(src_, frame, span_), d = resolve(dst_, frame, span_);
     if (s.point && !d.point) adopt_extent(s, d.extent, span_);
     if (d.point && !s.point) adopt_extent(d, s.extent, span_);
     std::vector<size_t> sd = non_unit_dims(s), dd = non_unit_dims(d);
@@ -144,11 +144,9 @@ class CopyStmt : public CStmt {
 class FillStmt : public CStmt {
  public:
   FillStmt(CRegion dst, CExprPtr value, Span span)
-      : dst_(std::move(dst)), value_(std::move(value)) {
-    (void)span;
-  }
+      : dst_(std::move(dst)), value_(std::move(value)), span_(span) {}
   void run(Frame& frame) const override {
-    Box d = resolve(dst_, frame);
+    Box d = resolve(dst_, frame, span_);
     Slot v = convert(value_->eval(frame), value_->dtype, d.info->dtype);
     std::vector<size_t> dims(d.extent.size());
     for (size_t k = 0; k < dims.size(); ++k) dims[k] = k;
@@ -163,6 +161,7 @@ class FillStmt : public CStmt {
  private:
   CRegion dst_;
   CExprPtr value_;
+  Span span_;
 };
 
 // A gemm operand viewed as a rows x cols matrix over its last two dimensions.
@@ -243,7 +242,7 @@ class GemmStmt : public CStmt {
  private:
   Matrix matrix(const CRegion& region, const char* role, Frame& frame) const {
     Matrix mat;
-    mat.box = resolve(region, frame);
+    mat.box = resolve(region, frame, span_);
     size_t nd = mat.box.extent.size();
     bool leading_unit = true;
     for (size_t d = 0; d + 2 < nd; ++d) leading_unit &= mat.box.extent[d] == 1;
