@@ -222,21 +222,26 @@ Expr parse_value(const std::string& e, const std::string& params = "x: T.float32
 }
 
 TEST(Parser, ExpressionsFollowPythonPrecedence) {
-  auto* add = parse_value("n + n * 2").as<BinaryNode>();
+  Expr add_expr = parse_value("n + n * 2");
+  auto* add = add_expr.as<BinaryNode>();
   ASSERT_NE(add, nullptr);
   EXPECT_EQ(add->op, BinaryOp::kAdd);
   EXPECT_EQ(add->b.as<BinaryNode>()->op, BinaryOp::kMul);
-  auto* neg = parse_value("-n // 2").as<BinaryNode>();
+  Expr neg_expr = parse_value("-n // 2");
+  auto* neg = neg_expr.as<BinaryNode>();
   EXPECT_EQ(neg->op, BinaryOp::kFloorDiv);
   EXPECT_NE(neg->a.as<UnaryNode>(), nullptr);
-  auto* pow = parse_value("x ** 2").as<CallNode>();
+  Expr pow_expr = parse_value("x ** 2");
+  auto* pow = pow_expr.as<CallNode>();
   ASSERT_NE(pow, nullptr);
   EXPECT_EQ(pow->name, "pow");
-  auto* chained = parse_value("0 < n < 8").as<BinaryNode>();
+  Expr chained_expr = parse_value("0 < n < 8");
+  auto* chained = chained_expr.as<BinaryNode>();
   EXPECT_EQ(chained->op, BinaryOp::kAnd);
   EXPECT_NE(parse_value("x if n > 0 else 0.0").as<SelectNode>(), nullptr);
   EXPECT_NE(parse_value("T.if_then_else(n > 0, x, 0.0)").as<SelectNode>(), nullptr);
-  auto* logic = parse_value("not n > 1 or n < 0 and True").as<BinaryNode>();
+  Expr logic_expr = parse_value("not n > 1 or n < 0 and True");
+  auto* logic = logic_expr.as<BinaryNode>();
   EXPECT_EQ(logic->op, BinaryOp::kOr);
   EXPECT_EQ(parse_value("T.max(x, 0.0)").as<BinaryNode>()->op, BinaryOp::kMax);
   EXPECT_EQ(parse_value("T.fma(x, x, x)").as<CallNode>()->args.size(), 3u);
