@@ -4,6 +4,8 @@
 #include "test_support.h"
 #include "tilec/exec/process.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <thread>
 
@@ -141,6 +143,25 @@ TEST_F(KernelCacheTest, MissingMetadataIsReportedAndRebuilt) {
   expect_reported_and_rebuilt(cache_dir_, key);
 }
 
+TEST_F(KernelCacheTest, UnloadableLibraryWithMatchingChecksumIsRebuilt) {
+  std::string key = compile(twice_module(), "c", std::nullopt, "native").cache_key();
+  fs::path entry = cache_dir_ / key;
+  const std::string garbage = "not a shared library";
+  std::ofstream(entry / "kernel.so", std::ios::trunc) << garbage;
+  auto meta = nlohmann::json::parse(std::ifstream(entry / "meta.json"));
+  meta["artifact_size"] = garbage.size();
+  meta["artifact_sha256"] = sha256_hex(garbage);
+  std::ofstream(entry / "meta.json", std::ios::trunc) << meta.dump();
+  ::testing::internal::CaptureStderr();
+  Kernel rebuilt = compile(twice_module(), "c", std::nullopt, "native");
+  std::string report = ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(rebuilt.cache_hit());
+  EXPECT_NE(report.find("cannot load kernel library"), std::string::npos) << report;
+  EXPECT_EQ(std::count(report.begin(), report.end(), '\n'), 1) << report;
+  EXPECT_TRUE(works(rebuilt));
+  EXPECT_TRUE(compile(twice_module(), "c", std::nullopt, "native").cache_hit());
+}
+
 TEST_F(KernelCacheTest, SwappedLibraryFailsTheChecksum) {
   std::string key = compile(twice_module(), "c", std::nullopt, "native").cache_key();
   std::string other = compile(twice_module("float16"), "c", std::nullopt, "native").cache_key();
@@ -158,8 +179,8 @@ TEST_F(KernelCacheTest, PassConfigIsPartOfTheKey) {
   transform::register_pass_config_key("tilec.test.engine_flag", transform::PassConfigType::kBool,
                                       false, "a key declared by the engine tests");
   Kernel plain = compile(twice_module(), "c", std::nullopt, "native");
-  Kernel flagged = compile(twice_module(), "c", std::nullopt, "native",
-                           {{"tilec.test.engine_flag", true}});
+  Kernel flagged =
+      compile(twice_module(), "c", std::nullopt, "native", {{"tilec.test.engine_flag", true}});
   EXPECT_NE(plain.cache_key(), flagged.cache_key());
   EXPECT_FALSE(flagged.cache_hit());
   EXPECT_TRUE(works(flagged));
