@@ -1,4 +1,5 @@
-// KernelState: what a Kernel handle shares — built by compile(), read by Kernel.
+// KernelState: what every copy of a Kernel handle shares; compile() builds it and
+// Kernel only reads it.
 #pragma once
 
 #include "tilec/backend/module.h"

@@ -1,8 +1,6 @@
-// tilec::compile: the flow of ARCHITECTURE.md through one BackendContext —
-// semantic check, context.lower, host/device split by attr "tilec.function_kind",
-// device codegen, host-codegen hooks, host codegen, then the execution backend's
-// build and load — with the on-disk kernel cache (kernel_cache.h) in front of
-// codegen and build. Calls tilec::initialize() first.
+// tilec::compile: ARCHITECTURE.md's flow through one BackendContext — check, lower, split
+// host/device by attr "tilec.function_kind", device codegen, host hooks + codegen, then the
+// execution backend's build and load — with the kernel cache in front of codegen/build.
 #pragma once
 
 #include "tilec/engine/engine_error.h"

@@ -1,8 +1,6 @@
-// tilec::initialize: registers what the library provides — the native execution
-// backend, every built-in module of src/engine/builtin_modules.cc (one line per
-// target backend) and the lazy `c` host codegen — then loads the built-in
-// modules. Idempotent and thread-safe; a module that failed to load is retried
-// on the next call.
+// tilec::initialize: registers the native execution backend, every built-in module of
+// src/engine/builtin_modules.cc (one line per target backend) and the lazy `c` host
+// codegen, then loads the modules. Idempotent, thread-safe; failed loads retry next call.
 #pragma once
 
 #include <functional>

@@ -1,9 +1,7 @@
-// Kernel: the result of tilec::compile — the lowered IR, the generated host and
-// device sources, the BackendContext that produced them, cache facts, and calls.
-// A Kernel is a cheap, copyable, immutable handle; the loaded code stays mapped
-// while any copy lives. Calls check the function name here and every argument
-// in the generated host entry; bad input throws (never crashes) with a message
-// naming the argument and what was expected.
+// Kernel: what tilec::compile returns — lowered IR, generated sources, the BackendContext,
+// cache facts, and calls. A cheap, copyable, immutable handle that keeps the code loaded;
+// the function name is checked here and every argument by the generated host entry, so
+// bad input throws (never crashes) with a message naming the argument.
 #pragma once
 
 #include "tilec/backend/module.h"

@@ -1,11 +1,7 @@
-// The on-disk kernel cache. An entry is a directory <cache>/<key>/ holding the
-// execution backend's artifact plus meta.json (key fields, sizes, the artifact's
-// SHA-256, the generated sources). An entry is built in a private directory and
-// renamed into place, so readers never see half an entry and concurrent
-// compiles of one kernel all succeed (the first rename wins; the others reuse
-// it). A corrupt entry is reported once on stderr, removed and rebuilt.
-// Location: $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else ~/.cache/tilec;
-// TILEC_DISABLE_CACHE=1 turns it off.
+// The on-disk kernel cache: <dir>/<key>/ holds the execution backend's artifact and
+// meta.json (key fields, size, SHA-256, sources). Entries are built privately and renamed
+// into place, so concurrent compiles all succeed; corrupt ones are reported and rebuilt.
+// Dir: $TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else ~/.cache/tilec.
 #pragma once
 
 #include <cstdint>

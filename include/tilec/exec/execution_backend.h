@@ -1,9 +1,7 @@
-// ExecutionBackend: a shared build/load implementation (native, nvrtc, ...)
-// that any compatible target backend reuses. build() turns the host and device
-// CodeArtifacts into one artifact file in a given directory and loads it;
-// load() reopens such a file (the engine's kernel cache keeps it). The cache
-// identity names everything besides the IR and targets that changes the
-// artifact (compiler version, flags), so the cache never mixes builds.
+// ExecutionBackend: a shared build/load implementation (native, nvrtc, ...) any target
+// backend reuses: build() turns host + device CodeArtifacts into one artifact file and
+// loads it, load() reopens such a file (the kernel cache keeps it); the cache identity
+// names what else changes the artifact (compiler, flags). Plus the thread-safe registry.
 #pragma once
 
 #include "tilec/backend/artifact.h"

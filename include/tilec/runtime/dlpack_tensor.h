@@ -1,9 +1,6 @@
-// DLPack helpers: the mapping between tile IR dtypes and DLDataType, and
-// DLTensorView, a DLTensor over memory someone else owns (raw pointer + shape,
-// row-major contiguous, CPU). DLPack 0.6 has no bool code: bool travels as
-// {kDLUInt, 8 bits}, one byte, as PyTorch exports it and the `c` host codegen
-// checks; from_dl_dtype reads that back as uint8 (the same bytes) and TVM's
-// {kDLUInt, 1 bit} as bool.
+// DLPack helpers: tile IR dtype <-> DLDataType, and DLTensorView, a CPU, row-major,
+// contiguous DLTensor over memory someone else owns. DLPack 0.6 has no bool: it travels as
+// {kDLUInt, 8} (one byte), as PyTorch exports it and the `c` host codegen checks.
 #pragma once
 
 #include "tilec/ir/dtype.h"

@@ -1,8 +1,6 @@
-// KernelLibrary: one compiled kernel shared library, opened with dlopen
-// (RTLD_LOCAL, so two kernels never see each other's symbols) after checking it
-// exports tilec_abi_version() == TILEC_ABI_VERSION. Host entries are looked up
-// by global_symbol and called with call_host_entry, which turns a non-zero
-// status into a RuntimeError carrying the kernel's own message.
+// KernelLibrary: one compiled kernel library, dlopen'ed RTLD_LOCAL after checking that
+// tilec_abi_version() == TILEC_ABI_VERSION; host entries are looked up by global_symbol.
+// call_host_entry turns a non-zero status into a RuntimeError with the kernel's message.
 #pragma once
 
 #include "tilec/runtime/abi.h"

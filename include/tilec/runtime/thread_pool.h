@@ -1,8 +1,7 @@
-// ThreadPool: the workers that run a kernel's blocks. parallel_for splits
-// [0, num_tasks) into at most num_threads() contiguous chunks (static chunking),
-// runs them concurrently (the caller takes the first one) and returns the first
-// non-zero status; a task that throws counts as status -1. Nested calls from
-// inside a task run inline, so kernels calling kernels cannot deadlock.
+// ThreadPool: the workers that run a kernel's blocks. parallel_for splits [0, n) into at
+// most num_threads() contiguous chunks (the caller runs the first) and returns the first
+// non-zero status; a throwing task counts as -1. Calls from inside a task run inline, so
+// kernels calling kernels cannot deadlock.
 #pragma once
 
 #include <condition_variable>
