@@ -3,6 +3,7 @@
 // built library).
 #include "command.h"
 
+#include "tilec/ir/check.h"
 #include "tilec/tilec.h"
 
 #include <fmt/format.h>
@@ -59,6 +60,11 @@ int run_compile(const CompileOptions& options) {
   std::map<std::string, std::string> defines;
   for (const auto& define : options.defines) defines.insert(ir::parse_define(define));
   ir::IRModule mod = ir::parse_kernel_file(options.file, defines);
+  // Checked here too (compile() checks again) so diagnostics show the source line.
+  std::ifstream source_file(options.file, std::ios::binary);
+  std::stringstream source;
+  source << source_file.rdbuf();
+  ir::check_module_or_throw(mod, options.file, source.str());
   std::optional<std::string> host;
   if (!options.target_host.empty()) host = options.target_host;
   Kernel kernel = compile(mod, options.target, host, options.execution_backend);
@@ -108,7 +114,8 @@ TILEC_REGISTER_COMMAND(Command{
       sub.add_option("--execution-backend", options->execution_backend,
                      "execution backend, e.g. native")
           ->capture_default_str();
-      sub.add_option("-D", options->defines, "override a module constant: NAME=VALUE");
+      sub.add_option("-D,--define", options->defines,
+                     "override a module constant: -D NAME=VALUE (repeatable)");
       sub.add_option("--emit", options->emit, "artifacts: lowered,host,device (default all)")
           ->delimiter(',');
       sub.add_option("-o", options->output_dir,

@@ -3,6 +3,7 @@
 // reference interpreter run on copies of the same inputs (exit 1 on mismatch).
 #include "command.h"
 
+#include "tilec/ir/check.h"
 #include "tilec/ir/interpreter.h"
 #include "tilec/tilec.h"
 
@@ -10,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace tilec::cli {
 namespace {
@@ -106,6 +109,11 @@ int run_run(const RunOptions& options) {
   for (const auto& define : options.defines) defines.insert(ir::parse_define(define));
   std::map<std::string, int64_t> values = parse_values(options.shapes);
   ir::IRModule mod = ir::parse_kernel_file(options.file, defines);
+  // Checked here too (compile() checks again) so diagnostics show the source line.
+  std::ifstream source_file(options.file, std::ios::binary);
+  std::stringstream source;
+  source << source_file.rdbuf();
+  ir::check_module_or_throw(mod, options.file, source.str());
   std::optional<std::string> host;
   if (!options.target_host.empty()) host = options.target_host;
   Kernel kernel = compile(mod, options.target, host, options.execution_backend);
@@ -156,7 +164,8 @@ TILEC_REGISTER_COMMAND(Command{
       sub.add_option("--execution-backend", options->execution_backend,
                      "execution backend, e.g. native")
           ->capture_default_str();
-      sub.add_option("-D", options->defines, "override a module constant: NAME=VALUE");
+      sub.add_option("-D,--define", options->defines,
+                     "override a module constant: -D NAME=VALUE (repeatable)");
       sub.add_option("--shape", options->shapes,
                      "value of a symbolic dimension or scalar parameter: NAME=VALUE");
       sub.add_flag("--check", options->check,
