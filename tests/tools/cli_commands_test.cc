@@ -1,0 +1,173 @@
+// `tilec fmt`, `check`, `interp`, `targets`, `backends` and `resolve` run as a
+// script runs them: what they print, their JSON, and exit status 2 with a clear
+// message on bad input.
+#include "tilec/exec/process.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace tilec {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string example(const char* name) {
+  return (fs::path(TILEC_SOURCE_DIR) / "examples" / name).string();
+}
+
+exec::ProcessResult tilec_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), TILEC_EXECUTABLE);
+  return exec::run_process(args);
+}
+
+// A kernel file written for one test, removed afterwards.
+class TempKernel {
+ public:
+  TempKernel(const std::string& name, const std::string& text)
+      : path_(fs::path(TILEC_BINARY_DIR) / "test-tmp" / name) {
+    fs::create_directories(path_.parent_path());
+    std::ofstream(path_) << text;
+  }
+  ~TempKernel() { fs::remove(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+nlohmann::json parse_json(const exec::ProcessResult& result) {
+  auto start = result.output.find('{');
+  EXPECT_NE(start, std::string::npos) << result.output;
+  return nlohmann::json::parse(result.output.substr(start == std::string::npos ? 0 : start));
+}
+
+TEST(CliFmt, PrintsACanonicalFormThatIsAFixedPoint) {
+  auto first = tilec_cli({"fmt", example("gemm.py")});
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("@T.prim_func"), std::string::npos);
+  EXPECT_NE(first.output.find("T.gemm("), std::string::npos);
+  TempKernel printed("fmt_fixed_point.py", first.output);
+  auto second = tilec_cli({"fmt", printed.path()});
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(second.output, first.output);
+}
+
+TEST(CliFmt, DefinesOverrideConstants) {
+  auto result = tilec_cli({"fmt", example("vector_add.py"), "-D", "N=1000"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("(1000,)"), std::string::npos) << result.output;
+}
+
+TEST(CliCheck, AcceptsEveryExample) {
+  for (const char* name : {"vector_add.py", "bias_gelu.py", "softmax.py", "gemm.py", "gemm_fp32.py",
+                           "reduce_sum.py", "edge_tiles.py"}) {
+    auto result = tilec_cli({"check", example(name)});
+    EXPECT_EQ(result.exit_code, 0) << name << ": " << result.output;
+    EXPECT_NE(result.output.find("ok: 1 function"), std::string::npos) << result.output;
+  }
+}
+
+TEST(CliCheck, ReportsLocationSourceLineAndCaret) {
+  TempKernel bad("check_while.py",
+                 "import tilelang.language as T\n"
+                 "\n"
+                 "@T.prim_func\n"
+                 "def f(A: T.Tensor((16,), \"float32\")):\n"
+                 "    with T.Kernel(1) as bx:\n"
+                 "        while True:\n"
+                 "            A[0] = 1.0\n");
+  auto result = tilec_cli({"check", bad.path()});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("check_while.py:6:"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("while True:"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find('^'), std::string::npos) << result.output;
+}
+
+TEST(CliCheck, SemanticErrorsNameWhatWasExpected) {
+  TempKernel bad("check_shapes.py",
+                 "import tilelang.language as T\n"
+                 "\n"
+                 "@T.prim_func\n"
+                 "def f(A: T.Tensor((64, 32), \"float32\"), B: T.Tensor((32, 64), \"float32\"),\n"
+                 "      C: T.Tensor((64, 64), \"float32\")):\n"
+                 "    with T.Kernel(1) as bx:\n"
+                 "        acc = T.alloc_fragment((64, 48), \"float32\")\n"
+                 "        T.gemm(A, B, acc)\n"
+                 "        T.copy(acc, C)\n");
+  auto result = tilec_cli({"check", bad.path()});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("check_shapes.py:8:"), std::string::npos) << result.output;
+}
+
+TEST(CliInterp, ChecksumsAreDeterministicPerSeed) {
+  auto a = tilec_cli({"interp", example("vector_add.py"), "--seed", "7"});
+  auto b = tilec_cli({"interp", example("vector_add.py"), "--seed", "7"});
+  auto c = tilec_cli({"interp", example("vector_add.py"), "--seed", "8"});
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  EXPECT_NE(a.output.find("vector_add.C"), std::string::npos) << a.output;
+  EXPECT_NE(a.output.find("checksum="), std::string::npos) << a.output;
+  EXPECT_EQ(a.output, b.output);
+  EXPECT_NE(a.output, c.output);
+}
+
+TEST(CliTargets, ListsKindsAndDetectorsInOrder) {
+  auto result = tilec_cli({"targets", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto json = parse_json(result);
+  std::string text = json.dump();
+  for (const char* kind :
+       {"\"c\"", "\"llvm\"", "\"cuda\"", "\"hip\"", "\"metal\"", "\"webgpu\"", "\"opencl\""}) {
+    EXPECT_NE(text.find(kind), std::string::npos) << kind;
+  }
+  EXPECT_NE(text.find("max_threads_per_block"), std::string::npos);
+  auto plain = tilec_cli({"targets"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  // The cuda detector runs before the cpu one.
+  auto detectors = plain.output.find("etector");
+  ASSERT_NE(detectors, std::string::npos) << plain.output;
+  auto cuda_detector = plain.output.find("cuda", detectors);
+  auto cpu_detector = plain.output.find("cpu", detectors);
+  EXPECT_LT(cuda_detector, cpu_detector) << plain.output;
+}
+
+TEST(CliBackends, ListsTheCpuBackendWithItsComponents) {
+  auto result = tilec_cli({"backends"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("cpu"), std::string::npos);
+  EXPECT_NE(result.output.find("native"), std::string::npos);
+  EXPECT_NE(result.output.find("tilec.lower_tile_ops"), std::string::npos) << result.output;
+  auto json = tilec_cli({"backends", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_NE(parse_json(json).dump().find("\"cpu\""), std::string::npos);
+}
+
+TEST(CliResolve, AutoResolvesToTheCpuHere) {
+  auto result = tilec_cli({"resolve", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto json = parse_json(result);
+  EXPECT_EQ(json.at("backend"), "cpu");
+  EXPECT_EQ(json.at("execution_backend"), "native");
+  EXPECT_EQ(json.at("target").get<std::string>().rfind("c ", 0), 0u) << json.dump();
+  EXPECT_TRUE(json.contains("target_host"));
+}
+
+TEST(CliResolve, BadRequestsExitTwoWithTheAlternatives) {
+  auto unknown_kind = tilec_cli({"resolve", "--target", "no_such_kind"});
+  EXPECT_EQ(unknown_kind.exit_code, 2);
+  EXPECT_NE(unknown_kind.output.find("no_such_kind"), std::string::npos) << unknown_kind.output;
+  auto no_backend = tilec_cli({"resolve", "--target", "cuda -arch=sm_90"});
+  EXPECT_EQ(no_backend.exit_code, 2);
+  EXPECT_NE(no_backend.output.find("cpu"), std::string::npos) << no_backend.output;
+  auto unknown_exec = tilec_cli({"resolve", "--execution-backend", "nope"});
+  EXPECT_EQ(unknown_exec.exit_code, 2);
+  EXPECT_NE(unknown_exec.output.find("native"), std::string::npos) << unknown_exec.output;
+  EXPECT_NE(unknown_exec.output.find("auto"), std::string::npos) << unknown_exec.output;
+}
+
+}  // namespace
+}  // namespace tilec
