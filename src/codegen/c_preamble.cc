@@ -20,24 +20,51 @@ const std::string& c_preamble_includes() {
 namespace {
 
 // Floor division/modulo (Python's // and %): C's / and % truncate toward zero.
+// A zero integer divisor would trap (SIGFPE kills the host process) where the
+// interpreter raises an error, so it sets the calling thread's flag and yields 0;
+// a function that divides by a non-constant checks the flag after its body (a
+// task runs on one thread from start to end). Inlined with a constant divisor,
+// the check folds away. The unsigned helpers divide as C does.
 const char* kFloorDiv = R"C(
 #ifndef TILEC_HELPER_FLOORDIV
 #define TILEC_HELPER_FLOORDIV
+#define TILEC_STATUS_DIVISION_BY_ZERO 4
+static __thread __attribute__((unused)) int32_t tilec_division_by_zero = 0;
 static inline __attribute__((unused)) int32_t tilec_floordiv_i32(int32_t a, int32_t b) {
+  if (b == 0) { tilec_division_by_zero = 1; return 0; }
   int32_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 static inline __attribute__((unused)) int32_t tilec_floormod_i32(int32_t a, int32_t b) {
+  if (b == 0) { tilec_division_by_zero = 1; return 0; }
   int32_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 static inline __attribute__((unused)) int64_t tilec_floordiv_i64(int64_t a, int64_t b) {
+  if (b == 0) { tilec_division_by_zero = 1; return 0; }
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 static inline __attribute__((unused)) int64_t tilec_floormod_i64(int64_t a, int64_t b) {
+  if (b == 0) { tilec_division_by_zero = 1; return 0; }
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline __attribute__((unused)) uint32_t tilec_div_u32(uint32_t a, uint32_t b) {
+  if (b == 0) { tilec_division_by_zero = 1; return 0; }
+  return a / b;
+}
+static inline __attribute__((unused)) uint32_t tilec_mod_u32(uint32_t a, uint32_t b) {
+  if (b == 0) { tilec_division_by_zero = 1; return 0; }
+  return a % b;
+}
+static inline __attribute__((unused)) uint64_t tilec_div_u64(uint64_t a, uint64_t b) {
+  if (b == 0) { tilec_division_by_zero = 1; return 0; }
+  return a / b;
+}
+static inline __attribute__((unused)) uint64_t tilec_mod_u64(uint64_t a, uint64_t b) {
+  if (b == 0) { tilec_division_by_zero = 1; return 0; }
+  return a % b;
 }
 static inline __attribute__((unused)) float tilec_floordiv_f32(float a, float b) { return floorf(a / b); }
 static inline __attribute__((unused)) float tilec_floormod_f32(float a, float b) { return a - floorf(a / b) * b; }

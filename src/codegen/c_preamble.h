@@ -1,12 +1,16 @@
 // The C text every generated translation unit starts with: standard includes and,
-// on request, helper sections (floor division, float16/bfloat16 conversion with
-// round-to-nearest-even, aligned heap tiles). Each section is guarded by a macro
-// so host and device code can be concatenated into one translation unit.
+// on request, helper sections (floor division, float16/bfloat16
+// conversion with round-to-nearest-even, aligned heap tiles). Each section is guarded by a macro so
+// host and device code can be concatenated into one translation unit.
 #pragma once
 
 #include <string>
 
 namespace tilec::codegen {
+
+// TILEC_STATUS_DIVISION_BY_ZERO of the "floordiv" section: what a device function
+// returns after an integer division by a non-constant divisor met zero.
+inline constexpr int kStatusDivisionByZero = 4;
 
 const std::string& c_preamble_includes();
 // Sections: "floordiv", "f16", "bf16", "alloc", "ivdep". Throws for an unknown name.

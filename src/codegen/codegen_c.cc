@@ -34,9 +34,10 @@ const std::set<std::string>& c_reserved_words() {
       "env", "err", "err_len", "num_args", "closure", "begin", "end", "NULL",
       // Macros and library functions the generated code uses.
       "NAN", "INFINITY", "INT32_MIN", "INT64_MIN", "INT64_C", "UINT64_C", "UINT32_C", "TILEC_IVDEP",
-      "TILEC_STATUS_OUT_OF_MEMORY", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2", "log2f",
-      "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor", "floorf", "ceil", "ceilf", "fma",
-      "fmaf", "fabs", "fabsf", "memcpy", "memset", "free", "aligned_alloc"};
+      "TILEC_STATUS_OUT_OF_MEMORY", "TILEC_STATUS_DIVISION_BY_ZERO", "exp", "expf", "exp2", "exp2f",
+      "log", "logf", "log2", "log2f", "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor",
+      "floorf", "ceil", "ceilf", "fma", "fmaf", "fabs", "fabsf", "memcpy", "memset", "free",
+      "aligned_alloc"};
   return words;
 }
 
@@ -247,13 +248,20 @@ CodeGenC::Printed CodeGenC::print_binary(const BinaryNode* op) {
         require_helper("floordiv");
         return round_to_dtype(helper_call(fn), op->dtype);
       }
+      // Only a non-zero constant divisor may use C's / and %: a zero one traps.
+      const int64_t* divisor = as_const_int(op->b);
+      bool divisor_nonzero = divisor && *divisor != 0;
       // C truncates toward zero; that equals floor when both sides are non-negative.
-      if (t.is_uint() || (provably_non_negative(op->a) && provably_non_negative(op->b))) {
+      if (divisor_nonzero &&
+          (t.is_uint() || (provably_non_negative(op->a) && provably_non_negative(op->b)))) {
         return round_to_dtype(infix(div ? "/" : "%", kMulPrec), op->dtype);
       }
       require_helper("floordiv");
+      if (!divisor_nonzero) uses_division_flag_ = true;
       std::string fn =
-          fmt::format("tilec_floor{}_i{}", div ? "div" : "mod", t.bits == 64 ? 64 : 32);
+          t.is_uint()
+              ? fmt::format("tilec_{}_u{}", div ? "div" : "mod", t.bits == 64 ? 64 : 32)
+              : fmt::format("tilec_floor{}_i{}", div ? "div" : "mod", t.bits == 64 ? 64 : 32);
       return round_to_dtype(helper_call(fn), op->dtype);
     }
     case BinaryOp::kMin:  // std::min's choice, so NaN behaves as in the interpreter
@@ -578,6 +586,7 @@ void CodeGenC::begin_function(const PrimFunc& func) {
   param_buffer_names_.clear();
   used_names_.clear();
   var_bounds_.clear();
+  uses_division_flag_ = false;
   body_.str("");
   indent_ = 0;
   for (const auto& v : symbolic_shape_vars(func)) var_bounds_[v.get()] = {0, std::nullopt};
@@ -595,15 +604,26 @@ void CodeGenC::print_function_epilogue(const PrimFunc& func) {
   line() << "return 0;\n";
 }
 
+void CodeGenC::print_division_by_zero_exit(const PrimFunc& func) {
+  line() << fmt::format("if ({}) return TILEC_STATUS_DIVISION_BY_ZERO;\n", kDivisionByZeroFlag);
+}
+
 void CodeGenC::add_function(const PrimFunc& func) {
   begin_function(func);
   print_function_signature(func);
   open_scope();
+  // The flag is reset here only once the body shows it is needed.
+  size_t flag_position = body_.str().size();
   print_function_prologue(func);
   print_stmt(func->body);
+  if (uses_division_flag_) print_division_by_zero_exit(func);
   print_function_epilogue(func);
   close_scope();
-  functions_.push_back(body_.str());
+  std::string text = body_.str();
+  if (uses_division_flag_) {
+    text.insert(flag_position, fmt::format("  {} = 0;\n", kDivisionByZeroFlag));
+  }
+  functions_.push_back(std::move(text));
   body_.str("");
 }
 

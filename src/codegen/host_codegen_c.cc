@@ -4,6 +4,8 @@
 #include "tilec/codegen/codegen_c.h"
 #include "tilec/transform/split_host_device.h"
 
+#include "c_preamble.h"
+
 #include <fmt/format.h>
 
 #include <set>
@@ -273,6 +275,12 @@ class CodeGenCHost : public CodeGenC {
     }
   }
 
+  void print_division_by_zero_exit(const PrimFunc& func) override {
+    line() << fmt::format(
+        "if ({}) return tilec_fail(err, err_len, \"integer division by zero in kernel '{}'\");\n",
+        kDivisionByZeroFlag, func->name);
+  }
+
   void print_launch(const LaunchNode* op) override {
     std::string blocks = "(int64_t)1";
     for (const auto& g : op->grid) blocks += " * (int64_t)(" + print_expr(g) + ")";
@@ -296,6 +304,10 @@ class CodeGenCHost : public CodeGenC {
     open_scope();
     line() << "const int32_t status = env->parallel_for(num_blocks, " << task_entry_name(op->callee)
            << ", launch_args);\n";
+    line() << fmt::format(
+        "if (status == {}) return tilec_fail(err, err_len, \"integer division by zero in kernel "
+        "'{}'\");\n",
+        kStatusDivisionByZero, name);
     line() << fmt::format(
         "if (status != 0) return tilec_fail(err, err_len, \"kernel '{}': device function '{}' "
         "failed with status %d%s\", (int)status, status == 3 ? \" (out of memory for a "

@@ -19,6 +19,9 @@ namespace tilec::codegen {
 
 // An allocation larger than this many bytes lives on the heap, not the stack.
 inline constexpr int64_t kMaxStackAllocationBytes = 256 * 1024;
+// The thread-local flag of the C preamble's "floordiv" section that an integer
+// division sets when its divisor is zero.
+inline constexpr const char* kDivisionByZeroFlag = "tilec_division_by_zero";
 
 class CodeGenC {
  public:
@@ -65,6 +68,9 @@ class CodeGenC {
   // check and unpack their arguments here).
   virtual void print_function_prologue(const ir::PrimFunc& func) {}
   virtual void print_function_epilogue(const ir::PrimFunc& func);
+  // Printed after the body of a function that divides integers by a non-constant,
+  // for when the division flag is set: returns TILEC_STATUS_DIVISION_BY_ZERO.
+  virtual void print_division_by_zero_exit(const ir::PrimFunc& func);
   // The parameter list, e.g. "const float* restrict A, int32_t n".
   virtual std::string param_declaration(const ir::Param& param);
 
@@ -112,6 +118,7 @@ class CodeGenC {
   std::set<std::string> used_names_;
   std::set<std::string> helpers_;
   transform::VarBounds var_bounds_;
+  bool uses_division_flag_ = false;  // the current function divides by a non-constant
   std::vector<std::string> functions_;
 };
 
