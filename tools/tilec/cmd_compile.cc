@@ -1,10 +1,7 @@
 // `tilec compile FILE`: compiles a kernel file and prints or writes the
 // requested artifacts (lowered IR, host source, device source; with -o also the
 // built library).
-#include "command.h"
-
-#include "tilec/ir/check.h"
-#include "tilec/tilec.h"
+#include "compile_options.h"
 
 #include <fmt/format.h>
 
@@ -19,12 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CompileOptions {
-  std::string file;
-  std::string target = "auto";
-  std::string target_host;
-  std::string execution_backend = "auto";
-  std::vector<std::string> defines;
+struct CompileCommandOptions : CompileOptions {
   std::vector<std::string> emit;
   std::string output_dir;
 };
@@ -55,19 +47,10 @@ void write_text(const fs::path& path, const std::string& text) {
   if (!out) throw EngineError(fmt::format("cannot write '{}'", path.string()));
 }
 
-int run_compile(const CompileOptions& options) {
+int run_compile(const CompileCommandOptions& options) {
   std::set<std::string> artifacts = requested_artifacts(options.emit);
-  std::map<std::string, std::string> defines;
-  for (const auto& define : options.defines) defines.insert(ir::parse_define(define));
-  ir::IRModule mod = ir::parse_kernel_file(options.file, defines);
-  // Checked here too (compile() checks again) so diagnostics show the source line.
-  std::ifstream source_file(options.file, std::ios::binary);
-  std::stringstream source;
-  source << source_file.rdbuf();
-  ir::check_module_or_throw(mod, options.file, source.str());
-  std::optional<std::string> host;
-  if (!options.target_host.empty()) host = options.target_host;
-  Kernel kernel = compile(mod, options.target, host, options.execution_backend);
+  CompiledFile compiled = compile_kernel_file(options);
+  const Kernel& kernel = compiled.kernel;
 
   std::map<std::string, std::pair<std::string, std::string>> texts = {
       {"lowered", {"lowered.py", ir::print(kernel.lowered())}},
@@ -106,16 +89,8 @@ int run_compile(const CompileOptions& options) {
 TILEC_REGISTER_COMMAND(Command{
     "compile",
     [](CLI::App& sub) -> std::function<int()> {
-      auto options = std::make_shared<CompileOptions>();
-      sub.add_option("file", options->file, "kernel file (.py, TileLang DSL)")->required();
-      sub.add_option("--target", options->target, "target, e.g. c or \"c -mcpu=znver4\"")
-          ->capture_default_str();
-      sub.add_option("--target-host", options->target_host, "host target (default: derived)");
-      sub.add_option("--execution-backend", options->execution_backend,
-                     "execution backend, e.g. native")
-          ->capture_default_str();
-      sub.add_option("-D,--define", options->defines,
-                     "override a module constant: -D NAME=VALUE (repeatable)");
+      auto options = std::make_shared<CompileCommandOptions>();
+      add_compile_options(sub, *options);
       sub.add_option("--emit", options->emit, "artifacts: lowered,host,device (default all)")
           ->delimiter(',');
       sub.add_option("-o", options->output_dir,

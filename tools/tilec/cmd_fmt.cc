@@ -1,8 +1,7 @@
 // `tilec fmt FILE [-D NAME=VALUE]...`: parses a kernel file and prints its
 // canonical form (constants inlined, symbolic dims declared at the top). Bad input
 // prints the SourceError (file:line:col, the line and a caret) and exits 2.
-#include "command.h"
-#include "tilec/ir/parser.h"
+#include "compile_options.h"
 #include "tilec/ir/printer.h"
 
 #include <iostream>
@@ -11,23 +10,13 @@ namespace tilec::cli {
 namespace {
 
 std::function<int()> setup_fmt(CLI::App& sub) {
-  auto file = std::make_shared<std::string>();
-  auto defines = std::make_shared<std::vector<std::string>>();
-  sub.add_option("file", *file, "kernel file (.py, TileLang DSL)")->required();
-  sub.add_option("-D,--define", *defines, "override a module constant: -D NAME=VALUE (repeatable)");
-  return [file, defines]() -> int {
-    try {
-      std::map<std::string, std::string> values;
-      for (const auto& d : *defines) {
-        auto [name, value] = ir::parse_define(d);
-        values[name] = value;
-      }
-      std::cout << ir::print(ir::parse_kernel_file(*file, values));
+  auto options = std::make_shared<KernelFileOptions>();
+  add_kernel_file_options(sub, *options);
+  return [options]() -> int {
+    return report_source_errors([&] {
+      std::cout << ir::print(load_kernel_file(*options));
       return kExitOk;
-    } catch (const ir::IRError& e) {
-      std::cerr << e.what() << "\n";
-      return kExitUsage;
-    }
+    });
   };
 }
 

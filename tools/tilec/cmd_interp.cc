@@ -2,7 +2,7 @@
 // and checks a kernel file, then runs every function in the reference interpreter on
 // random inputs (outputs start at zero) and prints, per tensor argument,
 // "function.arg dtype[shape] checksum=0x...", the same for the same seed on every run.
-#include "command.h"
+#include "compile_options.h"
 #include "tilec/ir/check.h"
 #include "tilec/ir/interpreter.h"
 #include "tilec/ir/parser.h"
@@ -10,9 +10,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace tilec::cli {
 namespace {
@@ -34,30 +32,22 @@ std::map<std::string, int64_t> parse_shape_values(const std::vector<std::string>
 }
 
 std::function<int()> setup_interp(CLI::App& sub) {
-  auto file = std::make_shared<std::string>();
-  auto defines = std::make_shared<std::vector<std::string>>();
+  auto options = std::make_shared<KernelFileOptions>();
   auto shapes = std::make_shared<std::vector<std::string>>();
   auto seed = std::make_shared<uint64_t>(0);
-  sub.add_option("file", *file, "kernel file (.py, TileLang DSL)")->required();
-  sub.add_option("-D,--define", *defines, "override a module constant: -D NAME=VALUE (repeatable)");
+  add_kernel_file_options(sub, *options);
   sub.add_option("--seed", *seed, "seed of the random inputs (default 0)");
   sub.add_option("--shape", *shapes,
                  "value of a symbolic dim or scalar parameter: --shape NAME=VALUE (repeatable)");
-  return [file, defines, shapes, seed]() -> int {
-    try {
-      std::map<std::string, std::string> values;
-      for (const auto& d : *defines) {
-        auto [name, value] = ir::parse_define(d);
-        values[name] = value;
-      }
+  return [options, shapes, seed]() -> int {
+    return report_source_errors([&] {
+      for (const auto& d : options->defines) ir::parse_define(d);  // -D errors before --shape's
       std::map<std::string, int64_t> dims = parse_shape_values(*shapes);
-      ir::IRModule module = ir::parse_kernel_file(*file, values);
+      ir::IRModule module = load_kernel_file(*options);
       auto diagnostics = ir::check_module(module);
       if (!diagnostics.empty()) {
-        std::ifstream in(*file, std::ios::binary);
-        std::stringstream source;
-        source << in.rdbuf();
-        std::cerr << ir::format_diagnostics(diagnostics, *file, source.str()) << "\n";
+        std::cerr << ir::format_diagnostics(diagnostics, options->file, read_source(options->file))
+                  << "\n";
         return kExitUsage;
       }
       for (const auto& func : module.functions()) {
@@ -74,10 +64,7 @@ std::function<int()> setup_interp(CLI::App& sub) {
         }
       }
       return kExitOk;
-    } catch (const ir::IRError& e) {
-      std::cerr << e.what() << "\n";
-      return kExitUsage;
-    }
+    });
   };
 }
 

@@ -1,29 +1,20 @@
 // `tilec run FILE`: compiles a kernel file, runs every function on random
 // inputs and, with --check, compares every tensor argument afterwards with the
 // reference interpreter run on copies of the same inputs (exit 1 on mismatch).
-#include "command.h"
+#include "compile_options.h"
 
-#include "tilec/ir/check.h"
 #include "tilec/ir/interpreter.h"
-#include "tilec/tilec.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace tilec::cli {
 namespace {
 
-struct RunOptions {
-  std::string file;
-  std::string target = "auto";
-  std::string target_host;
-  std::string execution_backend = "auto";
-  std::vector<std::string> defines;
+struct RunOptions : CompileOptions {
   std::vector<std::string> shapes;
   bool check = false;
   bool json = false;
@@ -105,18 +96,8 @@ RunReport run_function(const Kernel& kernel, const ir::PrimFunc& func,
 }
 
 int run_run(const RunOptions& options) {
-  std::map<std::string, std::string> defines;
-  for (const auto& define : options.defines) defines.insert(ir::parse_define(define));
   std::map<std::string, int64_t> values = parse_values(options.shapes);
-  ir::IRModule mod = ir::parse_kernel_file(options.file, defines);
-  // Checked here too (compile() checks again) so diagnostics show the source line.
-  std::ifstream source_file(options.file, std::ios::binary);
-  std::stringstream source;
-  source << source_file.rdbuf();
-  ir::check_module_or_throw(mod, options.file, source.str());
-  std::optional<std::string> host;
-  if (!options.target_host.empty()) host = options.target_host;
-  Kernel kernel = compile(mod, options.target, host, options.execution_backend);
+  auto [mod, kernel] = compile_kernel_file(options);
 
   bool all_ok = true;
   nlohmann::json reports = nlohmann::json::array();
@@ -157,15 +138,7 @@ TILEC_REGISTER_COMMAND(Command{
     "run",
     [](CLI::App& sub) -> std::function<int()> {
       auto options = std::make_shared<RunOptions>();
-      sub.add_option("file", options->file, "kernel file (.py, TileLang DSL)")->required();
-      sub.add_option("--target", options->target, "target, e.g. c or \"c -mcpu=znver4\"")
-          ->capture_default_str();
-      sub.add_option("--target-host", options->target_host, "host target (default: derived)");
-      sub.add_option("--execution-backend", options->execution_backend,
-                     "execution backend, e.g. native")
-          ->capture_default_str();
-      sub.add_option("-D,--define", options->defines,
-                     "override a module constant: -D NAME=VALUE (repeatable)");
+      add_compile_options(sub, *options);
       sub.add_option("--shape", options->shapes,
                      "value of a symbolic dimension or scalar parameter: NAME=VALUE");
       sub.add_flag("--check", options->check,

@@ -1,0 +1,67 @@
+#include "compile_options.h"
+
+#include "tilec/ir/check.h"
+#include "tilec/ir/parser.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace tilec::cli {
+
+void add_kernel_file_options(CLI::App& sub, KernelFileOptions& options) {
+  sub.add_option("file", options.file, "kernel file (.py, TileLang DSL)")->required();
+  sub.add_option("-D,--define", options.defines,
+                 "override a module constant: -D NAME=VALUE (repeatable)");
+}
+
+ir::IRModule load_kernel_file(const KernelFileOptions& options) {
+  std::map<std::string, std::string> values;
+  for (const auto& d : options.defines) {
+    auto [name, value] = ir::parse_define(d);
+    values[name] = value;
+  }
+  return ir::parse_kernel_file(options.file, values);
+}
+
+std::string read_source(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream source;
+  source << in.rdbuf();
+  return source.str();
+}
+
+int report_source_errors(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const ir::IRError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+void add_compile_options(CLI::App& sub, CompileOptions& options) {
+  sub.add_option("file", options.file, "kernel file (.py, TileLang DSL)")->required();
+  sub.add_option("--target", options.target, "target, e.g. c or \"c -mcpu=znver4\"")
+      ->capture_default_str();
+  sub.add_option("--target-host", options.target_host, "host target (default: derived)");
+  sub.add_option("--execution-backend", options.execution_backend, "execution backend, e.g. native")
+      ->capture_default_str();
+  sub.add_option("-D,--define", options.defines,
+                 "override a module constant: -D NAME=VALUE (repeatable)");
+}
+
+CompiledFile compile_kernel_file(const CompileOptions& options) {
+  // As shipped, compile and run keep the first -D of a name (check/fmt/interp the last).
+  std::map<std::string, std::string> defines;
+  for (const auto& define : options.defines) defines.insert(ir::parse_define(define));
+  ir::IRModule mod = ir::parse_kernel_file(options.file, defines);
+  // Checked here too (compile() checks again) so diagnostics show the source line.
+  ir::check_module_or_throw(mod, options.file, read_source(options.file));
+  std::optional<std::string> host;
+  if (!options.target_host.empty()) host = options.target_host;
+  Kernel kernel = compile(mod, options.target, host, options.execution_backend);
+  return {std::move(mod), std::move(kernel)};
+}
+
+}  // namespace tilec::cli

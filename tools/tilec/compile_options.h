@@ -1,0 +1,54 @@
+// Options and steps shared by the subcommands that read a kernel file: the
+// positional FILE with -D/--define (check, fmt, interp, compile, run), and the
+// target selection plus the load, check and compile step (compile, run). Keeping
+// them here keeps the flags' spelling and help text identical across commands.
+#pragma once
+
+#include "command.h"
+
+#include "tilec/tilec.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tilec::cli {
+
+struct KernelFileOptions {
+  std::string file;
+  std::vector<std::string> defines;  // -D NAME=VALUE, unparsed
+};
+
+// Adds the positional FILE and -D/--define.
+void add_kernel_file_options(CLI::App& sub, KernelFileOptions& options);
+
+// Parses the kernel file with its -D overrides (a later -D of a name wins); throws
+// ir::IRError (a SourceError for bad input) like ir::parse_kernel_file.
+ir::IRModule load_kernel_file(const KernelFileOptions& options);
+
+// The whole text of `file` ("" when unreadable), for diagnostics with source lines.
+std::string read_source(const std::string& file);
+
+// Runs `body`; an ir::IRError it throws (file:line:col, the line and a caret) is
+// printed to stderr and becomes exit status kExitUsage.
+int report_source_errors(const std::function<int()>& body);
+
+struct CompileOptions : KernelFileOptions {
+  std::string target = "auto";
+  std::string target_host;  // "" = derived from the target
+  std::string execution_backend = "auto";
+};
+
+// Adds FILE, --target, --target-host, --execution-backend and -D/--define.
+void add_compile_options(CLI::App& sub, CompileOptions& options);
+
+struct CompiledFile {
+  ir::IRModule module;
+  Kernel kernel;
+};
+
+// Parses and checks the file (diagnostics show the source line) and compiles it.
+CompiledFile compile_kernel_file(const CompileOptions& options);
+
+}  // namespace tilec::cli
