@@ -130,6 +130,39 @@ Entry publish(std::map<std::string, std::vector<Entry>> HostCodegenRegistry::*ta
   return entry;
 }
 
+// How registration errors name one entry type; codegens and hooks are checked alike.
+struct Wording {
+  const char* api;             // the public function, prefixing every message
+  const char* kind;            // "the <kind> is empty"
+  const char* entry;           // "the <entry> for kind 'k' has an empty name"
+  const char* title;           // "<title> 'name' for kind 'k' has no <function> function"
+  const char* function;        // the required callable
+  const char* duplicate_what;  // publish's "<what> 'name' is already registered"
+};
+
+constexpr Wording kCodegenWording{
+    "register_host_codegen", "host target kind", "codegen", "host codegen", "build",
+    "host codegen"};
+constexpr Wording kHookWording{"register_host_codegen_hook", "target kind", "hook", "hook", "apply",
+                               "host codegen hook"};
+
+// Rejects an empty kind, an empty name or a missing callable, then publishes.
+template <class Entry, class Function>
+Entry validate_and_publish(std::map<std::string, std::vector<Entry>> HostCodegenRegistry::*table,
+                           const Wording& words, Function Entry::*function, const std::string& kind,
+                           Entry entry, bool override) {
+  std::string api = words.api;
+  if (kind.empty()) throw BackendError(api + ": the " + words.kind + " is empty");
+  if (entry.name.empty()) {
+    throw BackendError(api + ": the " + words.entry + " for kind '" + kind + "' has an empty name");
+  }
+  if (!(entry.*function)) {
+    throw BackendError(api + ": " + words.title + " '" + entry.name + "' for kind '" + kind +
+                       "' has no " + words.function + " function");
+  }
+  return publish(table, kind, std::move(entry), override, words.duplicate_what);
+}
+
 template <class Entry>
 std::vector<std::pair<std::string, std::vector<std::string>>> names_by_kind(
     const std::map<std::string, std::vector<Entry>>& table) {
@@ -186,18 +219,8 @@ HostCodegenFunc global_func_host_codegen(std::string global_func_name) {
 
 HostCodegen register_host_codegen(const std::string& target_host_kind, HostCodegen codegen,
                                   bool override) {
-  if (target_host_kind.empty())
-    throw BackendError("register_host_codegen: the host target kind is empty");
-  if (codegen.name.empty()) {
-    throw BackendError("register_host_codegen: the codegen for kind '" + target_host_kind +
-                       "' has an empty name");
-  }
-  if (!codegen.build) {
-    throw BackendError("register_host_codegen: host codegen '" + codegen.name + "' for kind '" +
-                       target_host_kind + "' has no build function");
-  }
-  return publish(&HostCodegenRegistry::codegens, target_host_kind, std::move(codegen), override,
-                 "host codegen");
+  return validate_and_publish(&HostCodegenRegistry::codegens, kCodegenWording, &HostCodegen::build,
+                              target_host_kind, std::move(codegen), override);
 }
 
 void register_lazy_host_codegen(const std::string& target_host_kind,
@@ -208,18 +231,8 @@ void register_lazy_host_codegen(const std::string& target_host_kind,
 
 HostCodegenHook register_host_codegen_hook(const std::string& target_kind, HostCodegenHook hook,
                                            bool override) {
-  if (target_kind.empty())
-    throw BackendError("register_host_codegen_hook: the target kind is empty");
-  if (hook.name.empty()) {
-    throw BackendError("register_host_codegen_hook: the hook for kind '" + target_kind +
-                       "' has an empty name");
-  }
-  if (!hook.apply) {
-    throw BackendError("register_host_codegen_hook: hook '" + hook.name + "' for kind '" +
-                       target_kind + "' has no apply function");
-  }
-  return publish(&HostCodegenRegistry::hooks, target_kind, std::move(hook), override,
-                 "host codegen hook");
+  return validate_and_publish(&HostCodegenRegistry::hooks, kHookWording, &HostCodegenHook::apply,
+                              target_kind, std::move(hook), override);
 }
 
 void register_lazy_host_codegen_hooks(const std::string& target_kind,
