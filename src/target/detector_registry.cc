@@ -6,8 +6,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace tilec::target {
 
 struct TargetDetectorRegistry::Entry {
@@ -72,56 +70,25 @@ void TargetDetectorRegistry::insert(Entry entry, bool override) {
         "cannot register a target detector with an empty name; name it after what "
         "it detects, e.g. \"cuda\"");
   }
-  auto published = std::make_shared<const Entry>(std::move(entry));
-  std::lock_guard lock(mutex_);
-  auto found = std::find_if(entries_.begin(), entries_.end(), [&](const auto& existing) {
-    return existing->name == published->name;
-  });
-  if (found == entries_.end()) {
-    entries_.push_back(std::move(published));
-    return;
-  }
-  if ((*found)->same_as(*published)) return;
-  if (!override) {
-    std::vector<std::string> taken;
-    for (const auto& existing : entries_) taken.push_back(existing->name);
-    throw TargetError(fmt::format(
-        "target detector '{}' is already registered (detectors: {}); pass override=true to "
-        "replace it, or choose another name",
-        published->name, fmt::join(taken, ", ")));
-  }
-  *found = std::move(published);
+  entries_.insert(std::move(entry), override, "target detector", "detectors");
 }
 
 bool TargetDetectorRegistry::remove(std::string_view name) {
-  std::lock_guard lock(mutex_);
-  auto found = std::find_if(entries_.begin(), entries_.end(),
-                            [&](const auto& existing) { return existing->name == name; });
-  if (found == entries_.end()) return false;
-  entries_.erase(found);
-  return true;
-}
-
-std::vector<std::shared_ptr<const TargetDetectorRegistry::Entry>> TargetDetectorRegistry::snapshot()
-    const {
-  std::lock_guard lock(mutex_);
-  return entries_;
+  return entries_.remove(name);
 }
 
 std::vector<std::string> TargetDetectorRegistry::names() const {
-  std::vector<std::string> names;
-  for (const auto& entry : snapshot()) names.push_back(entry->name);
-  return names;
+  return entries_.names();
 }
 
 std::vector<DetectorReport> TargetDetectorRegistry::probe_all() const {
   std::vector<DetectorReport> reports;
-  for (const auto& entry : snapshot()) reports.push_back(entry->run());
+  for (const auto& entry : entries_.snapshot()) reports.push_back(entry->run());
   return reports;
 }
 
 Target TargetDetectorRegistry::detect() const {
-  auto entries = snapshot();
+  auto entries = entries_.snapshot();
   if (entries.empty()) {
     throw TargetError(
         "cannot detect a target: no target detectors are registered; pass a target explicitly "

@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace tilec::target {
 
 struct TargetNormalizerRegistry::Entry {
   std::string name;
   TargetNormalizerFunc fn;
+
+  bool same_as(const Entry& other) const { return detail::same_callable(fn, other.fn); }
 };
 
 TargetNormalizerRegistry::TargetNormalizerRegistry() = default;
@@ -27,46 +27,16 @@ void TargetNormalizerRegistry::add(std::string name, TargetNormalizerFunc fn, bo
     throw TargetError(fmt::format("cannot register target normalizer '{}': its function is empty",
                                   detail::printable(name)));
   }
-  auto published = std::make_shared<const Entry>(Entry{std::move(name), std::move(fn)});
-  std::lock_guard lock(mutex_);
-  auto found = std::find_if(entries_.begin(), entries_.end(), [&](const auto& existing) {
-    return existing->name == published->name;
-  });
-  if (found == entries_.end()) {
-    entries_.push_back(std::move(published));
-    return;
-  }
-  if (detail::same_callable((*found)->fn, published->fn)) return;
-  if (!override) {
-    std::vector<std::string> taken;
-    for (const auto& existing : entries_) taken.push_back(existing->name);
-    throw TargetError(fmt::format(
-        "target normalizer '{}' is already registered (normalizers: {}); pass override=true to "
-        "replace it, or choose another name",
-        published->name, fmt::join(taken, ", ")));
-  }
-  *found = std::move(published);
+  entries_.insert(Entry{std::move(name), std::move(fn)}, override, "target normalizer",
+                  "normalizers");
 }
 
 bool TargetNormalizerRegistry::remove(std::string_view name) {
-  std::lock_guard lock(mutex_);
-  auto found = std::find_if(entries_.begin(), entries_.end(),
-                            [&](const auto& existing) { return existing->name == name; });
-  if (found == entries_.end()) return false;
-  entries_.erase(found);
-  return true;
-}
-
-std::vector<std::shared_ptr<const TargetNormalizerRegistry::Entry>>
-TargetNormalizerRegistry::snapshot() const {
-  std::lock_guard lock(mutex_);
-  return entries_;
+  return entries_.remove(name);
 }
 
 std::vector<std::string> TargetNormalizerRegistry::names() const {
-  std::vector<std::string> names;
-  for (const auto& entry : snapshot()) names.push_back(entry->name);
-  return names;
+  return entries_.names();
 }
 
 Target TargetNormalizerRegistry::apply_all(const std::vector<std::shared_ptr<const Entry>>& entries,
@@ -91,7 +61,7 @@ Target TargetNormalizerRegistry::apply_all(const std::vector<std::shared_ptr<con
 }
 
 Target TargetNormalizerRegistry::normalize(const Target& target) const {
-  auto entries = snapshot();
+  auto entries = entries_.snapshot();
   Target result = apply_all(entries, target);
   if (auto host = result.host()) result = result.with_host(apply_all(entries, *host));
   return result;

@@ -4,11 +4,10 @@
 // its error lists every detector tried with its reason. Thread-safe; detectors run unlocked.
 #pragma once
 
+#include "tilec/target/named_registry.h"
 #include "tilec/target/target.h"
 
 #include <functional>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,10 +54,8 @@ class TargetDetectorRegistry {
  private:
   struct Entry;
   void insert(Entry entry, bool override);
-  std::vector<std::shared_ptr<const Entry>> snapshot() const;
 
-  mutable std::mutex mutex_;
-  std::vector<std::shared_ptr<const Entry>> entries_;
+  detail::NamedRegistry<Entry> entries_;
 };
 
 }  // namespace tilec::target

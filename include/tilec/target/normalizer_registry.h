@@ -4,11 +4,11 @@
 // name with the target it failed on. Thread-safe; normalizers run unlocked.
 #pragma once
 
+#include "tilec/target/named_registry.h"
 #include "tilec/target/target.h"
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,12 +37,10 @@ class TargetNormalizerRegistry {
 
  private:
   struct Entry;
-  std::vector<std::shared_ptr<const Entry>> snapshot() const;
   Target apply_all(const std::vector<std::shared_ptr<const Entry>>& entries,
                    const Target& target) const;
 
-  mutable std::mutex mutex_;
-  std::vector<std::shared_ptr<const Entry>> entries_;
+  detail::NamedRegistry<Entry> entries_;
 };
 
 }  // namespace tilec::target
