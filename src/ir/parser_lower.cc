@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -30,6 +31,12 @@ struct Binding {
   Buffer buffer;     // kBuffer / kVarBuffer
 };
 
+// The element A[i, j] of a subscript that is read or assigned.
+struct ElementAccess {
+  Buffer buffer;
+  std::vector<Expr> indices;
+};
+
 // Positional and keyword arguments of a call matched to parameter names.
 struct BoundArgs {
   std::vector<const AstExpr*> values;  // by parameter index; null when absent
@@ -46,6 +53,28 @@ int64_t floor_div(int64_t a, int64_t b) {
 }
 int64_t floor_mod(int64_t a, int64_t b) {
   return a - floor_div(a, b) * b;
+}
+
+// The value of a comparison of two constants (integer or float alike); nullopt
+// when `op` is not a comparison.
+template <class T>
+std::optional<bool> fold_comparison(BinaryOp op, T x, T y) {
+  switch (op) {
+    case BinaryOp::kEQ:
+      return x == y;
+    case BinaryOp::kNE:
+      return x != y;
+    case BinaryOp::kLT:
+      return x < y;
+    case BinaryOp::kLE:
+      return x <= y;
+    case BinaryOp::kGT:
+      return x > y;
+    case BinaryOp::kGE:
+      return x >= y;
+    default:
+      return std::nullopt;
+  }
 }
 
 class Lowering {
@@ -512,6 +541,7 @@ class Lowering {
     DataType t = b->a.dtype();
     if (ia && ib && (t == DataType::Int32() || t == DataType::Int64() || t.is_bool())) {
       int64_t x = ia->value, y = ib->value, r = 0;
+      if (auto c = fold_comparison(b->op, x, y)) return with_span(make_bool(*c), span);
       bool overflow = false;
       switch (b->op) {
         case BinaryOp::kAdd:
@@ -537,18 +567,6 @@ class Lowering {
         case BinaryOp::kMax:
           r = std::max(x, y);
           break;
-        case BinaryOp::kEQ:
-          return with_span(make_bool(x == y), span);
-        case BinaryOp::kNE:
-          return with_span(make_bool(x != y), span);
-        case BinaryOp::kLT:
-          return with_span(make_bool(x < y), span);
-        case BinaryOp::kLE:
-          return with_span(make_bool(x <= y), span);
-        case BinaryOp::kGT:
-          return with_span(make_bool(x > y), span);
-        case BinaryOp::kGE:
-          return with_span(make_bool(x >= y), span);
         case BinaryOp::kAnd:
           return with_span(make_bool(x && y), span);
         case BinaryOp::kOr:
@@ -566,6 +584,7 @@ class Lowering {
     auto* fb = b->b.as<FloatImmNode>();
     if (fa && fb && (t == DataType::Float32() || t == DataType::Float(64))) {
       double x = fa->value, y = fb->value, r = 0;
+      if (auto c = fold_comparison(b->op, x, y)) return with_span(make_bool(*c), span);
       switch (b->op) {
         case BinaryOp::kAdd:
           r = x + y;
@@ -590,18 +609,6 @@ class Lowering {
         case BinaryOp::kMax:
           r = std::max(x, y);
           break;
-        case BinaryOp::kEQ:
-          return with_span(make_bool(x == y), span);
-        case BinaryOp::kNE:
-          return with_span(make_bool(x != y), span);
-        case BinaryOp::kLT:
-          return with_span(make_bool(x < y), span);
-        case BinaryOp::kLE:
-          return with_span(make_bool(x <= y), span);
-        case BinaryOp::kGT:
-          return with_span(make_bool(x > y), span);
-        case BinaryOp::kGE:
-          return with_span(make_bool(x >= y), span);
         default:
           return e;
       }
@@ -656,21 +663,8 @@ class Lowering {
       case AstKind::kCall:
         return call_expr(e);
       case AstKind::kSubscript: {
-        if (e.base->kind != AstKind::kName)
-          fail(e.span, "only buffers can be subscripted", "write A[i, j] with A a buffer");
-        const Binding* b = lookup(e.base->name);
-        if (!b) fail(e.base->span, "name '" + e.base->name + "' is not defined");
-        if (b->kind != Binding::kBuffer && b->kind != Binding::kVarBuffer)
-          fail(e.span, "'" + e.base->name + "' is not a buffer and cannot be subscripted");
-        std::vector<Expr> indices;
-        for (const auto& c : e.children) {
-          if (c->kind == AstKind::kSlice)
-            fail(
-                c->span, "a slice is not a value",
-                "slices are tile operands (T.copy(A[i:i + 4, j], B)); read one element as A[i, j]");
-          indices.push_back(expr(*c));
-        }
-        return guarded(e.span, [&] { return load(b->buffer, indices, e.span); });
+        ElementAccess access = element_access(e, /*is_store=*/false);
+        return guarded(e.span, [&] { return load(access.buffer, access.indices, e.span); });
       }
       case AstKind::kSlice:
         fail(e.span, "a slice is only allowed inside a subscript");
@@ -1023,22 +1017,39 @@ class Lowering {
     acc.open_let(var, v, s.span);
   }
 
-  Stmt element_store(const AstExpr& target, Expr value, Span span) {
-    if (target.base->kind != AstKind::kName)
-      fail(target.span, "only buffer elements can be assigned", "write A[i, j] = value");
-    const Binding* b = lookup(target.base->name);
-    if (!b) fail(target.base->span, "name '" + target.base->name + "' is not defined");
-    if (b->kind != Binding::kBuffer && b->kind != Binding::kVarBuffer)
-      fail(target.span, "'" + target.base->name + "' is not a buffer");
+  // The buffer and lowered indices of the element `A[i, j]` that is read or
+  // (is_store) assigned; the messages say which of the two was attempted.
+  ElementAccess element_access(const AstExpr& e, bool is_store) {
+    if (e.base->kind != AstKind::kName) {
+      if (is_store) fail(e.span, "only buffer elements can be assigned", "write A[i, j] = value");
+      fail(e.span, "only buffers can be subscripted", "write A[i, j] with A a buffer");
+    }
+    const Binding* b = lookup(e.base->name);
+    if (!b) fail(e.base->span, "name '" + e.base->name + "' is not defined");
+    if (b->kind != Binding::kBuffer && b->kind != Binding::kVarBuffer) {
+      fail(e.span,
+           "'" + e.base->name +
+               (is_store ? "' is not a buffer" : "' is not a buffer and cannot be subscripted"));
+    }
     std::vector<Expr> indices;
-    for (const auto& c : target.children) {
-      if (c->kind == AstKind::kSlice)
+    for (const auto& c : e.children) {
+      if (c->kind == AstKind::kSlice && is_store) {
         fail(
             c->span, "slice assignment is not supported",
             "use T.fill(A[i:i + 4, j], value) or T.copy(src, A[i:i + 4, j]), or a T.Parallel loop");
+      }
+      if (c->kind == AstKind::kSlice) {
+        fail(c->span, "a slice is not a value",
+             "slices are tile operands (T.copy(A[i:i + 4, j], B)); read one element as A[i, j]");
+      }
       indices.push_back(expr(*c));
     }
-    return guarded(span, [&] { return store(b->buffer, indices, value, span); });
+    return {b->buffer, std::move(indices)};
+  }
+
+  Stmt element_store(const AstExpr& target, Expr value, Span span) {
+    ElementAccess access = element_access(target, /*is_store=*/true);
+    return guarded(span, [&] { return store(access.buffer, access.indices, value, span); });
   }
 
   void aug_assignment(const AstStmt& s, BlockAccumulator& acc) {
