@@ -38,12 +38,16 @@ for source in "${sources[@]}"; do
   if [ -d "fuzz/corpus/$name" ]; then
     seeds=("fuzz/corpus/$name")
   fi
+  log="$build/fuzz-logs/$name.log"  # libFuzzer's progress lines; only the summary is printed
+  mkdir -p "$(dirname "$log")"
   echo "== $name: fuzzing for ${seconds}s"
   if "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix="$artifacts" -print_final_stats=1 "$scratch" "${seeds[@]}"; then
+      -artifact_prefix="$artifacts" -print_final_stats=1 "$scratch" "${seeds[@]}" >"$log" 2>&1; then
+    grep -E '^stat::number_of_executed_units|^Done' "$log" || true
     echo "== $name: no finding"
   else
-    echo "== $name: FINDING (inputs in $artifacts)" >&2
+    tail -n 60 "$log" >&2
+    echo "== $name: FINDING (inputs in $artifacts, full log $log)" >&2
     status=1
   fi
 done
