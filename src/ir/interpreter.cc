@@ -2,12 +2,14 @@
 #include "tilec/ir/interpreter.h"
 
 #include "interp_program.h"
+#include "scoped_bindings.h"
 
 #include "tilec/ir/visitor.h"
 
 #include <fmt/format.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -287,8 +289,7 @@ class Compiler {
   int bind_var(const Var& var) {
     if (!var.get()) throw IRError("a binding has an undefined variable");
     int slot = num_vars_++;
-    var_undo_.emplace_back(var.get(), lookup(vars_, var.get()));
-    vars_[var.get()] = slot;
+    vars_.bind(var.get(), slot);
     return slot;
   }
   int bind_buffer(const Buffer& buffer) {
@@ -299,12 +300,14 @@ class Compiler {
     info->write = writer_for(buffer->dtype);
     infos_.push_back(std::move(info));
     int slot = num_buffers_++;
-    buffer_undo_.emplace_back(buffer.get(), lookup(buffers_, buffer.get()));
-    buffers_[buffer.get()] = slot;
+    buffers_.bind(buffer.get(), slot);
     slot_info_[slot] = infos_.back().get();
     return slot;
   }
-  int var_slot(const VarNode* v) const { return vars_.at(v); }
+  int var_slot(const VarNode* v) const {
+    if (const int* slot = vars_.find(v)) return *slot;
+    throw std::out_of_range("unbound variable slot");
+  }
   int num_vars() const { return num_vars_; }
   int num_buffers() const { return num_buffers_; }
   std::vector<std::unique_ptr<BufferInfo>> take_infos() { return std::move(infos_); }
@@ -330,12 +333,12 @@ class Compiler {
       }
       case ExprKind::kVar: {
         auto* n = e.as<VarNode>();
-        auto it = vars_.find(n);
-        if (it == vars_.end()) {
+        const int* slot = vars_.find(n);
+        if (!slot) {
           throw IRError(fmt::format("{}variable '{}' is used outside the scope that binds it",
                                     where(e->span), n->name));
         }
-        return std::make_unique<VarExpr>(n->dtype, it->second);
+        return std::make_unique<VarExpr>(n->dtype, *slot);
       }
       case ExprKind::kBinary: {
         auto* n = e.as<BinaryNode>();
@@ -501,37 +504,14 @@ class Compiler {
   // Bindings made while a Scope is open are dropped when it closes.
   class Scope {
    public:
-    explicit Scope(Compiler& c) : c_(c), vars_(c.var_undo_.size()), bufs_(c.buffer_undo_.size()) {}
-    ~Scope() {
-      c_.unwind(c_.vars_, c_.var_undo_, vars_);
-      c_.unwind(c_.buffers_, c_.buffer_undo_, bufs_);
-    }
+    explicit Scope(Compiler& c) : vars_(c.vars_), buffers_(c.buffers_) {}
 
    private:
-    Compiler& c_;
-    size_t vars_, bufs_;
+    ScopedBindings<VarNode, int>::Mark vars_;
+    ScopedBindings<BufferNode, int>::Mark buffers_;
   };
 
  private:
-  template <class K>
-  static std::optional<int> lookup(const std::unordered_map<const K*, int>& map, const K* key) {
-    auto it = map.find(key);
-    return it == map.end() ? std::nullopt : std::optional<int>(it->second);
-  }
-  template <class K>
-  static void unwind(std::unordered_map<const K*, int>& map,
-                     std::vector<std::pair<const K*, std::optional<int>>>& undo, size_t to) {
-    while (undo.size() > to) {
-      auto [key, previous] = undo.back();
-      undo.pop_back();
-      if (previous) {
-        map[key] = *previous;
-      } else {
-        map.erase(key);
-      }
-    }
-  }
-
   CExprPtr as(DataType t, const Expr& e) {
     CExprPtr c = expr(e);
     if (c->dtype == t) return c;
@@ -540,14 +520,14 @@ class Compiler {
 
   int buffer_slot(const Buffer& buffer, Span span) {
     if (!buffer) throw IRError(where(span) + "reference to an undefined buffer");
-    auto it = buffers_.find(buffer.get());
-    if (it == buffers_.end()) {
+    const int* slot = buffers_.find(buffer.get());
+    if (!slot) {
       throw IRError(fmt::format(
           "{}buffer '{}' is used outside its scope: it is neither a parameter nor allocated "
           "around this use",
           where(span), buffer->name));
     }
-    return it->second;
+    return *slot;
   }
 
   std::vector<CExprPtr> indices(const Buffer& buffer, const std::vector<Expr>& idx, Span span) {
@@ -577,10 +557,8 @@ class Compiler {
     return out;
   }
 
-  std::unordered_map<const VarNode*, int> vars_;
-  std::unordered_map<const BufferNode*, int> buffers_;
-  std::vector<std::pair<const VarNode*, std::optional<int>>> var_undo_;
-  std::vector<std::pair<const BufferNode*, std::optional<int>>> buffer_undo_;
+  ScopedBindings<VarNode, int> vars_;
+  ScopedBindings<BufferNode, int> buffers_;
   std::unordered_map<int, const BufferInfo*> slot_info_;
   std::vector<std::unique_ptr<BufferInfo>> infos_;
   int num_vars_ = 0, num_buffers_ = 0;

@@ -1,5 +1,7 @@
 #include "tilec/ir/structural.h"
 
+#include "scoped_bindings.h"
+
 #include <bit>
 #include <unordered_map>
 
@@ -244,40 +246,17 @@ class Canonicalizer {
   // so it still matches between two trees of the same shape.
   class Scope {
    public:
-    explicit Scope(Canonicalizer& c)
-        : c_(c), vars_(c.var_undo_.size()), bufs_(c.buffer_undo_.size()) {}
-    ~Scope() {
-      c_.unwind(c_.vars_, c_.var_undo_, vars_);
-      c_.unwind(c_.buffers_, c_.buffer_undo_, bufs_);
-    }
+    explicit Scope(Canonicalizer& c) : vars_(c.vars_), buffers_(c.buffers_) {}
 
    private:
-    Canonicalizer& c_;
-    size_t vars_, bufs_;
+    ScopedBindings<VarNode, uint64_t>::Mark vars_;
+    ScopedBindings<BufferNode, uint64_t>::Mark buffers_;
   };
 
   template <class Key>
-  using Undo = std::vector<std::pair<const Key*, std::optional<uint64_t>>>;
-
-  template <class Key>
-  void unwind(std::unordered_map<const Key*, uint64_t>& map, Undo<Key>& undo, size_t to) {
-    while (undo.size() > to) {
-      auto [key, previous] = undo.back();
-      undo.pop_back();
-      if (previous) {
-        map[key] = *previous;
-      } else {
-        map.erase(key);
-      }
-    }
-  }
-
-  template <class Key>
-  uint64_t bind(std::unordered_map<const Key*, uint64_t>& map, Undo<Key>& undo, const Key* key) {
-    auto it = map.find(key);
-    undo.emplace_back(key, it == map.end() ? std::nullopt : std::optional<uint64_t>(it->second));
+  uint64_t bind(ScopedBindings<Key, uint64_t>& bindings, const Key* key) {
     uint64_t index = next_index_++;
-    map[key] = index;
+    bindings.bind(key, index);
     return index;
   }
 
@@ -326,18 +305,17 @@ class Canonicalizer {
 
   void var_def(const VarNode* v) {
     put(kTagVarDef, v->dtype);
-    put(bind(vars_, var_undo_, v));
+    put(bind(vars_, v));
   }
   void var_use(const VarNode* v) {
-    auto it = vars_.find(v);
-    if (it != vars_.end()) {
+    if (const uint64_t* index = vars_.find(v)) {
       put(kTagVarUse);
-      return put(it->second);
+      return put(*index);
     }
     // Free variable: bound, for the rest of the traversal, where first seen.
     put(kTagFreeVar, v->dtype);
     uint64_t index = next_index_++;
-    vars_[v] = index;
+    vars_.bind_for_good(v, index);
     put(index);
   }
   void buffer_structure(const Buffer& b) {
@@ -350,19 +328,18 @@ class Canonicalizer {
   void buffer_def(const Buffer& b) {
     if (!b) return put(kTagNullBuffer);
     put(kTagBufferDef);
-    put(bind(buffers_, buffer_undo_, b.get()));
+    put(bind(buffers_, b.get()));
     buffer_structure(b);
   }
   void buffer_use(const Buffer& b) {
     if (!b) return put(kTagNullBuffer);
-    auto it = buffers_.find(b.get());
-    if (it != buffers_.end()) {
+    if (const uint64_t* index = buffers_.find(b.get())) {
       put(kTagBufferUse);
-      return put(it->second);
+      return put(*index);
     }
     put(kTagFreeBuffer);
     uint64_t index = next_index_++;
-    buffers_[b.get()] = index;
+    buffers_.bind_for_good(b.get(), index);
     put(index);
     buffer_structure(b);
   }
@@ -377,10 +354,8 @@ class Canonicalizer {
     }
   }
 
-  std::unordered_map<const VarNode*, uint64_t> vars_;
-  std::unordered_map<const BufferNode*, uint64_t> buffers_;
-  Undo<VarNode> var_undo_;
-  Undo<BufferNode> buffer_undo_;
+  ScopedBindings<VarNode, uint64_t> vars_;
+  ScopedBindings<BufferNode, uint64_t> buffers_;
   uint64_t next_index_ = 0;
 };
 
