@@ -1,7 +1,7 @@
 // The `tilec compile` and `tilec run` commands as a user runs them: artifacts,
 // --check and --json output, and exit status 2 with a clear message on bad input.
+#include "../cli_support.h"
 #include "test_support.h"
-#include "tilec/exec/process.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,14 +10,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string example(const char* name) {
-  return (fs::path(TILEC_SOURCE_DIR) / "examples" / name).string();
-}
-
-exec::ProcessResult tilec_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), TILEC_EXECUTABLE);
-  return exec::run_process(args);
-}
+using testing::example;
+using testing::tilec_cli;
 
 class Cli : public testing::EngineTest {};
 

@@ -1,7 +1,7 @@
 // `tilec fmt`, `check`, `interp`, `targets`, `backends` and `resolve` run as a
 // script runs them: what they print, their JSON, and exit status 2 with a clear
 // message on bad input.
-#include "tilec/exec/process.h"
+#include "../cli_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -16,14 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string example(const char* name) {
-  return (fs::path(TILEC_SOURCE_DIR) / "examples" / name).string();
-}
-
-exec::ProcessResult tilec_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), TILEC_EXECUTABLE);
-  return exec::run_process(args);
-}
+using testing::example;
+using testing::tilec_cli;
 
 // A kernel file written for one test, removed afterwards.
 class TempKernel {
