@@ -57,6 +57,16 @@ TEST(CliFmt, DefinesOverrideConstants) {
   EXPECT_NE(result.output.find("(1000,)"), std::string::npos) << result.output;
 }
 
+TEST(CliDefines, TheLastDefineOfANameWinsInEveryCommand) {
+  auto fmt = tilec_cli({"fmt", example("vector_add.py"), "-D", "N=10", "-D", "N=1000"});
+  ASSERT_EQ(fmt.exit_code, 0) << fmt.output;
+  EXPECT_NE(fmt.output.find("(1000,)"), std::string::npos) << fmt.output;
+  auto compiled = tilec_cli(
+      {"compile", example("vector_add.py"), "--emit", "device", "-D", "N=10", "-D", "N=1000"});
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_NE(compiled.output.find("idx < 1000"), std::string::npos) << compiled.output;
+}
+
 TEST(CliCheck, AcceptsEveryExample) {
   for (const char* name : {"vector_add.py", "bias_gelu.py", "softmax.py", "gemm.py", "gemm_fp32.py",
                            "reduce_sum.py", "edge_tiles.py"}) {

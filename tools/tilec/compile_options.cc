@@ -52,10 +52,7 @@ void add_compile_options(CLI::App& sub, CompileOptions& options) {
 }
 
 CompiledFile compile_kernel_file(const CompileOptions& options) {
-  // As shipped, compile and run keep the first -D of a name (check/fmt/interp the last).
-  std::map<std::string, std::string> defines;
-  for (const auto& define : options.defines) defines.insert(ir::parse_define(define));
-  ir::IRModule mod = ir::parse_kernel_file(options.file, defines);
+  ir::IRModule mod = load_kernel_file(options);
   // Checked here too (compile() checks again) so diagnostics show the source line.
   ir::check_module_or_throw(mod, options.file, read_source(options.file));
   std::optional<std::string> host;
