@@ -1,7 +1,10 @@
-// Kernels written inline, compiled on target `c` with the `native` execution
-// backend and checked against the interpreter: GEMM with edge tiles in every
+// Kernels written inline (and examples/gemm.py at edge-tile sizes), compiled on target `c` with the
+// `native` execution backend and checked against the interpreter: GEMM with edge tiles in every
 // float dtype, transposed operands, symbolic dims, reductions and scalars.
 #include "test_support.h"
+#include "tilec/ir/parser.h"
+
+#include <map>
 
 namespace tilec {
 namespace {
@@ -9,31 +12,18 @@ namespace {
 using testing::EngineTest;
 using testing::run_and_compare;
 
-constexpr const char* kGemmSource = R"(import tilelang.language as T
-
-M = 100
-N = 72
-K = 40
-block_M = 32
-block_N = 32
-block_K = 16
-dtype = "float32"
-accum_dtype = "float32"
-
-
-@T.prim_func
-def gemm(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
-    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
-        A_shared = T.alloc_shared((block_M, block_K), dtype)
-        B_shared = T.alloc_shared((block_K, block_N), dtype)
-        C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
-        T.clear(C_local)
-        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
-            T.copy(A[by * block_M, k * block_K], A_shared)
-            T.copy(B[k * block_K, bx * block_N], B_shared)
-            T.gemm(A_shared, B_shared, C_local)
-        T.copy(C_local, C[by * block_M, bx * block_N])
-)";
+// examples/gemm.py at sizes that leave edge tiles in every dimension.
+ir::IRModule gemm_with_edge_tiles(std::map<std::string, std::string> defines = {}) {
+  defines.insert({{"M", "100"},
+                  {"N", "72"},
+                  {"K", "40"},
+                  {"block_M", "32"},
+                  {"block_N", "32"},
+                  {"block_K", "16"},
+                  {"dtype", "float32"},
+                  {"accum_dtype", "float32"}});
+  return ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/gemm.py", defines);
+}
 
 constexpr const char* kGemmTransposedSource = R"(import tilelang.language as T
 
@@ -117,25 +107,19 @@ void expect_matches(const ir::IRModule& mod, const std::map<std::string, int64_t
 class EndToEnd : public EngineTest {};
 
 TEST_F(EndToEnd, GemmWithEdgeTilesFloat32) {
-  expect_matches(ir::parse_kernel_source(kGemmSource));
+  expect_matches(gemm_with_edge_tiles());
 }
 
 TEST_F(EndToEnd, GemmFloat16WithFloat32Accumulator) {
-  ir::ParseOptions options;
-  options.defines = {{"dtype", "float16"}};
-  expect_matches(ir::parse_kernel_source(kGemmSource, options));
+  expect_matches(gemm_with_edge_tiles({{"dtype", "float16"}}));
 }
 
 TEST_F(EndToEnd, GemmFloat16Accumulator) {
-  ir::ParseOptions options;
-  options.defines = {{"dtype", "float16"}, {"accum_dtype", "float16"}};
-  expect_matches(ir::parse_kernel_source(kGemmSource, options));
+  expect_matches(gemm_with_edge_tiles({{"dtype", "float16"}, {"accum_dtype", "float16"}}));
 }
 
 TEST_F(EndToEnd, GemmBfloat16) {
-  ir::ParseOptions options;
-  options.defines = {{"dtype", "bfloat16"}};
-  expect_matches(ir::parse_kernel_source(kGemmSource, options));
+  expect_matches(gemm_with_edge_tiles({{"dtype", "bfloat16"}}));
 }
 
 TEST_F(EndToEnd, GemmTransposedOperands) {
