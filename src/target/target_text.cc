@@ -205,6 +205,11 @@ Target parse_target_text(std::string_view text, int depth) {
 }  // namespace detail
 
 Target Target::parse(std::string_view text) {
+  if (size_t bad = detail::first_invalid_utf8(text); bad != std::string_view::npos) {
+    throw TargetError(fmt::format(
+        "invalid target '{}': byte {} is not UTF-8 (targets are UTF-8 text, as in JSON)",
+        detail::printable(text), bad));
+  }
   try {
     return detail::parse_target_text(text, 0);
   } catch (const TargetError& e) {

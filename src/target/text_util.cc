@@ -1,5 +1,7 @@
 #include "text_util.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -85,6 +87,32 @@ std::string printable(std::string_view text, size_t limit) {
     }
   }
   return out;
+}
+
+size_t first_invalid_utf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    size_t length = byte < 0x80           ? 1
+                    : (byte >> 5) == 0x6  ? 2
+                    : (byte >> 4) == 0xE  ? 3
+                    : (byte >> 3) == 0x1E ? 4
+                                          : 0;
+    if (length == 0 || i + length > text.size()) return i;
+    uint32_t code = length == 1 ? byte : byte & (0x7F >> length);
+    for (size_t k = 1; k < length; ++k) {
+      auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next >> 6) != 0x2) return i;
+      code = (code << 6) | (next & 0x3F);
+    }
+    // Overlong encodings, UTF-16 surrogates and code points past U+10FFFF are not UTF-8.
+    static constexpr uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < kMinimum[length] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) {
+      return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace tilec::target::detail

@@ -26,6 +26,10 @@ std::string quote(std::string_view text);
 // whitespace, quotes or backslashes; otherwise returns it unchanged.
 std::string quote_if_needed(std::string_view text);
 
+// Offset of the first byte that is not part of well-formed UTF-8, or npos. Targets are
+// exchanged as JSON, which only carries UTF-8, so target text must be UTF-8 too.
+size_t first_invalid_utf8(std::string_view text);
+
 // Text for a message: printable ASCII kept, everything else as \xHH, cut after `limit`.
 std::string printable(std::string_view text, size_t limit = 80);
 

@@ -2,6 +2,7 @@
 #include "tilec/target/target.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <unordered_set>
 
@@ -64,6 +65,16 @@ TEST(TargetText, QuotedValuesKeepSpacesAndEscapes) {
   EXPECT_EQ(target.get_string("device"), R"(Intel(R) UHD "630" \ x)");
   EXPECT_EQ(Target::parse(target.str()), target);
   EXPECT_EQ(Target::parse("opencl -device=\"\"").get_string("device", "unset"), "");
+}
+
+TEST(TargetText, TextMustBeUtf8SoThatItsJsonFormExists) {
+  // Found by target_string_fuzz: a value with a stray continuation byte parsed, and
+  // to_json().dump() then threw. Such text is now rejected up front.
+  EXPECT_TARGET_ERROR(Target::parse("c -mcpu=\xbf"), "byte 8 is not UTF-8");
+  EXPECT_TARGET_ERROR(Target::parse("c -mcpu=\xc0\xaf"), "not UTF-8");      // overlong '/'
+  EXPECT_TARGET_ERROR(Target::parse("c -mcpu=\xed\xa0\x80"), "not UTF-8");  // surrogate
+  Target accented = Target::parse("c -mcpu=\"z\xc3\xa9n\"");
+  EXPECT_EQ(Target::from_json(nlohmann::json::parse(accented.to_json().dump())), accented);
 }
 
 TEST(TargetText, ToleratesSurroundingAndRepeatedWhitespace) {
