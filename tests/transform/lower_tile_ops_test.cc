@@ -179,5 +179,44 @@ def blocked(A: T.Tensor((16, 5), "float32"), B: T.Tensor((5, 64), "float32"), C:
   expect_same_results(mod, lowered);
 }
 
+// The micro-kernel's accumulator is groups x rows, one element per vector register
+// once the lane loop (vectorized, around the k loop) is vectorized; float64 has 8
+// lanes per 64 bytes, float32 16.
+TEST(LowerTileOps, RegisterBlockedGemmShapesFollowDtypeAndExtents) {
+  IRModule mod = parse_kernel_source(R"(
+import tilelang.language as T
+@T.prim_func
+def shapes(A: T.Tensor((6, 3), "float64"), B: T.Tensor((3, 8), "float64"), C: T.Tensor((6, 8), "float64"),
+           D: T.Tensor((4, 7), "float32"), E: T.Tensor((7, 48), "float32"), F: T.Tensor((4, 48), "float32"),
+           G: T.Tensor((16, 7), "float32"), H: T.Tensor((7, 64), "float32"), P: T.Tensor((16, 64), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        T.gemm(A, B, C)
+        T.gemm(D, E, F, clear_accum=True)
+        T.gemm(G, H, P)
+)");
+  IRModule lowered = lower_tile_ops(mod);
+  std::vector<std::pair<int64_t, int64_t>> acc_shapes;
+  int vectorized_with_k_inside = 0;
+  post_order_visit(lowered.lookup("shapes")->body, [&](const Stmt* s, const Expr*) {
+    if (!s) return;
+    if (auto* a = s->as<AllocateNode>(); a && a->buffer->name == "acc") {
+      acc_shapes.emplace_back(*as_const_int(a->buffer->shape[0]),
+                              *as_const_int(a->buffer->shape[1]));
+    }
+    if (auto* f = s->as<ForNode>(); f && f->for_kind == ForKind::kVectorized) {
+      bool has_loop = false;
+      post_order_visit(f->body, [&](const Stmt* inner, const Expr*) {
+        if (inner && inner->kind() == StmtKind::kFor) has_loop = true;
+      });
+      if (has_loop) ++vectorized_with_k_inside;
+    }
+  });
+  // Statements are visited children first, so the order is the gemms' order.
+  std::vector<std::pair<int64_t, int64_t>> expected = {{1, 2}, {1, 4}, {2, 8}};
+  EXPECT_EQ(acc_shapes, expected);
+  EXPECT_EQ(vectorized_with_k_inside, 3);
+  expect_same_results(mod, lowered);
+}
+
 }  // namespace
 }  // namespace tilec::transform
