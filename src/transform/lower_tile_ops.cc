@@ -5,20 +5,24 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tilec::transform {
 
 using namespace ir;
 
 namespace {
 
-// The gemm micro-kernel computes kMicroRows rows of C by kMicroColumnGroups groups of
-// one vector of columns (64 bytes of the accumulator dtype: 16 float32 lanes, one
-// AVX-512 register) with the vector lanes as the loop the C compiler vectorizes and
-// the k loop inside it (outer-loop vectorization), so each accumulator is one
-// register. Measured with gcc 12 -O3 -march=native on AVX-512 (Zen 4), 1024^3
-// float32, one thread: 8 rows x 2 groups (16 accumulator registers) 180 GFLOP/s;
-// 8x1 168, 16x1 162, 4x4 155, 4x2 140; the earlier 8x64 accumulator tile indexed
-// inside the k loop stayed in memory (85).
+// The gemm micro-kernel computes a block of C of kMicroRowChoices rows by
+// kMicroColumnGroupChoices groups of one vector of columns (64 bytes of the
+// accumulator dtype: 16 float32 lanes, one AVX-512 register), best choice first. The
+// vector lanes are the loop the C compiler vectorizes, with the k loop inside it
+// (outer-loop vectorization), so each accumulator element is one register. Rows and
+// groups stay <= 8: the C printer unrolls kUnrolled loops by 8, and the accumulator
+// is only kept in registers when those loops unroll completely. Measured with gcc 12
+// -O3 -march=native on an AVX-512 AMD EPYC, 1024^3 float32, one thread: 8 rows x 2
+// groups (16 accumulator registers) 180 GFLOP/s; 8x1 168, 16x1 162, 4x4 155, 4x2 140;
+// the earlier 8x64 accumulator tile indexed inside the k loop stayed in memory (85).
 constexpr int64_t kMicroRowChoices[] = {8, 4, 2};
 constexpr int64_t kMicroColumnGroupChoices[] = {2, 1};
 constexpr int64_t kMicroVectorBytes = 64;
