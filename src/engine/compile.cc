@@ -126,24 +126,26 @@ Kernel compile(const ir::IRModule& mod, std::string_view target,
                                   builder->unavailable_reason()));
   }
 
+  ir::IRModule lowered = context.lower(mod);
+  SplitModule split = split_host_device(lowered, context.name());
+  GeneratedCode code = generate_code(context, split);
+
   CacheKeyFields fields{ir::structural_hash(mod),
                         context.target().str(),
                         context.target_host().str(),
                         builder->name(),
                         builder->cache_identity(context.target(), context.target_host()),
                         canonical_pass_config(transform::PassContext::current().config()),
-                        version()};
-  ir::IRModule lowered = context.lower(mod);
-  SplitModule split = split_host_device(lowered, context.name());
+                        version(),
+                        sha256_hex(code.host.source + '\0' + code.device.source)};
 
   auto state = std::make_shared<KernelState>(context, lowered);
   state->execution_backend = builder->name();
   state->cache_key = fields.key();
+  state->host_source = code.host.source;
+  state->device_source = code.device.source;
 
   auto build_into = [&](const fs::path& dir) {
-    GeneratedCode code = generate_code(context, split);
-    state->host_source = code.host.source;
-    state->device_source = code.device.source;
     exec::BuiltModule built =
         builder->build(code.host, code.device, context.target(), context.target_host(), dir);
     state->module = built.module;
@@ -155,8 +157,6 @@ Kernel compile(const ir::IRModule& mod, std::string_view target,
     if (auto entry = cache.lookup(fields, builder->artifact_file_name())) {
       try {
         state->module = builder->load(entry->artifact);
-        state->host_source = entry->host_source;
-        state->device_source = entry->device_source;
         state->library_path = entry->artifact;
         state->cache_hit = true;
       } catch (const std::exception& error) {

@@ -107,9 +107,9 @@ std::string sha256_hex(std::string_view bytes) {
 std::string CacheKeyFields::canonical_text() const {
   return fmt::format(
       "tilec-kernel-cache\nversion={}\nmodule={:016x}\ntarget={}\ntarget_host={}\n"
-      "execution_backend={}\nbackend_identity={}\npass_config={}\n",
+      "execution_backend={}\nbackend_identity={}\npass_config={}\ncode={}\n",
       tilec_version, module_hash, target, target_host, execution_backend, backend_identity,
-      pass_config);
+      pass_config, code_hash);
 }
 
 std::string CacheKeyFields::key() const {
@@ -201,6 +201,7 @@ std::optional<CacheEntry> KernelCache::publish(const fs::path& build_dir,
                {"execution_backend", fields.execution_backend},
                {"backend_identity", fields.backend_identity},
                {"pass_config", fields.pass_config},
+               {"code_hash", fields.code_hash},
                {"artifact", artifact_name},
                {"artifact_size", uint64_t(artifact->size())},
                {"artifact_sha256", sha256_hex(*artifact)},

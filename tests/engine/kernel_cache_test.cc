@@ -95,6 +95,23 @@ TEST_F(KernelCacheTest, MissThenHitWithoutRunningTheCompiler) {
   EXPECT_TRUE(fs::exists(cache_dir_ / second.cache_key() / "meta.json"));
 }
 
+TEST(KernelCacheKey, CoversEveryFieldIncludingTheGeneratedCode) {
+  CacheKeyFields base{0x1234,      "c -keys=cpu", "c -keys=cpu", "native",
+                      "cc 12 -O3", "{}",          "0.1.0",       sha256_hex("int main;")};
+  std::vector<CacheKeyFields> changed(8, base);
+  changed[0].module_hash = 0x1235;
+  changed[1].target = "c -keys=cpu -mcpu=znver4";
+  changed[2].target_host = "llvm -keys=cpu";
+  changed[3].execution_backend = "other";
+  changed[4].backend_identity = "cc 13 -O3";
+  changed[5].pass_config = R"({"k":1})";
+  changed[6].tilec_version = "0.2.0";
+  // Same module and target, but a pass or code generator changed what it emits.
+  changed[7].code_hash = sha256_hex("int main2;");
+  for (const auto& fields : changed) EXPECT_NE(fields.key(), base.key()) << fields.canonical_text();
+  EXPECT_EQ(base.key(), CacheKeyFields(base).key());
+}
+
 TEST_F(KernelCacheTest, DifferentModulesAndTargetsGetDifferentKeys) {
   Kernel f32 = compile(twice_module(), "c", std::nullopt, "native");
   Kernel f16 = compile(twice_module("float16"), "c", std::nullopt, "native");

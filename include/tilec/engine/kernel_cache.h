@@ -21,6 +21,10 @@ struct CacheKeyFields {
   std::string backend_identity;  // ExecutionBackend::cache_identity (compiler + flags)
   std::string pass_config;       // canonical JSON of the effective pass configuration
   std::string tilec_version;
+  // SHA-256 of the generated host and device sources. Lowering and codegen are cheap next
+  // to the C compiler, so they always run; keying on their output means a change in a
+  // pass or a code generator (within one tilec version) never reuses a stale library.
+  std::string code_hash;
 
   std::string canonical_text() const;
   std::string key() const;  // 32 hex digits (SHA-256 of canonical_text, truncated)
