@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -165,7 +166,26 @@ void KernelCache::discard(const std::string& key, std::string_view reason) const
   fs::remove_all(error ? dir : doomed, ignored);
 }
 
+namespace {
+
+// Build directories of failed builds, kept for their error messages, go after a day;
+// a build still running in another process is far younger than that.
+void remove_stale_build_dirs(const fs::path& cache_dir) {
+  constexpr auto kKeepFailedBuilds = std::chrono::hours(24);
+  std::error_code error;
+  auto now = fs::file_time_type::clock::now();
+  for (const auto& entry : fs::directory_iterator(cache_dir, error)) {
+    if (entry.path().filename().string().rfind(".build-", 0) != 0) continue;
+    std::error_code ignored;
+    auto written = fs::last_write_time(entry.path(), ignored);
+    if (!ignored && now - written > kKeepFailedBuilds) fs::remove_all(entry.path(), ignored);
+  }
+}
+
+}  // namespace
+
 fs::path KernelCache::make_build_dir(const std::string& key) const {
+  remove_stale_build_dirs(dir_);
   static std::atomic<uint64_t> counter{0};
   std::random_device random;
   for (int attempt = 0; attempt < 16; ++attempt) {

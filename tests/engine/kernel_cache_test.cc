@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <thread>
 
@@ -120,6 +121,19 @@ TEST_F(KernelCacheTest, DifferentModulesAndTargetsGetDifferentKeys) {
   EXPECT_NE(f32.cache_key(), tuned.cache_key());
   EXPECT_FALSE(tuned.cache_hit());
   EXPECT_EQ(entries(cache_dir_).size(), 3u);
+}
+
+TEST_F(KernelCacheTest, FailedBuildDirectoriesOlderThanADayAreRemovedByTheNextBuild) {
+  fs::path stale = cache_dir_ / ".build-0123456789ab-1-0-deadbeef";
+  fs::path recent = cache_dir_ / ".build-0123456789ab-2-0-cafef00d";
+  fs::create_directories(stale);
+  fs::create_directories(recent);
+  std::ofstream(stale / "device.c") << "int broken(";
+  fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(48));
+  Kernel built = compile(twice_module(), "c", std::nullopt, "native");
+  EXPECT_FALSE(built.cache_hit());
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(recent));  // may be another process's build still running
 }
 
 void expect_reported_and_rebuilt(const fs::path& cache_dir, const std::string& key) {

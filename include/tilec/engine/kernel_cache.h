@@ -56,7 +56,8 @@ class KernelCache {
   void discard(const std::string& key, std::string_view reason) const;
 
   // A fresh private directory to build into, inside the cache (same filesystem,
-  // so publish() is a rename).
+  // so publish() is a rename). A failed build keeps its directory so that its error
+  // can point at the sources; each new build first removes those older than a day.
   std::filesystem::path make_build_dir(const std::string& key) const;
   // Writes meta.json into build_dir and renames it to the entry. Returns the
   // entry; when another process published first, build_dir is removed and the
