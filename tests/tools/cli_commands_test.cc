@@ -69,7 +69,7 @@ TEST(CliDefines, TheLastDefineOfANameWinsInEveryCommand) {
 
 TEST(CliCheck, AcceptsEveryExample) {
   for (const char* name : {"vector_add.py", "bias_gelu.py", "softmax.py", "gemm.py", "gemm_fp32.py",
-                           "reduce_sum.py", "edge_tiles.py"}) {
+                           "gemm_nt.py", "reduce_sum.py", "edge_tiles.py"}) {
     auto result = tilec_cli({"check", example(name)});
     EXPECT_EQ(result.exit_code, 0) << name << ": " << result.output;
     EXPECT_NE(result.output.find("ok: 1 function"), std::string::npos) << result.output;
