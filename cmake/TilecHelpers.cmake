@@ -39,7 +39,7 @@ endfunction()
 # (the tilec tool, benchmarks) while layers are still being added.
 function(tilec_all_layers out)
   set(libs)
-  foreach(layer target ir transform backend codegen runtime exec cpu engine)
+  foreach(layer target ir frontend interp transform backend codegen runtime exec cpu engine)
     if(TARGET tilec_${layer})
       list(APPEND libs tilec_${layer})
     endif()

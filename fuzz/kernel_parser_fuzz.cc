@@ -1,7 +1,7 @@
 // libFuzzer target for the kernel-file front end. Rejecting input with a
 // SourceError/IRError is the expected outcome for garbage; a crash, a hang, any other
 // exception, or a parsed module whose printed form does not parse back is a finding.
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 #include "tilec/ir/printer.h"
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // The C++ API end to end: parse a kernel file, compile it for target "auto", call it on
 // host buffers and check the result. Built with the project and run as a CTest test
 // (examples/cpp/CMakeLists.txt); README's "C++ API" section shows this program.
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 #include "tilec/tilec.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "tilec/ir/builder.h"
 
-#include "frontend_block.h"
+#include "tilec/ir/block_accumulator.h"
 
 #include <limits>
 

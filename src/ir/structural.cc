@@ -1,6 +1,6 @@
 #include "tilec/ir/structural.h"
 
-#include "scoped_bindings.h"
+#include "tilec/ir/scoped_bindings.h"
 
 #include <bit>
 #include <unordered_map>

@@ -8,7 +8,7 @@
 #include "tilec/backend/backend_error.h"
 #include "tilec/cpu/codegen_c_device.h"
 #include "tilec/cpu/pipeline.h"
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 
 #include <gtest/gtest.h>
 

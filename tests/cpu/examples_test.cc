@@ -3,7 +3,7 @@
 // included, via the examples that exercise them).
 #include "run_on_cpu.h"
 
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 
 #include <gtest/gtest.h>
 

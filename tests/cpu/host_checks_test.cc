@@ -5,7 +5,7 @@
 #include "tilec/cpu/codegen_c_device.h"
 #include "tilec/cpu/pipeline.h"
 #include "tilec/exec/native_backend.h"
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 #include "tilec/runtime/dlpack_tensor.h"
 
 #include <gtest/gtest.h>

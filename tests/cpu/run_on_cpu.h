@@ -3,8 +3,8 @@
 // compares every tensor the function writes against the reference interpreter.
 #pragma once
 
+#include "tilec/interp/interpreter.h"
 #include "tilec/ir/function.h"
-#include "tilec/ir/interpreter.h"
 
 #include <map>
 #include <string>

@@ -2,7 +2,7 @@
 // `native` execution backend and checked against the interpreter: GEMM with edge tiles in every
 // float dtype, transposed operands, symbolic dims, reductions and scalars.
 #include "test_support.h"
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 
 #include <map>
 

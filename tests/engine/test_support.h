@@ -3,7 +3,7 @@
 // on identical random inputs.
 #pragma once
 
-#include "tilec/ir/interpreter.h"
+#include "tilec/interp/interpreter.h"
 #include "tilec/tilec.h"
 
 #include <fmt/format.h>

@@ -3,8 +3,8 @@
 // which runs both tile operations and plain loops).
 #include "tilec/transform/lower_tile_ops.h"
 
-#include "tilec/ir/interpreter.h"
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
+#include "tilec/interp/interpreter.h"
 #include "tilec/ir/visitor.h"
 
 #include <gtest/gtest.h>

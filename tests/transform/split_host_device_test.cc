@@ -3,7 +3,7 @@
 // and the binder's extras.
 #include "tilec/transform/split_host_device.h"
 
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 
 #include <gtest/gtest.h>
 

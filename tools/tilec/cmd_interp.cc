@@ -3,9 +3,9 @@
 // random inputs (outputs start at zero) and prints, per tensor argument,
 // "function.arg dtype[shape] checksum=0x...", the same for the same seed on every run.
 #include "compile_options.h"
+#include "tilec/frontend/parser.h"
+#include "tilec/interp/interpreter.h"
 #include "tilec/ir/check.h"
-#include "tilec/ir/interpreter.h"
-#include "tilec/ir/parser.h"
 
 #include <fmt/format.h>
 

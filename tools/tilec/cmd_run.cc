@@ -3,7 +3,7 @@
 // reference interpreter run on copies of the same inputs (exit 1 on mismatch).
 #include "compile_options.h"
 
-#include "tilec/ir/interpreter.h"
+#include "tilec/interp/interpreter.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

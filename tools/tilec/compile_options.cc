@@ -1,7 +1,7 @@
 #include "compile_options.h"
 
+#include "tilec/frontend/parser.h"
 #include "tilec/ir/check.h"
-#include "tilec/ir/parser.h"
 
 #include <fstream>
 #include <iostream>

@@ -1,8 +1,8 @@
 // Compiles a PrimFunc into the slot-resolved program of interp_program.h and runs it.
-#include "tilec/ir/interpreter.h"
+#include "tilec/interp/interpreter.h"
 
 #include "interp_program.h"
-#include "scoped_bindings.h"
+#include "tilec/ir/scoped_bindings.h"
 
 #include "tilec/ir/visitor.h"
 

@@ -1,4 +1,4 @@
-#include "tilec/ir/interpreter.h"
+#include "tilec/interp/interpreter.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Parser of the TileLang DSL subset: every construct maps to the expected IR, and
 // every error names file:line:col, shows the line with a caret and a hint.
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The example kernels parse into the structure their comments promise.
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 
 #include <gtest/gtest.h>
 

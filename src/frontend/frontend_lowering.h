@@ -5,8 +5,8 @@
 #pragma once
 
 #include "frontend_ast.h"
+#include "tilec/frontend/parser.h"
 #include "tilec/ir/function.h"
-#include "tilec/ir/parser.h"
 
 namespace tilec::ir::frontend {
 

@@ -1,8 +1,8 @@
 // The interpreter on every example kernel, against straightforward C++ references
 // computed in double and compared with TILE_SEMANTICS.md's tolerances.
+#include "tilec/frontend/parser.h"
+#include "tilec/interp/interpreter.h"
 #include "tilec/ir/check.h"
-#include "tilec/ir/interpreter.h"
-#include "tilec/ir/parser.h"
 
 #include <gtest/gtest.h>
 

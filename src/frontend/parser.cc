@@ -1,4 +1,4 @@
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 
 #include "frontend_lowering.h"
 #include "frontend_syntax.h"

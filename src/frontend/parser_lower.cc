@@ -1,5 +1,5 @@
-#include "frontend_block.h"
 #include "frontend_lowering.h"
+#include "tilec/ir/block_accumulator.h"
 #include "tilec/ir/builder.h"
 
 #include <charconv>

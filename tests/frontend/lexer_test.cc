@@ -1,5 +1,5 @@
 // Tokenizer of kernel files: indentation tokens, comments, joining, literals, errors.
-#include "../../src/ir/frontend_lexer.h"
+#include "../../src/frontend/frontend_lexer.h"
 
 #include <gtest/gtest.h>
 
