@@ -1,6 +1,7 @@
 #include "frontend_lowering.h"
 #include "tilec/ir/block_accumulator.h"
 #include "tilec/ir/builder.h"
+#include "tilec/ir/const_fold.h"
 
 #include <charconv>
 #include <cmath>
@@ -45,36 +46,6 @@ struct BoundArgs {
 
 bool fits_int32(int64_t v) {
   return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
-}
-
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t floor_mod(int64_t a, int64_t b) {
-  return a - floor_div(a, b) * b;
-}
-
-// The value of a comparison of two constants (integer or float alike); nullopt
-// when `op` is not a comparison.
-template <class T>
-std::optional<bool> fold_comparison(BinaryOp op, T x, T y) {
-  switch (op) {
-    case BinaryOp::kEQ:
-      return x == y;
-    case BinaryOp::kNE:
-      return x != y;
-    case BinaryOp::kLT:
-      return x < y;
-    case BinaryOp::kLE:
-      return x <= y;
-    case BinaryOp::kGT:
-      return x > y;
-    case BinaryOp::kGE:
-      return x >= y;
-    default:
-      return std::nullopt;
-  }
 }
 
 class Lowering {
@@ -533,86 +504,39 @@ class Lowering {
   }
 
   // ---------------------------------------------------------------- expressions
+  // Constant operands fold with the IR core's arithmetic (tilec/ir/const_fold.h), the
+  // interpreter's. Python evaluates these at definition time with unbounded integers,
+  // so a result that does not fit its dtype, or a division by zero, is an error here
+  // rather than a wrapped value; bool arithmetic and narrower dtypes are left unfolded.
   Expr fold(const Expr& e, Span span) {
     auto* b = e.as<BinaryNode>();
     if (!b) return e;
+    DataType t = b->a.dtype();
+    bool to_bool = is_comparison(b->op) || is_logical(b->op);
     auto* ia = b->a.as<IntImmNode>();
     auto* ib = b->b.as<IntImmNode>();
-    DataType t = b->a.dtype();
     if (ia && ib && (t == DataType::Int32() || t == DataType::Int64() || t.is_bool())) {
-      int64_t x = ia->value, y = ib->value, r = 0;
-      if (auto c = fold_comparison(b->op, x, y)) return with_span(make_bool(*c), span);
-      bool overflow = false;
-      switch (b->op) {
-        case BinaryOp::kAdd:
-          overflow = __builtin_add_overflow(x, y, &r);
-          break;
-        case BinaryOp::kSub:
-          overflow = __builtin_sub_overflow(x, y, &r);
-          break;
-        case BinaryOp::kMul:
-          overflow = __builtin_mul_overflow(x, y, &r);
-          break;
-        case BinaryOp::kFloorDiv:
-        case BinaryOp::kFloorMod:
-          if (y == 0) fail(span, "integer division by zero in a constant expression");
-          if (x == std::numeric_limits<int64_t>::min() && y == -1)
-            overflow = true;
-          else
-            r = b->op == BinaryOp::kFloorDiv ? floor_div(x, y) : floor_mod(x, y);
-          break;
-        case BinaryOp::kMin:
-          r = std::min(x, y);
-          break;
-        case BinaryOp::kMax:
-          r = std::max(x, y);
-          break;
-        case BinaryOp::kAnd:
-          return with_span(make_bool(x && y), span);
-        case BinaryOp::kOr:
-          return with_span(make_bool(x || y), span);
-        default:
-          return e;
+      auto r = int_binary(b->op, ia->value, ib->value, t);
+      if (!r) {
+        if (b->op != BinaryOp::kFloorDiv && b->op != BinaryOp::kFloorMod) return e;
+        fail(span, "integer division by zero in a constant expression");
       }
+      if (to_bool) return with_span(make_bool(r->value != 0), span);
       if (t.is_bool()) return e;
-      if (overflow || (t == DataType::Int32() && !fits_int32(r)))
+      if (r->overflowed)
         fail(span, "integer overflow in a constant expression (" + t.str() + ")",
              "use smaller values, or T.int64(...) for 64-bit constants");
-      return with_span(make_int(r, t), span);
+      return with_span(make_int(r->value, t), span);
     }
     auto* fa = b->a.as<FloatImmNode>();
     auto* fb = b->b.as<FloatImmNode>();
     if (fa && fb && (t == DataType::Float32() || t == DataType::Float(64))) {
-      double x = fa->value, y = fb->value, r = 0;
-      if (auto c = fold_comparison(b->op, x, y)) return with_span(make_bool(*c), span);
-      switch (b->op) {
-        case BinaryOp::kAdd:
-          r = x + y;
-          break;
-        case BinaryOp::kSub:
-          r = x - y;
-          break;
-        case BinaryOp::kMul:
-          r = x * y;
-          break;
-        case BinaryOp::kDiv:
-        case BinaryOp::kFloorDiv:
-        case BinaryOp::kFloorMod:
-          if (y == 0) fail(span, "float division by zero in a constant expression");
-          r = b->op == BinaryOp::kDiv        ? x / y
-              : b->op == BinaryOp::kFloorDiv ? std::floor(x / y)
-                                             : x - std::floor(x / y) * y;
-          break;
-        case BinaryOp::kMin:
-          r = std::min(x, y);
-          break;
-        case BinaryOp::kMax:
-          r = std::max(x, y);
-          break;
-        default:
-          return e;
-      }
-      return with_span(make_float(r, t), span);
+      bool divides =
+          b->op == BinaryOp::kDiv || b->op == BinaryOp::kFloorDiv || b->op == BinaryOp::kFloorMod;
+      if (divides && fb->value == 0) fail(span, "float division by zero in a constant expression");
+      if (is_logical(b->op)) return e;
+      double r = float_binary(b->op, fa->value, fb->value, t);
+      return with_span(to_bool ? make_bool(r != 0) : make_float(r, t), span);
     }
     return e;
   }

@@ -1,20 +1,13 @@
 #include "interp_value.h"
 
+#include "tilec/ir/const_fold.h"
 #include "tilec/ir/float16.h"
 #include "tilec/ir/tensor.h"
 
-#include <cfloat>
 #include <cmath>
 #include <cstring>
 
 namespace tilec::ir::interp {
-
-double round_float(double value, DataType dtype) {
-  if (dtype.code == TypeCode::kFloat && dtype.bits == 64) return value;
-  if (dtype.code == TypeCode::kFloat && dtype.bits == 32 && std::fabs(value) <= FLT_MAX)
-    return double(float(value));
-  return round_to_dtype(value, dtype);
-}
 
 double to_double(Slot value, DataType dtype) {
   if (dtype.is_float()) return value.f;
@@ -33,115 +26,16 @@ Slot convert(Slot value, DataType from, DataType to) {
   return int_slot(wrap_to_dtype(value.i, to));
 }
 
-namespace {
-
-int64_t floor_div(int64_t a, int64_t b) {
-  if (b == 0) throw IRError("integer division by zero in '//'");
-  if (b == -1) return int64_t(0 - uint64_t(a));  // INT64_MIN // -1 wraps instead of trapping
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t floor_mod(int64_t a, int64_t b) {
-  if (b == 0) throw IRError("integer modulo by zero in '%'");
-  if (b == -1) return 0;
-  int64_t r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
-
-Slot int_arith(BinaryOp op, int64_t a, int64_t b, DataType t) {
-  bool u64 = t.is_uint() && t.bits == 64;
-  uint64_t ua = uint64_t(a), ub = uint64_t(b);
-  auto wrap = [&](uint64_t v) { return int_slot(wrap_to_dtype(int64_t(v), t)); };
-  switch (op) {
-    case BinaryOp::kAdd:
-      return wrap(ua + ub);
-    case BinaryOp::kSub:
-      return wrap(ua - ub);
-    case BinaryOp::kMul:
-      return wrap(ua * ub);
-    case BinaryOp::kDiv:  // never built on integers; kept total for hand-built IR
-    case BinaryOp::kFloorDiv:
-      if (u64) {
-        if (ub == 0) throw IRError("integer division by zero in '//'");
-        return int_slot(int64_t(ua / ub));
-      }
-      return wrap(uint64_t(floor_div(a, b)));
-    case BinaryOp::kFloorMod:
-      if (u64) {
-        if (ub == 0) throw IRError("integer modulo by zero in '%'");
-        return int_slot(int64_t(ua % ub));
-      }
-      return wrap(uint64_t(floor_mod(a, b)));
-    case BinaryOp::kMin:
-      return int_slot(u64 ? int64_t(std::min(ua, ub)) : std::min(a, b));
-    case BinaryOp::kMax:
-      return int_slot(u64 ? int64_t(std::max(ua, ub)) : std::max(a, b));
-    case BinaryOp::kEQ:
-      return int_slot(a == b);
-    case BinaryOp::kNE:
-      return int_slot(a != b);
-    case BinaryOp::kLT:
-      return int_slot(u64 ? ua < ub : a < b);
-    case BinaryOp::kLE:
-      return int_slot(u64 ? ua <= ub : a <= b);
-    case BinaryOp::kGT:
-      return int_slot(u64 ? ua > ub : a > b);
-    case BinaryOp::kGE:
-      return int_slot(u64 ? ua >= ub : a >= b);
-    case BinaryOp::kAnd:
-      return int_slot(a != 0 && b != 0);
-    case BinaryOp::kOr:
-      return int_slot(a != 0 || b != 0);
-  }
-  return int_slot(0);
-}
-
-Slot float_arith(BinaryOp op, double a, double b, DataType t) {
-  auto r = [&](double v) { return float_slot(round_float(v, t)); };
-  switch (op) {
-    case BinaryOp::kAdd:
-      return r(a + b);
-    case BinaryOp::kSub:
-      return r(a - b);
-    case BinaryOp::kMul:
-      return r(a * b);
-    case BinaryOp::kDiv:
-      return r(a / b);
-    case BinaryOp::kFloorDiv:
-      return r(std::floor(a / b));
-    case BinaryOp::kFloorMod: {  // Python's float %: the sign of the divisor
-      double m = std::fmod(a, b);
-      if (m != 0 && ((m < 0) != (b < 0))) m += b;
-      return r(m);
-    }
-    case BinaryOp::kMin:
-      return float_slot(std::fmin(a, b));
-    case BinaryOp::kMax:
-      return float_slot(std::fmax(a, b));
-    case BinaryOp::kEQ:
-      return int_slot(a == b);
-    case BinaryOp::kNE:
-      return int_slot(a != b);
-    case BinaryOp::kLT:
-      return int_slot(a < b);
-    case BinaryOp::kLE:
-      return int_slot(a <= b);
-    case BinaryOp::kGT:
-      return int_slot(a > b);
-    case BinaryOp::kGE:
-      return int_slot(a >= b);
-    case BinaryOp::kAnd:
-      return int_slot(a != 0 && b != 0);
-    case BinaryOp::kOr:
-      return int_slot(a != 0 || b != 0);
-  }
-  return int_slot(0);
-}
-
-}  // namespace
-
 Slot arith(BinaryOp op, Slot a, Slot b, DataType operand) {
-  return operand.is_float() ? float_arith(op, a.f, b.f, operand) : int_arith(op, a.i, b.i, operand);
+  if (operand.is_float()) {
+    double r = float_binary(op, a.f, b.f, operand);
+    return is_comparison(op) || is_logical(op) ? int_slot(r != 0) : float_slot(r);
+  }
+  // `/` is never built on integers; hand-built IR gets floor division, to stay total.
+  if (op == BinaryOp::kDiv) op = BinaryOp::kFloorDiv;
+  if (auto r = int_binary(op, a.i, b.i, operand)) return int_slot(r->value);
+  throw IRError(op == BinaryOp::kFloorDiv ? "integer division by zero in '//'"
+                                          : "integer modulo by zero in '%'");
 }
 
 Slot math(const std::string& name, const Slot* args, DataType t) {

@@ -1,9 +1,11 @@
-// Scalar values of the reference interpreter and the one definition of their
-// arithmetic and conversions, shared by expressions and tile operations so both
-// follow TILE_SEMANTICS.md identically. A Slot holds an int64 for bool/integer dtypes
-// (uint64 as its bit pattern) and a double, already rounded to the dtype, for floats.
+// Scalar values of the reference interpreter, their arithmetic and conversions, shared
+// by expressions and tile operations so both follow TILE_SEMANTICS.md identically; the
+// arithmetic itself is the IR core's constant folder (tilec/ir/const_fold.h). A Slot holds an int64
+// for bool/integer dtypes (uint64 as its bit pattern) and a double, already rounded to the dtype,
+// for floats.
 #pragma once
 
+#include "tilec/ir/const_fold.h"
 #include "tilec/ir/expr.h"
 
 #include <cstdint>
@@ -28,7 +30,7 @@ inline Slot zero_slot(DataType t) {
   return t.is_float() ? float_slot(0.0) : int_slot(0);
 }
 
-double round_float(double value, DataType dtype);  // to a float dtype, nearest even
+using ir::round_float;  // tilec/ir/const_fold.h: to a float dtype, nearest even
 Slot convert(Slot value, DataType from, DataType to);
 double to_double(Slot value, DataType dtype);
 int64_t to_int(Slot value, DataType dtype);  // floats truncate toward zero

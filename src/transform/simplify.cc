@@ -1,9 +1,12 @@
 #include "tilec/transform/simplify.h"
 
+#include "tilec/ir/const_fold.h"
 #include "tilec/ir/mutator.h"
+#include "tilec/ir/tensor.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tilec::transform {
 
@@ -29,28 +32,11 @@ std::optional<Wide> wide(const std::optional<int64_t>& v) {
   return v ? std::optional<Wide>(*v) : std::nullopt;
 }
 
-// Wraps v to t's width, as the generated code's integer arithmetic does.
-int64_t wrap_to(int64_t v, DataType t) {
-  if (t.is_bool()) return v != 0;
-  if (t.bits >= 64) return v;
-  uint64_t mask = (uint64_t{1} << t.bits) - 1;
-  uint64_t u = static_cast<uint64_t>(v) & mask;
-  if (t.is_int() && (u >> (t.bits - 1)) & 1) u |= ~mask;
-  return static_cast<int64_t>(u);
-}
-
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t floor_mod(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
-
+// floor(a / c) of a bound (c > 0), by the IR core's arithmetic.
 std::optional<Wide> floor_div_wide(std::optional<Wide> a, int64_t c) {
   if (!a) return std::nullopt;
-  return Wide(floor_div(static_cast<int64_t>(*a), c));
+  return Wide(
+      int_binary(BinaryOp::kFloorDiv, static_cast<int64_t>(*a), c, DataType::Int64())->value);
 }
 
 IntBounds binary_bounds(BinaryOp op, const IntBounds& a, const IntBounds& b, DataType t) {
@@ -193,78 +179,27 @@ Expr make_binary_node(const BinaryNode* op, Expr a, Expr b) {
   return Expr(std::move(n));
 }
 
-std::optional<int64_t> fold_int(BinaryOp op, int64_t a, int64_t b, DataType t) {
-  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
-  switch (op) {
-    case BinaryOp::kAdd:
-      return wrap_to(static_cast<int64_t>(u(a) + u(b)), t);
-    case BinaryOp::kSub:
-      return wrap_to(static_cast<int64_t>(u(a) - u(b)), t);
-    case BinaryOp::kMul:
-      return wrap_to(static_cast<int64_t>(u(a) * u(b)), t);
-    case BinaryOp::kFloorDiv:
-      if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
-      return t.is_uint() ? wrap_to(static_cast<int64_t>(u(a) / u(b)), t)
-                         : wrap_to(floor_div(a, b), t);
-    case BinaryOp::kFloorMod:
-      if (b == 0 || b == -1) return b == -1 ? std::optional<int64_t>(0) : std::nullopt;
-      return t.is_uint() ? wrap_to(static_cast<int64_t>(u(a) % u(b)), t)
-                         : wrap_to(floor_mod(a, b), t);
-    case BinaryOp::kMin:
-      return t.is_uint() ? (u(a) < u(b) ? a : b) : std::min(a, b);
-    case BinaryOp::kMax:
-      return t.is_uint() ? (u(a) < u(b) ? b : a) : std::max(a, b);
-    case BinaryOp::kEQ:
-      return a == b;
-    case BinaryOp::kNE:
-      return a != b;
-    case BinaryOp::kLT:
-      return t.is_uint() ? u(a) < u(b) : a < b;
-    case BinaryOp::kLE:
-      return t.is_uint() ? u(a) <= u(b) : a <= b;
-    case BinaryOp::kGT:
-      return t.is_uint() ? u(a) > u(b) : a > b;
-    case BinaryOp::kGE:
-      return t.is_uint() ? u(a) >= u(b) : a >= b;
-    case BinaryOp::kAnd:
-      return a && b;
-    case BinaryOp::kOr:
-      return a || b;
-    case BinaryOp::kDiv:
-      return std::nullopt;
+// Constants fold with the IR core's arithmetic (the interpreter's), except where the
+// generated code may compute something else: INT64_MIN // -1 traps there, and C computes
+// float16/bfloat16 and float operations other than + - * / and comparisons in another
+// precision or through library calls.
+std::optional<Expr> fold_constants(BinaryOp op, const Expr& a, const Expr& b) {
+  DataType t = a.dtype();
+  if (t.is_float()) {
+    bool exact_on_host = (t.bits == 32 || t.bits == 64) && !t.is_bfloat16();
+    bool exact_op = op == BinaryOp::kAdd || op == BinaryOp::kSub || op == BinaryOp::kMul ||
+                    op == BinaryOp::kDiv || is_comparison(op);
+    if (!exact_on_host || !exact_op) return std::nullopt;
+    return fold_binary(op, a, b);
   }
-  return std::nullopt;
-}
-
-// Float folding only where the host computes exactly what the dtype's arithmetic
-// gives: double, and float32 through double (exact for + - * /).
-std::optional<Expr> fold_float(BinaryOp op, double a, double b, DataType t) {
-  if (!(t.bits == 32 || t.bits == 64) || t.is_bfloat16()) return std::nullopt;
-  auto round = [&](double v) { return t.bits == 32 ? double(float(v)) : v; };
-  switch (op) {
-    case BinaryOp::kAdd:
-      return make_float(round(a + b), t);
-    case BinaryOp::kSub:
-      return make_float(round(a - b), t);
-    case BinaryOp::kMul:
-      return make_float(round(a * b), t);
-    case BinaryOp::kDiv:
-      return make_float(round(a / b), t);
-    case BinaryOp::kEQ:
-      return make_bool(a == b);
-    case BinaryOp::kNE:
-      return make_bool(a != b);
-    case BinaryOp::kLT:
-      return make_bool(a < b);
-    case BinaryOp::kLE:
-      return make_bool(a <= b);
-    case BinaryOp::kGT:
-      return make_bool(a > b);
-    case BinaryOp::kGE:
-      return make_bool(a >= b);
-    default:
-      return std::nullopt;
+  auto* ia = a.as<IntImmNode>();
+  auto* ib = b.as<IntImmNode>();
+  if (!ia || !ib) return std::nullopt;
+  if (op == BinaryOp::kFloorDiv && t.is_int() && t.bits == 64 &&
+      ia->value == std::numeric_limits<int64_t>::min() && ib->value == -1) {
+    return std::nullopt;
   }
+  return fold_binary(op, a, b);
 }
 
 class Simplifier : public StmtMutator {
@@ -276,16 +211,11 @@ class Simplifier : public StmtMutator {
     Expr a = mutate(op->a);
     Expr b = mutate(op->b);
     DataType t = a.dtype();
+    if (auto folded = fold_constants(op->op, a, b)) return *folded;
     auto* ia = a.as<IntImmNode>();
     auto* ib = b.as<IntImmNode>();
-    if (ia && ib && !t.is_float()) {
-      if (auto v = fold_int(op->op, ia->value, ib->value, t)) return make_int(*v, op->dtype);
-    }
     auto* fa = a.as<FloatImmNode>();
     auto* fb = b.as<FloatImmNode>();
-    if (fa && fb) {
-      if (auto v = fold_float(op->op, fa->value, fb->value, t)) return *v;
-    }
     bool integer = t.is_integer();
     switch (op->op) {
       case BinaryOp::kAdd:
@@ -295,7 +225,8 @@ class Simplifier : public StmtMutator {
           if (auto* inner = a.as<BinaryNode>(); inner && inner->op == BinaryOp::kAdd) {
             if (auto* c1 = inner->b.as<IntImmNode>()) {
               return mutate(
-                  binary(BinaryOp::kAdd, inner->a, make_int(wrap_to(c1->value + ib->value, t), t)));
+                  binary(BinaryOp::kAdd, inner->a,
+                         make_int(int_binary(BinaryOp::kAdd, c1->value, ib->value, t)->value, t)));
             }
           }
         }
@@ -346,8 +277,9 @@ class Simplifier : public StmtMutator {
     if (auto* i = a.as<IntImmNode>()) {
       if (op->op == UnaryOp::kNot) return make_bool(i->value == 0);
       if (!op->dtype.is_float())
-        return make_int(wrap_to(-static_cast<int64_t>(static_cast<uint64_t>(i->value)), op->dtype),
-                        op->dtype);
+        return make_int(
+            wrap_to_dtype(-static_cast<int64_t>(static_cast<uint64_t>(i->value)), op->dtype),
+            op->dtype);
     }
     if (a.same_as(op->a)) return self;
     return unary(op->op, a, op->span);
@@ -362,7 +294,7 @@ class Simplifier : public StmtMutator {
   Expr mutate_cast(const CastNode* op, const Expr& self) override {
     Expr v = mutate(op->value);
     if (auto* i = v.as<IntImmNode>(); i && op->dtype.is_integer()) {
-      return make_int(wrap_to(i->value, op->dtype), op->dtype);
+      return make_int(wrap_to_dtype(i->value, op->dtype), op->dtype);
     }
     if (v.same_as(op->value)) return self;
     return cast(op->dtype, v, op->span);
