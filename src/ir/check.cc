@@ -11,6 +11,7 @@
 #include "tilec/ir/check.h"
 
 #include "tilec/ir/source_error.h"
+#include "tilec/ir/structural.h"
 #include "tilec/ir/visitor.h"
 
 #include <fmt/format.h>
@@ -20,51 +21,6 @@
 
 namespace tilec::ir {
 namespace {
-
-// Identity-sensitive equality: variables and buffers compare by pointer (unlike
-// structural_equal, which would equate two different free variables).
-bool same_expr(const Expr& a, const Expr& b) {
-  if (a.same_as(b)) return true;
-  if (!a || !b || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
-  auto same_list = [](const std::vector<Expr>& x, const std::vector<Expr>& y) {
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!same_expr(x[i], y[i])) return false;
-    return true;
-  };
-  switch (a.kind()) {
-    case ExprKind::kIntImm:
-      return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
-    case ExprKind::kFloatImm:
-      return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
-    case ExprKind::kVar:
-      return false;  // different pointers
-    case ExprKind::kBinary: {
-      auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
-      return x->op == y->op && same_expr(x->a, y->a) && same_expr(x->b, y->b);
-    }
-    case ExprKind::kUnary: {
-      auto *x = a.as<UnaryNode>(), *y = b.as<UnaryNode>();
-      return x->op == y->op && same_expr(x->a, y->a);
-    }
-    case ExprKind::kSelect: {
-      auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
-      return same_expr(x->cond, y->cond) && same_expr(x->true_value, y->true_value) &&
-             same_expr(x->false_value, y->false_value);
-    }
-    case ExprKind::kCast:
-      return same_expr(a.as<CastNode>()->value, b.as<CastNode>()->value);
-    case ExprKind::kLoad: {
-      auto *x = a.as<LoadNode>(), *y = b.as<LoadNode>();
-      return x->buffer == y->buffer && same_list(x->indices, y->indices);
-    }
-    case ExprKind::kCall: {
-      auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
-      return x->name == y->name && same_list(x->args, y->args);
-    }
-  }
-  return false;
-}
 
 // Constant extent of start:stop when it is evident: two constants, or stop = start + c.
 std::optional<int64_t> const_extent(const Expr& start, const Expr& stop) {

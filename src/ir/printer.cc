@@ -1,5 +1,7 @@
 #include "tilec/ir/printer.h"
 
+#include "tilec/ir/structural.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -61,38 +63,6 @@ bool same_const(const Expr& a, const Expr& b) {
   }
   if (auto* x = a.as<CastNode>()) return same_const(x->value, b.as<CastNode>()->value);
   return false;
-}
-
-// Exact equality of pure expressions, variables by identity (for `+=` and T.ceildiv).
-bool same_expr(const Expr& a, const Expr& b) {
-  if (a.same_as(b)) return true;
-  if (!a || !b || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
-  switch (a.kind()) {
-    case ExprKind::kIntImm:
-    case ExprKind::kFloatImm:
-      return same_const(a, b);
-    case ExprKind::kVar:
-      return false;
-    case ExprKind::kBinary: {
-      auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
-      return x->op == y->op && same_expr(x->a, y->a) && same_expr(x->b, y->b);
-    }
-    case ExprKind::kUnary: {
-      auto *x = a.as<UnaryNode>(), *y = b.as<UnaryNode>();
-      return x->op == y->op && same_expr(x->a, y->a);
-    }
-    case ExprKind::kCast:
-      return same_expr(a.as<CastNode>()->value, b.as<CastNode>()->value);
-    case ExprKind::kLoad: {
-      auto *x = a.as<LoadNode>(), *y = b.as<LoadNode>();
-      if (x->buffer != y->buffer || x->indices.size() != y->indices.size()) return false;
-      for (size_t i = 0; i < x->indices.size(); ++i)
-        if (!same_expr(x->indices[i], y->indices[i])) return false;
-      return true;
-    }
-    default:
-      return false;
-  }
 }
 
 std::string float_literal(double v) {

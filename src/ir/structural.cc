@@ -3,6 +3,7 @@
 #include "tilec/ir/scoped_bindings.h"
 
 #include <bit>
+#include <cmath>
 #include <unordered_map>
 
 namespace tilec::ir {
@@ -405,6 +406,51 @@ uint64_t structural_hash(const PrimFunc& x) {
 }
 uint64_t structural_hash(const IRModule& x) {
   return fnv1a(tokens(x, &Canonicalizer::module));
+}
+
+bool same_expr(const Expr& a, const Expr& b) {
+  if (a.same_as(b)) return true;
+  if (!a || !b || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
+  auto same_list = [](const std::vector<Expr>& x, const std::vector<Expr>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!same_expr(x[i], y[i])) return false;
+    return true;
+  };
+  switch (a.kind()) {
+    case ExprKind::kIntImm:
+      return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
+    case ExprKind::kFloatImm: {
+      double x = a.as<FloatImmNode>()->value, y = b.as<FloatImmNode>()->value;
+      return x == y || (std::isnan(x) && std::isnan(y));
+    }
+    case ExprKind::kVar:
+      return false;  // different nodes: different variables
+    case ExprKind::kBinary: {
+      auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
+      return x->op == y->op && same_expr(x->a, y->a) && same_expr(x->b, y->b);
+    }
+    case ExprKind::kUnary: {
+      auto *x = a.as<UnaryNode>(), *y = b.as<UnaryNode>();
+      return x->op == y->op && same_expr(x->a, y->a);
+    }
+    case ExprKind::kSelect: {
+      auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
+      return same_expr(x->cond, y->cond) && same_expr(x->true_value, y->true_value) &&
+             same_expr(x->false_value, y->false_value);
+    }
+    case ExprKind::kCast:
+      return same_expr(a.as<CastNode>()->value, b.as<CastNode>()->value);
+    case ExprKind::kLoad: {
+      auto *x = a.as<LoadNode>(), *y = b.as<LoadNode>();
+      return x->buffer == y->buffer && same_list(x->indices, y->indices);
+    }
+    case ExprKind::kCall: {
+      auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
+      return x->name == y->name && same_list(x->args, y->args);
+    }
+  }
+  return false;
 }
 
 }  // namespace tilec::ir

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 namespace tilec::ir {
@@ -131,6 +132,30 @@ TEST(StructuralHash, IsStableAcrossProcessesAndReleases) {
   Var x = make_var("x");
   EXPECT_EQ(structural_hash(Expr(x) * Expr(2) + Expr(1)), 0x179f5f0867182828ull)
       << std::hex << structural_hash(Expr(x) * Expr(2) + Expr(1));
+}
+
+TEST(SameExpr, ComparesVariablesAndBuffersByIdentity) {
+  Var i = make_var("i"), other_i = make_var("i");
+  Buffer a = make_buffer("A", {Expr(16)}, DataType::Float32());
+  Buffer other_a = make_buffer("A", {Expr(16)}, DataType::Float32());
+  EXPECT_TRUE(same_expr(Expr(i) * Expr(2) + Expr(1), Expr(i) * Expr(2) + Expr(1)));
+  EXPECT_FALSE(same_expr(Expr(i) + Expr(1), Expr(other_i) + Expr(1)));
+  EXPECT_TRUE(structural_equal(Expr(i) + Expr(1), Expr(other_i) + Expr(1)));
+  EXPECT_TRUE(same_expr(load(a, {Expr(i)}), load(a, {Expr(i)})));
+  EXPECT_FALSE(same_expr(load(a, {Expr(i)}), load(other_a, {Expr(i)})));
+  EXPECT_FALSE(same_expr(Expr(1), make_int(1, DataType::Int64())));
+}
+
+TEST(SameExpr, CoversSelectCallCastAndNaN) {
+  Var x = make_var("x", DataType::Float32());
+  EXPECT_TRUE(same_expr(call("exp", {Expr(x)}), call("exp", {Expr(x)})));
+  EXPECT_FALSE(same_expr(call("exp", {Expr(x)}), call("log", {Expr(x)})));
+  Expr c = Expr(x) < Expr(0.0);
+  EXPECT_TRUE(same_expr(select(c, Expr(x), Expr(0.0)), select(c, Expr(x), Expr(0.0))));
+  EXPECT_FALSE(same_expr(select(c, Expr(x), Expr(0.0)), select(c, Expr(0.0), Expr(x))));
+  EXPECT_TRUE(same_expr(cast(DataType::Int32(), Expr(x)), cast(DataType::Int32(), Expr(x))));
+  Expr nan = make_float(std::nan(""), DataType::Float32());
+  EXPECT_TRUE(same_expr(nan, make_float(std::nan(""), DataType::Float32())));
 }
 
 }  // namespace

@@ -22,4 +22,11 @@ uint64_t structural_hash(const Stmt& x);
 uint64_t structural_hash(const PrimFunc& x);
 uint64_t structural_hash(const IRModule& x);
 
+// Equality of pure expressions with variables and buffers compared by identity, where
+// structural_equal would equate two different free variables: "is this the same value
+// at this point of the program" (the printer's `+=`, the check's dependence test).
+// Calls compare by name and arguments, so they are taken to be pure; NaN constants
+// equal each other.
+bool same_expr(const Expr& a, const Expr& b);
+
 }  // namespace tilec::ir
