@@ -1,6 +1,7 @@
 #include "schema_check.h"
 
 #include "text_util.h"
+#include "tilec/target/nearest_name.h"
 #include "tilec/target/target_error.h"
 
 #include <fmt/format.h>
@@ -24,8 +25,8 @@ const AttrSchema& require_attr(const TargetKind& kind, std::string_view attr_nam
   std::string available = kind.attrs.empty()
                               ? std::string("it has no attributes besides -keys and -host")
                               : fmt::format("its attributes: {}", kind.describe_attrs());
-  throw TargetError(fmt::format("target kind '{}' has no attribute '{}' ({});{} {}", kind.name,
-                                printable(attr_name), owned_by, did_you_mean(attr_name, names),
+  throw TargetError(fmt::format("target kind '{}' has no attribute '{}'{} ({}); {}", kind.name,
+                                printable(attr_name), did_you_mean(attr_name, names), owned_by,
                                 available));
 }
 

@@ -3,6 +3,7 @@
 #include "builtin_kinds.h"
 #include "schema_check.h"
 #include "text_util.h"
+#include "tilec/target/nearest_name.h"
 #include "tilec/target/target_error.h"
 
 #include <fmt/format.h>
@@ -146,10 +147,10 @@ std::shared_ptr<const TargetKind> find_target_kind(std::string_view name) {
 std::shared_ptr<const TargetKind> get_target_kind(std::string_view name) {
   if (auto kind = registry().find(name)) return kind;
   std::vector<std::string> names = list_target_kind_names();
-  throw TargetError(fmt::format(
-      "unknown target kind '{}';{} known kinds: {} (or \"auto\" to "
-      "detect this machine's target)",
-      detail::printable(name), detail::did_you_mean(name, names), fmt::join(names, ", ")));
+  throw TargetError(
+      fmt::format("unknown target kind '{}'{}; known kinds: {} (or \"auto\" to "
+                  "detect this machine's target)",
+                  detail::printable(name), did_you_mean(name, names), join_names(names)));
 }
 
 std::vector<std::shared_ptr<const TargetKind>> list_target_kinds() {

@@ -9,23 +9,6 @@
 namespace tilec::target::detail {
 namespace {
 
-// Optimal string alignment distance: a swap of two neighbours ("arhc") counts as one typo.
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 bool needs_quotes(std::string_view text) {
   if (text.empty()) return true;
   return std::any_of(text.begin(), text.end(),
@@ -33,21 +16,6 @@ bool needs_quotes(std::string_view text) {
 }
 
 }  // namespace
-
-std::string did_you_mean(std::string_view wanted, const std::vector<std::string>& candidates) {
-  // Long names tolerate more typos; a one-letter name would "match" everything.
-  const size_t budget = std::max<size_t>(1, std::min<size_t>(3, wanted.size() / 3));
-  const std::string* best = nullptr;
-  size_t best_distance = budget + 1;
-  for (const auto& candidate : candidates) {
-    size_t distance = edit_distance(wanted, candidate);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = &candidate;
-    }
-  }
-  return best ? fmt::format(" Did you mean '{}'?", *best) : std::string();
-}
 
 bool is_identifier(std::string_view text) {
   if (text.empty()) return false;

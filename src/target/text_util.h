@@ -8,9 +8,6 @@
 
 namespace tilec::target::detail {
 
-// " Did you mean 'x'?" for the closest candidate within a small edit distance, else "".
-std::string did_you_mean(std::string_view wanted, const std::vector<std::string>& candidates);
-
 // [A-Za-z_][A-Za-z0-9_]*: the shape of kind and attribute names, so they print unquoted.
 bool is_identifier(std::string_view text);
 

@@ -1,6 +1,6 @@
 #include "tilec/transform/pass_context.h"
 
-#include "tilec/transform/nearest_name.h"
+#include "tilec/target/nearest_name.h"
 
 #include <algorithm>
 #include <mutex>
@@ -54,8 +54,8 @@ PassConfigKey lookup_key(std::string_view name) {
   }
   auto names = declared_key_names();
   throw PassError("unknown pass config key '" + std::string(name) + "'" +
-                  did_you_mean(name, names) + "; declared keys: " + join_names(names) +
-                  "; declare new keys with register_pass_config_key");
+                  target::did_you_mean(name, names) + "; declared keys: " +
+                  target::join_names(names) + "; declare new keys with register_pass_config_key");
 }
 
 // The value converted to the key's type: only int -> float widening is allowed.

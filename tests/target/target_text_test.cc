@@ -157,7 +157,7 @@ TEST(TargetTextErrors, EmptyStringListsKinds) {
 
 TEST(TargetTextErrors, UnknownKindListsKindsAndSuggests) {
   EXPECT_TARGET_ERROR(Target::parse("cudaa -arch=sm_90"), "unknown target kind 'cudaa'",
-                      "Did you mean 'cuda'?", "known kinds: c, cuda, hip,", "llvm, metal, opencl,",
+                      "(did you mean 'cuda'?)", "known kinds: c, cuda, hip,", "llvm, metal, opencl,",
                       "webgpu");
   EXPECT_TARGET_ERROR(Target::parse("auto"), "unknown target kind 'auto'");
 }
@@ -168,7 +168,7 @@ TEST(TargetTextErrors, UnknownAttributeNamesOwnersAndTheKindsAttributes) {
                       "it is an attribute of c, hip, llvm", "arch (string)",
                       "max_threads_per_block (int, default 1024)");
   EXPECT_TARGET_ERROR(Target::parse("cuda -arhc=sm_90"), "no target kind has an attribute",
-                      "Did you mean 'arch'?");
+                      "(did you mean 'arch'?)");
 }
 
 TEST(TargetTextErrors, WrongValueTypeSaysTheExpectedType) {

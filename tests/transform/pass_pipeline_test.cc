@@ -2,7 +2,6 @@
 
 #include "test_modules.h"
 #include "tilec/transform/instrument.h"
-#include "tilec/transform/nearest_name.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -108,14 +107,6 @@ TEST(InstrumentTest, PrintAfterPassUsesPrinterAndSink) {
   EXPECT_THAT(printed, HasSubstr("// IR after printed/x\nmodule trace=x\n"));
   EXPECT_THAT(printed, HasSubstr("// IR after printed/y\nmodule trace=x,y\n"));
   EXPECT_THROW(PrintAfterPassInstrument({}), PassError);
-}
-
-TEST(NearestNameTest, SuggestsOnlyPlausibleTypos) {
-  std::vector<std::string> names{"native", "nvrtc", "source"};
-  EXPECT_EQ(nearest_name("natve", names), "native");
-  EXPECT_EQ(nearest_name("opencl", names), std::nullopt);
-  EXPECT_EQ(join_names({}), "(none)");
-  EXPECT_EQ(join_names({"a", "b"}), "a, b");
 }
 
 }  // namespace
