@@ -93,9 +93,7 @@ PrimFunc flatten_buffers(const PrimFunc& func) {
 }
 
 IRModule flatten_buffers(const IRModule& mod) {
-  IRModule out = mod;
-  for (const auto& f : mod.functions()) out = out.with_function(flatten_buffers(f));
-  return out;
+  return map_function_bodies(mod, [](const PrimFunc& f) { return flatten_buffers(f)->body; });
 }
 
 Pass flatten_buffers_pass() {

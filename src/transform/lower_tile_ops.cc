@@ -486,16 +486,7 @@ Stmt lower_tile_ops(const Stmt& body) {
 }
 
 IRModule lower_tile_ops(const IRModule& mod) {
-  IRModule out = mod;
-  for (const auto& f : mod.functions()) {
-    try {
-      Stmt body = lower_tile_ops(f->body);
-      if (!body.same_as(f->body)) out = out.with_function(with_body(f, body));
-    } catch (const IRError& e) {
-      throw IRError(fmt::format("in function '{}': {}", f->name, e.what()));
-    }
-  }
-  return out;
+  return map_function_bodies(mod, [](const PrimFunc& f) { return lower_tile_ops(f->body); });
 }
 
 Pass lower_tile_ops_pass() {

@@ -399,14 +399,11 @@ Stmt simplify(const Stmt& s, const VarBounds& vars) {
 }
 
 IRModule simplify(const IRModule& mod) {
-  IRModule out = mod;
-  for (const auto& f : mod.functions()) {
+  return map_function_bodies(mod, [](const PrimFunc& f) {
     VarBounds vars;
     for (const auto& v : symbolic_shape_vars(f)) vars[v.get()] = {0, std::nullopt};
-    Stmt body = simplify(f->body, vars);
-    if (!body.same_as(f->body)) out = out.with_function(with_body(f, body));
-  }
-  return out;
+    return simplify(f->body, vars);
+  });
 }
 
 Pass simplify_pass() {

@@ -35,12 +35,7 @@ Stmt vectorize_loops(const Stmt& body) {
 }
 
 IRModule vectorize_loops(const IRModule& mod) {
-  IRModule out = mod;
-  for (const auto& f : mod.functions()) {
-    Stmt body = vectorize_loops(f->body);
-    if (!body.same_as(f->body)) out = out.with_function(with_body(f, body));
-  }
-  return out;
+  return map_function_bodies(mod, [](const PrimFunc& f) { return vectorize_loops(f->body); });
 }
 
 Pass vectorize_loops_pass() {

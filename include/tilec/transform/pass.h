@@ -27,4 +27,11 @@ struct Pass {
   ir::IRModule operator()(const ir::IRModule& mod, const PassInfo& info) const;
 };
 
+// The loop every per-function pass shares: each function's body is replaced by
+// rewrite(function); a function whose body comes back as the same node is kept as it
+// is (so an unchanged module stays the same functions). An ir::IRError thrown by
+// rewrite is re-thrown naming the function it was raised in.
+ir::IRModule map_function_bodies(const ir::IRModule& mod,
+                                 const std::function<ir::Stmt(const ir::PrimFunc&)>& rewrite);
+
 }  // namespace tilec::transform
