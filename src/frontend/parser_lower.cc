@@ -38,6 +38,15 @@ struct ElementAccess {
   std::vector<Expr> indices;
 };
 
+// The BinaryOp a Python operator token spells ("+", "//", "<=", "and"): the inverse of
+// to_string(BinaryOp), so the parser and the printer spell operators alike.
+BinaryOp binary_op_for(std::string_view token) {
+  for (int i = 0; i <= int(BinaryOp::kOr); ++i) {
+    if (token == to_string(BinaryOp(i))) return BinaryOp(i);
+  }
+  throw IRError("unknown binary operator '" + std::string(token) + "'");
+}
+
 // Positional and keyword arguments of a call matched to parameter names.
 struct BoundArgs {
   std::vector<const AstExpr*> values;  // by parameter index; null when absent
@@ -600,12 +609,7 @@ class Lowering {
         Expr b = expr(*e.children[1]);
         const std::string& op = e.name;
         if (op == "**") return guarded(e.span, [&] { return call("pow", {a, b}, e.span); });
-        BinaryOp bop = op == "+"    ? BinaryOp::kAdd
-                       : op == "-"  ? BinaryOp::kSub
-                       : op == "*"  ? BinaryOp::kMul
-                       : op == "/"  ? BinaryOp::kDiv
-                       : op == "//" ? BinaryOp::kFloorDiv
-                                    : BinaryOp::kFloorMod;
+        BinaryOp bop = binary_op_for(op);
         return binary_op(bop, a, b, e.span);
       }
       case AstKind::kUnary: {
@@ -620,12 +624,7 @@ class Lowering {
         for (size_t i = 0; i < e.ops.size(); ++i) {
           Expr right = expr(*e.children[i + 1]);
           const std::string& op = e.ops[i];
-          BinaryOp bop = op == "<"    ? BinaryOp::kLT
-                         : op == "<=" ? BinaryOp::kLE
-                         : op == ">"  ? BinaryOp::kGT
-                         : op == ">=" ? BinaryOp::kGE
-                         : op == "==" ? BinaryOp::kEQ
-                                      : BinaryOp::kNE;
+          BinaryOp bop = binary_op_for(op);
           Expr cmp = binary_op(bop, left, right, e.span);
           result = result ? binary_op(BinaryOp::kAnd, result, cmp, e.span) : cmp;
           left = right;
@@ -633,7 +632,7 @@ class Lowering {
         return result;
       }
       case AstKind::kBoolOp: {
-        BinaryOp bop = e.name == "and" ? BinaryOp::kAnd : BinaryOp::kOr;
+        BinaryOp bop = binary_op_for(e.name);
         Expr result = expr(*e.children[0]);
         for (size_t i = 1; i < e.children.size(); ++i)
           result = binary_op(bop, result, expr(*e.children[i]), e.span);
@@ -978,12 +977,7 @@ class Lowering {
 
   void aug_assignment(const AstStmt& s, BlockAccumulator& acc) {
     const std::string& op = s.op;
-    BinaryOp bop = op == "+"    ? BinaryOp::kAdd
-                   : op == "-"  ? BinaryOp::kSub
-                   : op == "*"  ? BinaryOp::kMul
-                   : op == "/"  ? BinaryOp::kDiv
-                   : op == "//" ? BinaryOp::kFloorDiv
-                                : BinaryOp::kFloorMod;
+    BinaryOp bop = binary_op_for(op);
     const AstExpr& target = *s.target;
     if (target.kind == AstKind::kName) {
       const Binding* b = lookup(target.name);
