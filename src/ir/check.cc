@@ -60,7 +60,7 @@ bool same_expr(const Expr& a, const Expr& b) {
     }
     case ExprKind::kCall: {
       auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
-      return x->name == y->name && same_list(x->args, y->args);
+      return x->call_kind == y->call_kind && x->name == y->name && same_list(x->args, y->args);
     }
   }
   return false;

@@ -104,6 +104,7 @@ class Canonicalizer {
       case ExprKind::kCall: {
         auto* n = e.as<CallNode>();
         put(kTagCall, n->dtype);
+        put(uint64_t(n->call_kind));
         str(n->name);
         return exprs(n->args);
       }
