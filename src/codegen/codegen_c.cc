@@ -14,17 +14,6 @@ using namespace ir;
 
 namespace {
 
-// C precedence levels (smaller binds tighter).
-constexpr int kPrimary = 0;
-constexpr int kUnaryPrec = 2;
-constexpr int kMulPrec = 3;
-constexpr int kAddPrec = 4;
-constexpr int kRelPrec = 6;
-constexpr int kEqPrec = 7;
-constexpr int kAndPrec = 11;
-constexpr int kOrPrec = 12;
-constexpr int kTernaryPrec = 13;
-
 const std::set<std::string>& c_reserved_words() {
   static const std::set<std::string> words = {
       "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
@@ -177,26 +166,26 @@ bool CodeGenC::provably_non_negative(const Expr& e) {
   return transform::bounds_of(e, var_bounds_).non_negative();
 }
 
-CodeGenC::Printed CodeGenC::print_literal(const Expr& e) {
-  if (auto* i = e.as<IntImmNode>()) {
-    DataType t = i->dtype;
-    if (t.is_bool()) return {i->value ? "true" : "false", kPrimary};
-    int64_t v = i->value;
-    std::string text;
-    if (t.bits == 64 && t.is_int()) {
-      text = v == std::numeric_limits<int64_t>::min() ? "INT64_MIN" : fmt::format("INT64_C({})", v);
-    } else if (t.bits == 64) {
-      text = fmt::format("UINT64_C({})", static_cast<uint64_t>(v));
-    } else if (t.is_uint() && t.bits == 32) {
-      text = fmt::format("{}u", static_cast<uint32_t>(v));
-    } else if (v == std::numeric_limits<int32_t>::min()) {
-      text = "INT32_MIN";
-    } else {
-      text = std::to_string(v);
-    }
-    return {text, v < 0 && text[0] == '-' ? kUnaryPrec : kPrimary};
+CodeGenC::Printed CodeGenC::print_int_imm(const IntImmNode* i) {
+  DataType t = i->dtype;
+  if (t.is_bool()) return {i->value ? "true" : "false", kPrimary};
+  int64_t v = i->value;
+  std::string text;
+  if (t.bits == 64 && t.is_int()) {
+    text = v == std::numeric_limits<int64_t>::min() ? "INT64_MIN" : fmt::format("INT64_C({})", v);
+  } else if (t.bits == 64) {
+    text = fmt::format("UINT64_C({})", static_cast<uint64_t>(v));
+  } else if (t.is_uint() && t.bits == 32) {
+    text = fmt::format("{}u", static_cast<uint32_t>(v));
+  } else if (v == std::numeric_limits<int32_t>::min()) {
+    text = "INT32_MIN";
+  } else {
+    text = std::to_string(v);
   }
-  auto* f = e.as<FloatImmNode>();
+  return {text, v < 0 && text[0] == '-' ? kUnaryPrec : kPrimary};
+}
+
+CodeGenC::Printed CodeGenC::print_float_imm(const FloatImmNode* f) {
   std::string text = float_literal(f->value, f->dtype);
   Printed p{text, text[0] == '-' ? kUnaryPrec : kPrimary};
   // Small integers are exact in every float type; anything else rounds like a cast.
@@ -205,7 +194,7 @@ CodeGenC::Printed CodeGenC::print_literal(const Expr& e) {
   return is_16bit_float(f->dtype) && !exact ? round_to_dtype(p, f->dtype) : p;
 }
 
-CodeGenC::Printed CodeGenC::print_cast(DataType to, const Expr& value) {
+CodeGenC::Printed CodeGenC::cast_value(DataType to, const Expr& value) {
   DataType from = value.dtype();
   Printed v = print(value);
   if (from == to) return v;
@@ -293,6 +282,39 @@ CodeGenC::Printed CodeGenC::print_binary(const BinaryNode* op) {
 }
 
 CodeGenC::Printed CodeGenC::print_call(const CallNode* op) {
+  switch (op->call_kind) {
+    case CallKind::kIntrinsic:
+      return print_intrinsic_call(op);
+    case CallKind::kExtern:
+      return print_extern_call(op);
+    case CallKind::kBarrier:
+      break;
+  }
+  throw IRError(fmt::format(
+      "codegen: a {} barrier is used as a value in function '{}'; a barrier is a statement: "
+      "evaluate(barrier(scope)), printed as T.evaluate(T.tvm_storage_sync(\"{}\"))",
+      op->name, function_ ? function_->name : "?", op->name));
+}
+
+CodeGenC::Printed CodeGenC::print_extern_call(const CallNode* op) {
+  std::string args, arg_types;
+  for (const auto& a : op->args) {
+    args += (args.empty() ? "" : ", ") + print(a).text;
+    arg_types += (arg_types.empty() ? "" : ", ") + type_name(a.dtype());
+  }
+  std::string prototype = fmt::format("{} {}({});", type_name(op->dtype), op->name,
+                                      arg_types.empty() ? "void" : arg_types);
+  auto [it, inserted] = extern_prototypes_.emplace(op->name, prototype);
+  if (!inserted && it->second != prototype) {
+    throw IRError(fmt::format(
+        "codegen: extern function '{}' is called as '{}' and as '{}' in function '{}'; C needs "
+        "one signature per function: cast the arguments to the same dtypes",
+        op->name, it->second, prototype, function_ ? function_->name : "?"));
+  }
+  return {fmt::format("{}({})", op->name, args), kPrimary};
+}
+
+CodeGenC::Printed CodeGenC::print_intrinsic_call(const CallNode* op) {
   DataType t = op->dtype;
   std::vector<std::string> args;
   for (const auto& a : op->args) args.push_back(print(a).text);
@@ -331,48 +353,60 @@ CodeGenC::Printed CodeGenC::print(const Expr& e) {
   if (!e) throw IRError("codegen: undefined expression");
   switch (e.kind()) {
     case ExprKind::kIntImm:
+      return print_int_imm(e.as<IntImmNode>());
     case ExprKind::kFloatImm:
-      return print_literal(e);
+      return print_float_imm(e.as<FloatImmNode>());
     case ExprKind::kVar:
-      return {var_name(Var(std::static_pointer_cast<const VarNode>(e.node()))), kPrimary};
+      return print_var(Var(std::static_pointer_cast<const VarNode>(e.node())));
     case ExprKind::kBinary:
       return print_binary(e.as<BinaryNode>());
-    case ExprKind::kUnary: {
-      auto* op = e.as<UnaryNode>();
-      Printed a = print(op->a);
-      if (op->op == UnaryOp::kNot) return {"!" + wrap(a, kUnaryPrec), kUnaryPrec};
-      // "- -x" must not print as the decrement "--x".
-      std::string operand = a.text[0] == '-' ? "(" + a.text + ")" : wrap(a, kUnaryPrec);
-      return round_to_dtype({"-" + operand, kUnaryPrec}, op->dtype);
-    }
-    case ExprKind::kSelect: {
-      auto* op = e.as<SelectNode>();
-      return {fmt::format("{} ? {} : {}", wrap(print(op->cond), kTernaryPrec - 1),
-                          wrap(print(op->true_value), kTernaryPrec),
-                          wrap(print(op->false_value), kTernaryPrec)),
-              kTernaryPrec};
-    }
-    case ExprKind::kCast: {
-      auto* op = e.as<CastNode>();
-      return print_cast(op->dtype, op->value);
-    }
-    case ExprKind::kLoad: {
-      auto* op = e.as<LoadNode>();
-      std::string name = buffer_name(op->buffer);
-      if (op->buffer->scope == StorageScope::kVar) return {name, kPrimary};
-      std::string access = fmt::format("{}[{}]", name, flat_index(op->buffer, op->indices));
-      if (is_16bit_float(op->dtype)) {
-        bool bf = op->dtype.is_bfloat16();
-        require_helper(bf ? "bf16" : "f16");
-        return {fmt::format("{}({})", bf ? "tilec_bf16_to_f32" : "tilec_f16_to_f32", access),
-                kPrimary};
-      }
-      return {access, kPrimary};
-    }
+    case ExprKind::kUnary:
+      return print_unary(e.as<UnaryNode>());
+    case ExprKind::kSelect:
+      return print_select(e.as<SelectNode>());
+    case ExprKind::kCast:
+      return print_cast(e.as<CastNode>());
+    case ExprKind::kLoad:
+      return print_load(e.as<LoadNode>());
     case ExprKind::kCall:
       return print_call(e.as<CallNode>());
   }
   throw IRError("codegen: unknown expression kind");
+}
+
+CodeGenC::Printed CodeGenC::print_var(const Var& var) {
+  return {var_name(var), kPrimary};
+}
+
+CodeGenC::Printed CodeGenC::print_unary(const UnaryNode* op) {
+  Printed a = print(op->a);
+  if (op->op == UnaryOp::kNot) return {"!" + wrap(a, kUnaryPrec), kUnaryPrec};
+  // "- -x" must not print as the decrement "--x".
+  std::string operand = a.text[0] == '-' ? "(" + a.text + ")" : wrap(a, kUnaryPrec);
+  return round_to_dtype({"-" + operand, kUnaryPrec}, op->dtype);
+}
+
+CodeGenC::Printed CodeGenC::print_select(const SelectNode* op) {
+  return {fmt::format("{} ? {} : {}", wrap(print(op->cond), kTernaryPrec - 1),
+                      wrap(print(op->true_value), kTernaryPrec),
+                      wrap(print(op->false_value), kTernaryPrec)),
+          kTernaryPrec};
+}
+
+CodeGenC::Printed CodeGenC::print_cast(const CastNode* op) {
+  return cast_value(op->dtype, op->value);
+}
+
+CodeGenC::Printed CodeGenC::print_load(const LoadNode* op) {
+  std::string name = buffer_name(op->buffer);
+  if (op->buffer->scope == StorageScope::kVar) return {name, kPrimary};
+  std::string access = fmt::format("{}[{}]", name, flat_index(op->buffer, op->indices));
+  if (is_16bit_float(op->dtype)) {
+    bool bf = op->dtype.is_bfloat16();
+    require_helper(bf ? "bf16" : "f16");
+    return {fmt::format("{}({})", bf ? "tilec_bf16_to_f32" : "tilec_f16_to_f32", access), kPrimary};
+  }
+  return {access, kPrimary};
 }
 
 std::string CodeGenC::print_expr(const Expr& e) {
@@ -448,9 +482,37 @@ void CodeGenC::set_loop_bounds(const ForNode* op) {
 
 void CodeGenC::print_for(const ForNode* op) {
   if (op->for_kind == ForKind::kThreadBinding) {
-    throw IRError("codegen: loop '" + op->var.name() + "' is bound to " + op->thread_tag +
-                  ", which C cannot express; lower thread bindings to loops first");
+    print_thread_binding_loop(op);
+  } else {
+    print_c_loop(op);
   }
+}
+
+void CodeGenC::print_thread_binding_loop(const ForNode* op) {
+  // The CPU model: the threads of a block run one after another.
+  print_c_loop(op);
+}
+
+void CodeGenC::bind_loop_to_thread(const ForNode* op) {
+  if (op->step != 1) {
+    throw IRError(
+        fmt::format("codegen: thread-binding loop '{}' has step {}; a loop bound to {} "
+                    "must have step 1",
+                    op->var.name(), op->step, op->thread_tag));
+  }
+  std::string begin = print(op->begin).text;
+  std::string index = thread_index(op->thread_tag);
+  std::string v = declare_var(op->var);
+  set_loop_bounds(op);
+  line() << "const " << type_name(op->var.dtype()) << " " << v << " = "
+         << (is_const_int(op->begin, 0) ? index : begin + " + " + index) << ";\n";
+  line();
+  open_scope();
+  print_stmt(op->body);
+  close_scope();
+}
+
+void CodeGenC::print_c_loop(const ForNode* op) {
   for (const auto& p : loop_pragmas(op->for_kind)) {
     (p[0] == '#' ? body_ : line()) << p << "\n";  // preprocessor lines start at column 0
   }
@@ -509,50 +571,59 @@ void CodeGenC::print_launch(const LaunchNode* op) {
                 "' belongs to host code; print it with a host codegen");
 }
 
+void CodeGenC::print_let(const LetNode* op) {
+  std::string value = print(op->value).text;
+  std::string name = declare_var(op->var);
+  var_bounds_[op->var.get()] = transform::bounds_of(op->value, var_bounds_);
+  line() << "const " << type_name(op->var.dtype()) << " " << name << " = " << value << ";\n";
+  print_stmt(op->body);
+}
+
+void CodeGenC::print_if(const IfNode* op) {
+  line() << "if (" << print(op->cond).text << ") ";
+  open_scope();
+  print_stmt(op->then_case);
+  if (op->else_case) {
+    --indent_;
+    line() << "} else ";
+    open_scope();
+    print_stmt(op->else_case);
+  }
+  close_scope();
+}
+
+void CodeGenC::print_seq(const SeqNode* op) {
+  for (const auto& child : op->stmts) print_stmt(child);
+}
+
+void CodeGenC::print_evaluate(const EvaluateNode* op) {
+  if (auto* b = as_barrier(op->value)) return print_barrier(b);
+  line() << "(void)(" << print(op->value).text << ");\n";
+}
+
+void CodeGenC::print_barrier(const CallNode* op) {
+  line() << "/* barrier (" << op->name << "): the threads of a block run in order in C */\n";
+}
+
 void CodeGenC::print_stmt(const Stmt& s) {
   if (!s) return;
   switch (s.kind()) {
     case StmtKind::kStore:
-      print_store(s.as<StoreNode>());
-      return;
-    case StmtKind::kLet: {
-      auto* op = s.as<LetNode>();
-      std::string value = print(op->value).text;
-      std::string name = declare_var(op->var);
-      var_bounds_[op->var.get()] = transform::bounds_of(op->value, var_bounds_);
-      line() << "const " << type_name(op->var.dtype()) << " " << name << " = " << value << ";\n";
-      print_stmt(op->body);
-      return;
-    }
+      return print_store(s.as<StoreNode>());
+    case StmtKind::kLet:
+      return print_let(s.as<LetNode>());
     case StmtKind::kFor:
-      print_for(s.as<ForNode>());
-      return;
-    case StmtKind::kIf: {
-      auto* op = s.as<IfNode>();
-      line() << "if (" << print(op->cond).text << ") ";
-      open_scope();
-      print_stmt(op->then_case);
-      if (op->else_case) {
-        --indent_;
-        line() << "} else ";
-        open_scope();
-        print_stmt(op->else_case);
-      }
-      close_scope();
-      return;
-    }
+      return print_for(s.as<ForNode>());
+    case StmtKind::kIf:
+      return print_if(s.as<IfNode>());
     case StmtKind::kSeq:
-      for (const auto& child : s.as<SeqNode>()->stmts) print_stmt(child);
-      return;
+      return print_seq(s.as<SeqNode>());
     case StmtKind::kAllocate:
-      print_allocate(s.as<AllocateNode>());
-      return;
+      return print_allocate(s.as<AllocateNode>());
     case StmtKind::kEvaluate:
-      line() << "(void)(" << print(s.as<EvaluateNode>()->value).text << ");\n";
-      return;
+      return print_evaluate(s.as<EvaluateNode>());
     case StmtKind::kLaunch:
-      print_launch(s.as<LaunchNode>());
-      return;
+      return print_launch(s.as<LaunchNode>());
     case StmtKind::kKernel:
     case StmtKind::kCopy:
     case StmtKind::kFill:
@@ -627,14 +698,26 @@ void CodeGenC::add_function(const PrimFunc& func) {
   body_.str("");
 }
 
+std::string CodeGenC::add_device_function(const PrimFunc& func) {
+  add_function(func);
+  return function_name(func);
+}
+
 void CodeGenC::print_preamble(std::ostream& os) {
   os << c_preamble_includes();
   for (const auto& h : helpers_) os << c_preamble_helper(h);
 }
 
+void CodeGenC::print_extern_declarations(std::ostream& os) {
+  if (extern_prototypes_.empty()) return;
+  os << "\n/* Extern functions called by the kernels. */\n";
+  for (const auto& [name, prototype] : extern_prototypes_) os << prototype << "\n";
+}
+
 std::string CodeGenC::preamble_text() {
   std::ostringstream os;
   print_preamble(os);
+  print_extern_declarations(os);
   return os.str();
 }
 

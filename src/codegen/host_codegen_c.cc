@@ -2,6 +2,7 @@
 
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/codegen/codegen_c.h"
+#include "tilec/codegen/runtime_abi_text.h"
 #include "tilec/transform/split_host_device.h"
 
 #include "c_preamble.h"
@@ -16,9 +17,9 @@ using namespace ir;
 
 namespace {
 
-// runtime/abi.h and the DLPack v0.6 structs it uses, embedded so the generated
-// library needs no tilec or DLPack headers (keep in sync with TILEC_ABI_VERSION).
-const char* kAbiDeclarations = R"C(
+// The DLPack v0.6 structs runtime/abi.h uses, embedded so the generated library
+// needs no DLPack header; abi.h itself follows, from runtime_abi_c_declarations().
+const char* kDLPackDeclarations = R"C(
 #ifndef DLPACK_DLPACK_H_
 #define DLPACK_DLPACK_H_
 typedef enum {
@@ -47,24 +48,6 @@ typedef struct {
   int64_t* strides;
   uint64_t byte_offset;
 } DLTensor;
-#endif
-#ifndef TILEC_RUNTIME_ABI_H_
-#define TILEC_RUNTIME_ABI_H_
-#define TILEC_ABI_VERSION 1
-enum TilecArgKind { kTilecArgTensor = 0, kTilecArgInt = 1, kTilecArgFloat = 2 };
-typedef struct TilecArg {
-  int32_t kind;
-  union {
-    DLTensor* tensor;
-    int64_t i;
-    double f;
-  } v;
-} TilecArg;
-typedef int32_t (*TilecTaskFn)(int64_t begin, int64_t end, void* closure);
-typedef struct TilecRuntimeEnv {
-  int32_t (*parallel_for)(int64_t num_tasks, TilecTaskFn fn, void* closure);
-  int32_t num_threads;
-} TilecRuntimeEnv;
 #endif
 )C";
 
@@ -413,7 +396,8 @@ backend::CodeArtifact generate_c_host(const IRModule& mod, const target::Target&
         "c host codegen: the module has no host function (attr tilec.function_kind = \"host\"); "
         "run the backend's lowering pipeline, whose last pass splits host and device, first");
   }
-  std::string decls = std::string(kAbiDeclarations) + kernel_arg_c_declaration() + kCheckHelpers;
+  std::string decls = std::string(kDLPackDeclarations) + runtime_abi_c_declarations() +
+                      kernel_arg_c_declaration() + kCheckHelpers;
   std::string protos;
   for (const auto& callee : gen.callees()) {
     protos +=

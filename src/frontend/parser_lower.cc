@@ -22,8 +22,8 @@ constexpr const char* kSupportedStatementCalls =
     "T.reduce_min, T.reduce_abssum, T.reduce_absmax, T.evaluate";
 constexpr const char* kSupportedExprCalls =
     "supported T.* functions in expressions: exp, exp2, log, log2, sqrt, rsqrt, tanh, sigmoid, "
-    "abs, pow, floor, ceil, max, min, fma, if_then_else, cast, ceildiv, infinity and typed "
-    "constants such as T.float16(1.0) or T.int32(n)";
+    "abs, pow, floor, ceil, max, min, fma, if_then_else, cast, ceildiv, infinity, call_extern, "
+    "tvm_storage_sync and typed constants such as T.float16(1.0) or T.int32(n)";
 
 struct Binding {
   enum Kind { kConst, kString, kVar, kBuffer, kVarBuffer, kModule } kind;
@@ -732,6 +732,28 @@ class Lowering {
       auto it = arity.find(fn);
       std::vector<Expr> values = args(it == arity.end() ? 1 : it->second);
       return fold(guarded(e.span, [&] { return call(fn, values, e.span); }), e.span);
+    }
+    if (fn == "call_extern") {
+      // T.call_extern("float32", "name", args...): the printed form of an extern call.
+      no_keywords(e, qualified);
+      if (e.children.size() < 2 || e.children[1]->kind != AstKind::kString)
+        fail(e.span, "T.call_extern takes a dtype, the function name as a string and its arguments",
+             "e.g. T.call_extern(\"float32\", \"my_function\", x)");
+      DataType t = dtype_arg(*e.children[0]);
+      std::vector<Expr> values;
+      for (size_t i = 2; i < e.children.size(); ++i) values.push_back(expr(*e.children[i]));
+      return guarded(e.span, [&] { return call_extern(t, e.children[1]->name, values, e.span); });
+    }
+    if (fn == "tvm_storage_sync") {
+      // T.tvm_storage_sync("shared"): the printed form of a barrier.
+      no_keywords(e, qualified);
+      std::optional<StorageScope> scope;
+      if (e.children.size() == 1 && e.children[0]->kind == AstKind::kString)
+        scope = parse_storage_scope(e.children[0]->name);
+      if (!scope)
+        fail(e.span, "T.tvm_storage_sync takes the scope it orders as a string",
+             "write T.evaluate(T.tvm_storage_sync(\"shared\")) or (\"global\")");
+      return guarded(e.span, [&] { return barrier(*scope, e.span); });
     }
     if (fn == "if_then_else") {
       auto v = args(3);

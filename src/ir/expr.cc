@@ -3,6 +3,7 @@
 #include "tilec/ir/stmt.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -191,6 +192,35 @@ Expr call(const std::string& name, std::vector<Expr> args, Span span) {
   if (name != "abs" && !t.is_float()) t = DataType::Float32();
   for (auto& a : args) a = with_dtype(a, t);
   auto node = std::make_shared<CallNode>(t, name, std::move(args));
+  node->span = span;
+  return Expr(std::move(node));
+}
+
+const char* to_string(CallKind kind) {
+  switch (kind) {
+    case CallKind::kIntrinsic: return "intrinsic";
+    case CallKind::kExtern: return "extern";
+    case CallKind::kBarrier: return "barrier";
+  }
+  return "?";
+}
+
+Expr call_extern(DataType dtype, const std::string& name, std::vector<Expr> args, Span span) {
+  // The name is printed verbatim into C, so it must be an identifier.
+  bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name)
+    identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!identifier) {
+    throw IRError("extern function name '" + name +
+                  "' is not a C identifier (letters, digits and '_', not starting with a digit)");
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i]) {
+      throw IRError("argument " + std::to_string(i) + " of extern call '" + name +
+                    "' is undefined");
+    }
+  }
+  auto node = std::make_shared<CallNode>(dtype, name, std::move(args), CallKind::kExtern);
   node->span = span;
   return Expr(std::move(node));
 }

@@ -82,6 +82,9 @@ Expr ExprMutator::mutate_load(const LoadNode* op, const Expr& self) {
 Expr ExprMutator::mutate_call(const CallNode* op, const Expr& self) {
   std::vector<Expr> args;
   if (!mutate_all(op->args, &args)) return self;
+  if (op->call_kind == CallKind::kExtern)
+    return call_extern(op->dtype, op->name, std::move(args), op->span);
+  // A barrier has no arguments, so only intrinsics get here.
   return call(op->name, std::move(args), op->span);
 }
 Buffer ExprMutator::mutate_buffer(const Buffer& buffer) {

@@ -298,7 +298,13 @@ class Printer {
       }
       case ExprKind::kCall: {
         auto* c = e.as<CallNode>();
+        // Extern calls and barriers print in TVM's spelling, which the parser reads back.
+        if (c->call_kind == CallKind::kBarrier)
+          return {"T.tvm_storage_sync(\"" + c->name + "\")", kPrecAtom};
         std::string s = "T." + c->name + "(";
+        if (c->call_kind == CallKind::kExtern)
+          s = "T.call_extern(\"" + c->dtype.str() + "\", \"" + c->name + "\"" +
+              (c->args.empty() ? "" : ", ");
         for (size_t i = 0; i < c->args.size(); ++i) s += (i ? ", " : "") + expr(c->args[i]);
         return {s + ")", kPrecAtom};
       }

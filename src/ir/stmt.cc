@@ -145,6 +145,22 @@ Stmt evaluate(Expr value, Span span) {
   return Stmt(n);
 }
 
+Expr barrier(StorageScope scope, Span span) {
+  if (scope != StorageScope::kShared && scope != StorageScope::kGlobal) {
+    throw IRError(std::string("a barrier orders memory of scope 'shared' or 'global', not '") +
+                  to_string(scope) + "'");
+  }
+  auto node = std::make_shared<CallNode>(DataType::Int32(), to_string(scope), std::vector<Expr>{},
+                                         CallKind::kBarrier);
+  node->span = span;
+  return Expr(std::move(node));
+}
+
+const CallNode* as_barrier(const Expr& e) {
+  auto* call = e.as<CallNode>();
+  return call && call->call_kind == CallKind::kBarrier ? call : nullptr;
+}
+
 Stmt copy(TileRegion src, TileRegion dst, Span span) {
   auto n = new_node<CopyNode>(span);
   n->src = std::move(src);

@@ -105,6 +105,7 @@ class Canonicalizer {
       case ExprKind::kCall: {
         auto* n = e.as<CallNode>();
         put(kTagCall, n->dtype);
+        put(uint64_t(n->call_kind));
         str(n->name);
         return exprs(n->args);
       }
@@ -447,7 +448,7 @@ bool same_expr(const Expr& a, const Expr& b) {
     }
     case ExprKind::kCall: {
       auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
-      return x->name == y->name && same_list(x->args, y->args);
+      return x->call_kind == y->call_kind && x->name == y->name && same_list(x->args, y->args);
     }
   }
   return false;

@@ -153,7 +153,7 @@ IntBounds bounds_of(const Expr& e, const VarBounds& vars) {
     }
     case ExprKind::kCall: {
       auto* op = e.as<CallNode>();
-      if (op->name == "abs") return {0, std::nullopt};
+      if (op->call_kind == CallKind::kIntrinsic && op->name == "abs") return {0, std::nullopt};
       return {};
     }
     default:

@@ -14,11 +14,13 @@
 namespace tilec::cpu::testing {
 
 CpuRunResult run_and_compare(const ir::IRModule& mod, const std::string& function,
-                             const std::map<std::string, int64_t>& values, uint64_t seed) {
+                             const std::map<std::string, int64_t>& values, uint64_t seed,
+                             const backend::DeviceCodegen* device_codegen) {
   target::Target target = target::Target::parse("c");
   ir::IRModule lowered = make_cpu_pipeline().lower(mod, target);
   backend::CodeArtifact host = codegen::generate_c_host(lowered, target);
-  backend::CodeArtifact device = generate_c_device(lowered, target);
+  backend::CodeArtifact device = device_codegen ? device_codegen->codegen(lowered, target, false)
+                                                : generate_c_device(lowered, target);
   auto native = exec::make_native_execution_backend();
   std::filesystem::path dir =
       std::filesystem::path(TILEC_BINARY_DIR) / "test-cpu" / (function + std::to_string(seed));

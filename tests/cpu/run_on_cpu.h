@@ -3,6 +3,7 @@
 // compares every tensor the function writes against the reference interpreter.
 #pragma once
 
+#include "tilec/backend/device_codegen.h"
 #include "tilec/interp/interpreter.h"
 #include "tilec/ir/function.h"
 
@@ -18,7 +19,9 @@ struct CpuRunResult {
 };
 
 // Throws whatever a stage throws (lowering, codegen, build, the kernel's own error).
+// `device_codegen` replaces the cpu backend's c device codegen when given.
 CpuRunResult run_and_compare(const ir::IRModule& mod, const std::string& function,
-                             const std::map<std::string, int64_t>& values, uint64_t seed);
+                             const std::map<std::string, int64_t>& values, uint64_t seed,
+                             const backend::DeviceCodegen* device_codegen = nullptr);
 
 }  // namespace tilec::cpu::testing

@@ -2,7 +2,10 @@
 // stores; no tile operations) as C with the interpreter's semantics: floor division
 // for signed integers, float16/bfloat16 stored as uint16_t and rounded after every
 // operation, sub-int32 integers wrapped to their width. CUDA/OpenCL/Metal printers
-// subclass it and override only the virtual hooks (qualifiers, types, pragmas, ...).
+// subclass it and override only what differs: the hooks (qualifiers, types,
+// pragmas, thread indices, barriers, ...) or any expression or statement printer,
+// whose base implementation an override may still call. build_device_source
+// (device_source.h) turns a lowered module into device source with any instance.
 #pragma once
 
 #include "tilec/ir/function.h"
@@ -43,9 +46,22 @@ class CodeGenC {
   // subclasses); variables print by their uniquified names.
   std::string print_expr(const ir::Expr& e);
 
+  // ---- device module hooks, called by build_device_source (device_source.h) ----
+  // Adds one device function of a lowered module and returns the name of its entry
+  // point in the artifact; the default adds it as is, entry point function_name().
+  virtual std::string add_device_function(const ir::PrimFunc& func);
+  // Text between the preamble and the functions of a device source, e.g. the
+  // declarations device code shares with the host code; none for C.
+  virtual std::string device_declarations() { return ""; }
+  // CodeArtifact::format of the device source: "c", "opencl", "cuda", ...
+  virtual std::string source_format() const { return "c"; }
+
  protected:
   // ---- hooks for subclasses ----
   virtual void print_preamble(std::ostream& os);
+  // Prototypes of the extern functions the added functions call, printed after the
+  // preamble: "float my_fn(float, int32_t);" (C has no implicit declarations).
+  virtual void print_extern_declarations(std::ostream& os);
   virtual std::string function_qualifiers(const ir::PrimFunc& func) { return ""; }
   virtual std::string function_name(const ir::PrimFunc& func) { return func->name; }
   // "" for C; "__global" / "threadgroup" / ... for device dialects.
@@ -56,13 +72,12 @@ class CodeGenC {
   // Name of the C type storing one element of t in memory (float16 -> uint16_t).
   virtual std::string storage_type_name(ir::DataType t);
   virtual std::string vector_type_name(ir::DataType t);
-  // Expression of a hardware thread index ("threadIdx.x"); C has none.
+  // Expression of a hardware thread index ("threadIdx.x" -> "get_local_id(0)"); C
+  // has none and throws. Reached through bind_loop_to_thread.
   virtual std::string thread_index(const std::string& tag);
   // Lines printed before a loop of this kind (e.g. "#pragma GCC ivdep").
   virtual std::vector<std::string> loop_pragmas(ir::ForKind kind);
   virtual std::string math_function(const std::string& name, ir::DataType t);
-  virtual void print_allocate(const ir::AllocateNode* op);
-  virtual void print_launch(const ir::LaunchNode* op);
   virtual void print_function_signature(const ir::PrimFunc& func);
   // Statements printed at the top of the body, before func->body (host codegens
   // check and unpack their arguments here).
@@ -74,8 +89,63 @@ class CodeGenC {
   // The parameter list, e.g. "const float* restrict A, int32_t n".
   virtual std::string param_declaration(const ir::Param& param);
 
-  // ---- printing machinery available to subclasses ----
+  // ---- expression printers ----
+  // A printed expression and its C precedence level: 0 = primary, larger binds
+  // looser; wrap() parenthesizes an operand only where C needs it.
+  struct Printed {
+    std::string text;
+    int precedence;
+  };
+  static constexpr int kPrimary = 0;
+  static constexpr int kUnaryPrec = 2;
+  static constexpr int kMulPrec = 3;
+  static constexpr int kAddPrec = 4;
+  static constexpr int kRelPrec = 6;
+  static constexpr int kEqPrec = 7;
+  static constexpr int kAndPrec = 11;
+  static constexpr int kOrPrec = 12;
+  static constexpr int kTernaryPrec = 13;
+  // Dispatches on the expression kind to one printer below. Every printer may be
+  // overridden; an override can call the base (CodeGenC::print_binary(op)) for the
+  // cases it does not change.
+  Printed print(const ir::Expr& e);
+  virtual Printed print_int_imm(const ir::IntImmNode* op);
+  virtual Printed print_float_imm(const ir::FloatImmNode* op);
+  virtual Printed print_var(const ir::Var& var);
+  virtual Printed print_binary(const ir::BinaryNode* op);
+  virtual Printed print_unary(const ir::UnaryNode* op);
+  virtual Printed print_select(const ir::SelectNode* op);
+  virtual Printed print_cast(const ir::CastNode* op);
+  virtual Printed print_load(const ir::LoadNode* op);
+  // Dispatches on the call kind: print_intrinsic_call, print_extern_call; a barrier
+  // is a statement (print_barrier) and throws here.
+  virtual Printed print_call(const ir::CallNode* op);
+  virtual Printed print_intrinsic_call(const ir::CallNode* op);  // exp -> expf(...)
+  virtual Printed print_extern_call(const ir::CallNode* op);     // name(args...)
+
+  // ---- statement printers ----
+  // Dispatches on the statement kind; tile-level statements throw.
   void print_stmt(const ir::Stmt& s);
+  virtual void print_store(const ir::StoreNode* op);
+  virtual void print_let(const ir::LetNode* op);
+  // Thread-binding loops go to print_thread_binding_loop, the others to print_c_loop.
+  virtual void print_for(const ir::ForNode* op);
+  // C runs the threads of a block as a serial loop; SIMT dialects override this to
+  // call bind_loop_to_thread.
+  virtual void print_thread_binding_loop(const ir::ForNode* op);
+  virtual void print_if(const ir::IfNode* op);
+  virtual void print_seq(const ir::SeqNode* op);
+  virtual void print_allocate(const ir::AllocateNode* op);
+  // evaluate(barrier(...)) goes to print_barrier; any other value is printed as a
+  // discarded C expression.
+  virtual void print_evaluate(const ir::EvaluateNode* op);
+  // A barrier of the threads of a block (op->name is the scope). C runs them in
+  // order, so it prints only a comment; SIMT dialects print their barrier
+  // ("barrier(CLK_LOCAL_MEM_FENCE);", "__syncthreads();").
+  virtual void print_barrier(const ir::CallNode* op);
+  virtual void print_launch(const ir::LaunchNode* op);
+
+  // ---- printing machinery available to subclasses ----
   std::ostream& line();                          // indented start of a new line in the body stream
   void open_scope();                             // "{" + indent
   void close_scope();                            // dedent + "}"
@@ -87,28 +157,27 @@ class CodeGenC {
   bool uses_helper(const std::string& helper) const { return helpers_.count(helper) > 0; }
   const ir::PrimFunc& current_function() const { return function_; }
   void append_definition(std::string text) { functions_.push_back(std::move(text)); }
+  std::string wrap(const Printed& p, int max_precedence);
+  // Rounds a float-held value to its 16-bit float dtype, wraps small integers.
+  Printed round_to_dtype(Printed value, ir::DataType t);
+  // `value` converted to `to` with the interpreter's semantics.
+  Printed cast_value(ir::DataType to, const ir::Expr& value);
+  // The index of a flat (1-D) access; throws for multi-dimensional ones.
+  std::string flat_index(const ir::Buffer& b, const std::vector<ir::Expr>& indices);
+  bool provably_non_negative(const ir::Expr& e);
+  // Records the range of op's loop variable for provably_non_negative.
+  void set_loop_bounds(const ir::ForNode* op);
+  // op as a C for loop, after the loop_pragmas of its kind.
+  void print_c_loop(const ir::ForNode* op);
+  // op's variable bound to the hardware thread of its tag: "const int32_t v = begin
+  // + thread_index(tag);" and the body, once per thread. The launch supplies
+  // exactly end - begin threads along that axis, so there is no loop and no guard.
+  void bind_loop_to_thread(const ir::ForNode* op);
 
   std::ostringstream body_;
   int indent_ = 0;
 
  private:
-  struct Printed {
-    std::string text;
-    int precedence;  // C precedence level; 0 = primary, larger binds looser
-  };
-  Printed print(const ir::Expr& e);
-  Printed print_binary(const ir::BinaryNode* op);
-  Printed print_call(const ir::CallNode* op);
-  Printed print_cast(ir::DataType to, const ir::Expr& value);
-  Printed print_literal(const ir::Expr& e);
-  std::string wrap(const Printed& p, int max_precedence);
-  // Rounds a float-held value to its 16-bit float dtype, wraps small integers.
-  Printed round_to_dtype(Printed value, ir::DataType t);
-  std::string flat_index(const ir::Buffer& b, const std::vector<ir::Expr>& indices);
-  bool provably_non_negative(const ir::Expr& e);
-  void set_loop_bounds(const ir::ForNode* op);
-  void print_for(const ir::ForNode* op);
-  void print_store(const ir::StoreNode* op);
   void begin_function(const ir::PrimFunc& func);
 
   ir::PrimFunc function_;
@@ -117,6 +186,7 @@ class CodeGenC {
   std::map<std::string, std::string> param_buffer_names_;  // global buffers by source name
   std::set<std::string> used_names_;
   std::set<std::string> helpers_;
+  std::map<std::string, std::string> extern_prototypes_;  // by function name
   transform::VarBounds var_bounds_;
   bool uses_division_flag_ = false;  // the current function divides by a non-constant
   std::vector<std::string> functions_;

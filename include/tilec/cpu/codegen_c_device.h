@@ -1,6 +1,7 @@
 // The cpu backend's device codegen: each device PrimFunc of a lowered module as a
-// static C function plus its task function (c_launch_abi.h). Registered for target
-// kind `c`; only build_without_compile exists, since the native execution backend
+// static C function plus its task function (c_launch_abi.h), printed by
+// codegen::build_device_source with a CodeGenCDevice. Registered for target kind
+// `c`; only build_without_compile exists, since the native execution backend
 // compiles host and device C together.
 #pragma once
 
@@ -11,7 +12,10 @@ namespace tilec::cpu {
 
 class CodeGenCDevice : public codegen::CodeGenC {
  public:
-  void add_device_function(const ir::PrimFunc& func);
+  // The function itself (static) plus its task function; returns the task's name.
+  std::string add_device_function(const ir::PrimFunc& func) override;
+  // TilecKernelArg, which the task functions unpack.
+  std::string device_declarations() override;
 
  protected:
   std::string function_qualifiers(const ir::PrimFunc& func) override { return "static"; }

@@ -138,12 +138,22 @@ struct LoadNode : ExprNode {  // buffer[indices...]; dtype is the buffer's
   LoadNode(DataType t, Buffer buf, std::vector<Expr> idx)
       : ExprNode(kKind, t), buffer(std::move(buf)), indices(std::move(idx)) {}
 };
-struct CallNode : ExprNode {  // a math intrinsic by name: "exp", "sqrt", "fma", ...
+// What a CallNode calls. Passes that look at `name` must check the kind first: an
+// extern function may be called "exp" too.
+enum class CallKind : uint8_t {
+  kIntrinsic,  // a math intrinsic by name ("exp", "sqrt", "fma", ...): call()
+  kExtern,     // a C function the device code links against: call_extern()
+  kBarrier,    // a barrier of the threads of a block; name is the scope: barrier()
+};
+const char* to_string(CallKind kind);  // "intrinsic", "extern", "barrier"
+
+struct CallNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::kCall;
   std::string name;
   std::vector<Expr> args;
-  CallNode(DataType t, std::string n, std::vector<Expr> a)
-      : ExprNode(kKind, t), name(std::move(n)), args(std::move(a)) {}
+  CallKind call_kind = CallKind::kIntrinsic;
+  CallNode(DataType t, std::string n, std::vector<Expr> a, CallKind k = CallKind::kIntrinsic)
+      : ExprNode(kKind, t), name(std::move(n)), args(std::move(a)), call_kind(k) {}
 };
 
 // ---- factories (typing rules of TILE_SEMANTICS.md) ----
@@ -166,6 +176,11 @@ Expr load(Buffer buffer, std::vector<Expr> indices, Span span = {});
 // are converted to float32. Unknown names throw IRError listing the known ones.
 Expr call(const std::string& name, std::vector<Expr> args, Span span = {});
 bool is_math_intrinsic(const std::string& name);
+// A call of the C function `name` (a C identifier) returning dtype; arguments keep
+// their dtypes. TileLang's T.call_extern("float32", "name", args...). The
+// interpreter cannot run it (it does not know the function); codegens print it as
+// a plain call. barrier(scope) is in stmt.h, next to the storage scopes it names.
+Expr call_extern(DataType dtype, const std::string& name, std::vector<Expr> args, Span span = {});
 const std::vector<std::string>& math_intrinsic_names();
 Expr with_span(Expr e, Span span);  // copy of e's node carrying span
 

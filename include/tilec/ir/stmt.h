@@ -185,6 +185,17 @@ Stmt if_then_else(Expr cond, Stmt then_case, Stmt else_case = {}, Span span = {}
 Stmt seq(std::vector<Stmt> stmts, Span span = {});  // flattens nested seqs; one stmt -> itself
 Stmt allocate(Buffer buffer, Stmt body, std::optional<Expr> init = std::nullopt, Span span = {});
 Stmt evaluate(Expr value, Span span = {});
+// A barrier of the threads of one block over memory of `scope` (kShared or
+// kGlobal; others throw IRError), TVM's T.tvm_storage_sync("shared"): an int32
+// CallNode of kind kBarrier with no arguments whose name is the scope. It belongs
+// as the whole value of an Evaluate statement, evaluate(barrier(scope)), as in TVM:
+// no statement kind is added, so every pass that walks statements keeps working,
+// and the barrier keeps its place among the statements it orders. On the CPU model
+// (no threads inside a block) it is a no-op; codegens print it through
+// CodeGenC::print_barrier.
+Expr barrier(StorageScope scope, Span span = {});
+// The barrier call that is `e`, else nullptr.
+const CallNode* as_barrier(const Expr& e);
 Stmt copy(TileRegion src, TileRegion dst, Span span = {});
 Stmt fill(TileRegion dst, Expr value, Span span = {});
 

@@ -9,10 +9,10 @@
  * It checks every argument (count, kind, dtype, ndim, shape, contiguity, device),
  * binds symbolic dimensions, runs the kernel and returns 0; on bad input it writes
  * a NUL-terminated message naming the argument and what was expected into err and
- * returns non-zero. The generated source embeds these definitions (it does not
- * include this file), so a kernel library is self-contained; keep both in sync
- * through TILEC_ABI_VERSION, which the library also exports as
- * `int32_t tilec_abi_version(void)`.
+ * returns non-zero. The generated source embeds this file (copied into the C host
+ * codegen at build time, less its DLPack include), so a kernel library is
+ * self-contained; TILEC_ABI_VERSION, which the library also exports as
+ * `int32_t tilec_abi_version(void)`, tells a loader which version it was built for.
  */
 #ifndef TILEC_RUNTIME_ABI_H_
 #define TILEC_RUNTIME_ABI_H_
