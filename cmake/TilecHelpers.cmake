@@ -35,11 +35,12 @@ function(tilec_add_test_dir layer)
     PROPERTIES LABELS ${layer} ENVIRONMENT "TILEC_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache")
 endfunction()
 
-# Every layer library defined so far, for executables that use the whole stack
-# (the tilec tool, benchmarks) while layers are still being added.
+# Every layer library of TILEC_LAYERS (the root CMakeLists.txt) defined so far: for
+# executables that use the whole stack (the tilec tool, benchmarks), and for the engine,
+# which links every layer below it (the backend modules builtin_modules.cc names).
 function(tilec_all_layers out)
   set(libs)
-  foreach(layer target ir frontend interp transform backend codegen runtime exec cpu engine)
+  foreach(layer ${TILEC_LAYERS})
     if(TARGET tilec_${layer})
       list(APPEND libs tilec_${layer})
     endif()

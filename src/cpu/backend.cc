@@ -1,8 +1,11 @@
 #include "tilec/cpu/backend.h"
 
+#include "tilec/backend/module_registrations.h"
 #include "tilec/codegen/host_codegen_c.h"
 #include "tilec/cpu/codegen_c_device.h"
+#include "tilec/cpu/detector.h"
 #include "tilec/cpu/pipeline.h"
+#include "tilec/cpu/tile_ops.h"
 #include "tilec/exec/execution_backend.h"
 
 namespace tilec::cpu {
@@ -30,6 +33,9 @@ backend::BackendModule make_cpu_backend_module() {
 }
 
 void register_cpu_backend() {
+  backend::register_module_target_detector(kCpuDetectorName, detect_cpu,
+                                           target::kHostDetectorPriority);
+  for (auto& impl : cpu_tile_op_impls()) backend::register_module_tile_op_impl(std::move(impl));
   backend::register_backend(make_cpu_backend_module());
 }
 

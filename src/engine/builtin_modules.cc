@@ -1,6 +1,10 @@
-// The built-in modules: one line per target backend compiled into tilec. A new
-// target backend adds its line here and touches nothing else that is shared.
+// The built-in modules: one line per target backend compiled into tilec. A new target
+// backend is its own folder (src/<name>/ with include/tilec/<name>/, tests/<name>/), its
+// line here and its name in the layer list of the root CMakeLists.txt; nothing else that
+// is shared. The order here is the load order only: detection order comes from detector
+// priorities.
 #include "tilec/cpu/backend.h"
+#include "tilec/cuda/module.h"
 #include "tilec/engine/initialize.h"
 
 namespace tilec {
@@ -8,6 +12,7 @@ namespace tilec {
 const std::vector<BuiltinModule>& builtin_modules() {
   static const std::vector<BuiltinModule> modules = {
       {"tilec.cpu", &cpu::register_cpu_backend},
+      {"tilec.cuda", &cuda::register_cuda_module},
   };
   return modules;
 }

@@ -2,7 +2,6 @@
 
 #include "tilec/backend/host_codegen.h"
 #include "tilec/backend/module_loader.h"
-#include "tilec/exec/native_backend.h"
 
 #include <mutex>
 
@@ -11,7 +10,6 @@ namespace tilec {
 void initialize() {
   static std::once_flag registered;
   std::call_once(registered, [] {
-    exec::register_native_execution_backend();
     for (const auto& module : builtin_modules()) {
       backend::register_builtin_module(module.import_path, module.initializer);
     }

@@ -1,5 +1,7 @@
 #include "tilec/exec/execution_backend.h"
 
+#include "builtin_execution_backends.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,12 +17,18 @@ struct Registry {
 };
 
 Registry& registry() {
-  static Registry instance;
+  static Registry& instance = []() -> Registry& {
+    static Registry r;
+    for (auto& backend : detail::builtin_execution_backends()) {
+      r.backends.emplace(backend->name(), backend);
+    }
+    return r;
+  }();
   return instance;
 }
 
 std::string registered_names_locked(const Registry& reg) {
-  if (reg.backends.empty()) return "none (call tilec::initialize() to register the built-in ones)";
+  if (reg.backends.empty()) return "none";
   std::vector<std::string> names;
   for (const auto& [name, backend] : reg.backends) names.push_back(name);
   return fmt::format("{}", fmt::join(names, ", "));

@@ -187,9 +187,13 @@ ExecutionBackendPtr make_native_execution_backend() {
   return std::make_shared<NativeBackend>();
 }
 
-void register_native_execution_backend() {
+const ExecutionBackendPtr& native_execution_backend() {
   static const ExecutionBackendPtr native = make_native_execution_backend();
-  register_execution_backend(native);
+  return native;
+}
+
+void register_native_execution_backend() {
+  register_execution_backend(native_execution_backend());
 }
 
 }  // namespace tilec::exec

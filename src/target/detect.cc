@@ -19,13 +19,15 @@ std::string_view trim(std::string_view text) {
 
 }  // namespace
 
-void register_target_detector(std::string name, TargetDetectorFunc fn, bool override) {
-  TargetDetectorRegistry::global().add(std::move(name), std::move(fn), override);
+void register_target_detector(std::string name, TargetDetectorFunc fn, bool override,
+                              int priority) {
+  TargetDetectorRegistry::global().add(std::move(name), std::move(fn), override, priority);
 }
 
 void register_explained_target_detector(std::string name, ExplainedTargetDetectorFunc fn,
-                                        bool override) {
-  TargetDetectorRegistry::global().add_explained(std::move(name), std::move(fn), override);
+                                        bool override, int priority) {
+  TargetDetectorRegistry::global().add_explained(std::move(name), std::move(fn), override,
+                                                 priority);
 }
 
 void register_target_normalizer(std::string name, TargetNormalizerFunc fn, bool override) {

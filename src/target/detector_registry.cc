@@ -1,6 +1,5 @@
 #include "tilec/target/detector_registry.h"
 
-#include "builtin_detectors.h"
 #include "callable_identity.h"
 #include "text_util.h"
 
@@ -12,9 +11,11 @@ struct TargetDetectorRegistry::Entry {
   std::string name;
   TargetDetectorFunc plain;               // set for detectors registered without reasons
   ExplainedTargetDetectorFunc explained;  // set otherwise
+  int priority = kHostDetectorPriority;
 
   bool same_as(const Entry& other) const {
-    return static_cast<bool>(plain) == static_cast<bool>(other.plain) &&
+    return priority == other.priority &&
+           static_cast<bool>(plain) == static_cast<bool>(other.plain) &&
            (plain ? detail::same_callable(plain, other.plain)
                   : detail::same_callable(explained, other.explained));
   }
@@ -47,30 +48,31 @@ struct TargetDetectorRegistry::Entry {
 TargetDetectorRegistry::TargetDetectorRegistry() = default;
 TargetDetectorRegistry::~TargetDetectorRegistry() = default;
 
-void TargetDetectorRegistry::add(std::string name, TargetDetectorFunc fn, bool override) {
+bool TargetDetectorRegistry::add(std::string name, TargetDetectorFunc fn, bool override,
+                                 int priority) {
   if (!fn) {
     throw TargetError(fmt::format("cannot register target detector '{}': its function is empty",
                                   detail::printable(name)));
   }
-  insert(Entry{std::move(name), std::move(fn), {}}, override);
+  return insert(Entry{std::move(name), std::move(fn), {}, priority}, override);
 }
 
-void TargetDetectorRegistry::add_explained(std::string name, ExplainedTargetDetectorFunc fn,
-                                           bool override) {
+bool TargetDetectorRegistry::add_explained(std::string name, ExplainedTargetDetectorFunc fn,
+                                           bool override, int priority) {
   if (!fn) {
     throw TargetError(fmt::format("cannot register target detector '{}': its function is empty",
                                   detail::printable(name)));
   }
-  insert(Entry{std::move(name), {}, std::move(fn)}, override);
+  return insert(Entry{std::move(name), {}, std::move(fn), priority}, override);
 }
 
-void TargetDetectorRegistry::insert(Entry entry, bool override) {
+bool TargetDetectorRegistry::insert(Entry entry, bool override) {
   if (entry.name.empty()) {
     throw TargetError(
         "cannot register a target detector with an empty name; name it after what "
         "it detects, e.g. \"cuda\"");
   }
-  entries_.insert(std::move(entry), override, "target detector", "detectors");
+  return entries_.insert(std::move(entry), override, "target detector", "detectors");
 }
 
 bool TargetDetectorRegistry::remove(std::string_view name) {
@@ -91,8 +93,9 @@ Target TargetDetectorRegistry::detect() const {
   auto entries = entries_.snapshot();
   if (entries.empty()) {
     throw TargetError(
-        "cannot detect a target: no target detectors are registered; pass a target explicitly "
-        "(e.g. 'c') or register a detector with register_target_detector");
+        "cannot detect a target: no target detectors are registered (backend modules register "
+        "them; call tilec::initialize() first); pass a target explicitly (e.g. 'c') or register "
+        "a detector with register_target_detector");
   }
   std::vector<std::string> tried;
   for (const auto& entry : entries) {
@@ -107,13 +110,8 @@ Target TargetDetectorRegistry::detect() const {
 }
 
 TargetDetectorRegistry& TargetDetectorRegistry::global() {
-  static TargetDetectorRegistry& instance = []() -> TargetDetectorRegistry& {
-    static TargetDetectorRegistry registry;
-    registry.add_explained("cuda", detail::detect_cuda);
-    registry.add_explained("cpu", detail::detect_cpu);
-    return registry;
-  }();
-  return instance;
+  static TargetDetectorRegistry registry;
+  return registry;
 }
 
 }  // namespace tilec::target

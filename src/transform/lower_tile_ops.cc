@@ -1,7 +1,10 @@
 #include "tilec/transform/lower_tile_ops.h"
 
+#include "generic_tile_ops.h"
 #include "tilec/ir/mutator.h"
+#include "tilec/transform/gemm_operands.h"
 #include "tilec/transform/simplify.h"
+#include "tilec/transform/tile_op_impl.h"
 
 #include <fmt/format.h>
 
@@ -12,20 +15,6 @@ namespace tilec::transform {
 using namespace ir;
 
 namespace {
-
-// The gemm micro-kernel computes a block of C of kMicroRowChoices rows by
-// kMicroColumnGroupChoices groups of one vector of columns (64 bytes of the
-// accumulator dtype: 16 float32 lanes, one AVX-512 register), best choice first. The
-// vector lanes are the loop the C compiler vectorizes, with the k loop inside it
-// (outer-loop vectorization), so each accumulator element is one register. Rows and
-// groups stay <= 8: the C printer unrolls kUnrolled loops by 8, and the accumulator
-// is only kept in registers when those loops unroll completely. Measured with gcc 12
-// -O3 -march=native on an AVX-512 AMD EPYC, 1024^3 float32, one thread: 8 rows x 2
-// groups (16 accumulator registers) 180 GFLOP/s; 8x1 168, 16x1 162, 4x4 155, 4x2 140;
-// the earlier 8x64 accumulator tile indexed inside the k loop stayed in memory (85).
-constexpr int64_t kMicroRowChoices[] = {8, 4, 2};
-constexpr int64_t kMicroColumnGroupChoices[] = {2, 1};
-constexpr int64_t kMicroVectorBytes = 64;
 
 // One dimension of a tile operand: where it starts and, for slices and whole
 // buffers, how far it extends (an index has no extent of its own).
@@ -92,27 +81,7 @@ std::vector<Var> loop_vars(const std::string& prefix, const std::vector<Expr>& e
   return vars;
 }
 
-// A 2-D view of a gemm operand: rows/cols of the region, in the buffer's dims.
-struct Matrix {
-  Buffer buffer;
-  std::vector<Expr> starts;
-  int row_dim = 0, col_dim = 1;
-  Expr rows, cols;
-  Expr at(const Expr& r, const Expr& c) const {
-    std::vector<Expr> idx = starts;
-    idx[row_dim] = simplify(idx[row_dim] + r);
-    idx[col_dim] = simplify(idx[col_dim] + c);
-    return load(buffer, idx);
-  }
-  std::vector<Expr> indices(const Expr& r, const Expr& c) const {
-    std::vector<Expr> idx = starts;
-    idx[row_dim] = simplify(idx[row_dim] + r);
-    idx[col_dim] = simplify(idx[col_dim] + c);
-    return idx;
-  }
-};
-
-Matrix as_matrix(const TileRegion& r, const char* role) {
+GemmMatrix as_matrix(const TileRegion& r, const char* role) {
   std::vector<DimRef> dims = describe(r);
   std::vector<int> extended;
   for (size_t d = 0; d < dims.size(); ++d)
@@ -130,7 +99,7 @@ Matrix as_matrix(const TileRegion& r, const char* role) {
                     "region with two sliced dimensions); it has {}",
                     role, r.buffer->name, extended.size()));
   }
-  Matrix m;
+  GemmMatrix m;
   m.buffer = r.buffer;
   for (const auto& d : dims) m.starts.push_back(d.start);
   m.row_dim = extended[0];
@@ -151,28 +120,35 @@ void check_same_extent(const Expr& a, const Expr& b, const std::string& what) {
   }
 }
 
+// Every tile op and scheduled loop goes to the implementation the registry selects for
+// the target (tile_op_impl.h); scheduled loops after their bodies are lowered.
 class TileOpLowerer : public StmtMutator {
+ public:
+  explicit TileOpLowerer(const target::Target& target) : target_(target) {}
+
  protected:
-  Stmt mutate_copy(const CopyNode* op, const Stmt&) override { return lower_copy(op); }
-  Stmt mutate_fill(const FillNode* op, const Stmt&) override { return lower_fill(op); }
-  Stmt mutate_gemm(const GemmNode* op, const Stmt&) override { return lower_gemm(op); }
-  Stmt mutate_reduce(const ReduceNode* op, const Stmt&) override { return lower_reduce(op); }
+  Stmt mutate_copy(const CopyNode*, const Stmt& self) override { return lower(self); }
+  Stmt mutate_fill(const FillNode*, const Stmt& self) override { return lower(self); }
+  Stmt mutate_gemm(const GemmNode*, const Stmt& self) override { return lower(self); }
+  Stmt mutate_reduce(const ReduceNode*, const Stmt& self) override { return lower(self); }
 
   Stmt mutate_for(const ForNode* op, const Stmt& self) override {
     Stmt lowered = StmtMutator::mutate_for(op, self);
-    if (op->for_kind != ForKind::kPipelined && op->for_kind != ForKind::kThreadBinding) {
-      return lowered;
-    }
-    // Pipelining is a scheduling hint and threads run as loops: both are serial here.
-    auto n = copy_node(lowered.as<ForNode>());
-    n->for_kind = ForKind::kSerial;
-    n->num_stages = 0;
-    n->thread_tag.clear();
-    return Stmt(n);
+    if (!tile_op_kind_of(lowered)) return lowered;
+    return lower(lowered);
   }
 
  private:
-  Stmt lower_copy(const CopyNode* op) {
+  Stmt lower(const Stmt& op) { return lower_tile_op(op, target_); }
+
+  const target::Target& target_;
+};
+
+// The shared implementations: loop nests any target can run (a backend's registered
+// implementations take precedence where they apply).
+class GenericTileOps {
+ public:
+  static Stmt lower_copy(const CopyNode* op) {
     std::vector<DimRef> src = describe(op->src), dst = describe(op->dst);
     bool src_point = !op->src.is_whole() && op->src.is_point();
     bool dst_point = !op->dst.is_whole() && op->dst.is_point();
@@ -249,7 +225,7 @@ class TileOpLowerer : public StmtMutator {
     return nest(vars, extents, body, ForKind::kParallel, ForKind::kParallel);
   }
 
-  Stmt lower_fill(const FillNode* op) {
+  static Stmt lower_fill(const FillNode* op) {
     std::vector<DimRef> dims = describe(op->dst);
     std::vector<Expr> extents;
     std::vector<int> mapped;
@@ -272,25 +248,17 @@ class TileOpLowerer : public StmtMutator {
     return nest(vars, extents, body, ForKind::kParallel, ForKind::kParallel);
   }
 
-  Stmt lower_gemm(const GemmNode* op) {
-    Matrix a = as_matrix(op->a, "A"), b = as_matrix(op->b, "B"), c = as_matrix(op->c, "C");
-    Expr M = c.rows, N = c.cols;
-    Expr a_m = op->transpose_a ? a.cols : a.rows, a_k = op->transpose_a ? a.rows : a.cols;
-    Expr b_k = op->transpose_b ? b.cols : b.rows, b_n = op->transpose_b ? b.rows : b.cols;
-    check_same_extent(a_m, M, "M");
-    check_same_extent(b_n, N, "N");
-    check_same_extent(a_k, b_k, "K");
-    Expr K = as_const_int(a_k) ? a_k : b_k;
-    DataType acc = c.buffer->dtype;
+  static Stmt lower_gemm(const GemmNode* op) {
+    GemmOperands g = analyze_gemm(*op);
+    const GemmMatrix &a = g.a, &b = g.b, &c = g.c;
+    const Expr &M = g.M, &N = g.N, &K = g.K;
     Var m = make_var("m", M.dtype()), n = make_var("n", N.dtype()), k = make_var("k", K.dtype());
     Expr av = op->transpose_a ? a.at(k, m) : a.at(m, k);
     Expr bv = op->transpose_b ? b.at(n, k) : b.at(k, n);
-    Expr product = binary(BinaryOp::kMul, cast(acc, av), cast(acc, bv));
+    Expr product = binary(BinaryOp::kMul, cast(g.acc, av), cast(g.acc, bv));
     Stmt update = store(c.buffer, c.indices(m, n), binary(BinaryOp::kAdd, c.at(m, n), product));
     Stmt loops;
-    if (auto blocked = register_blocked_gemm(op, a, b, c, M, N, K)) {
-      loops = *blocked;
-    } else if (op->transpose_b) {
+    if (op->transpose_b) {
       // B^T rows are contiguous along k: keep k innermost (a serial sum, k ascending).
       loops = for_loop(
           m, make_zero(M.dtype()), M,
@@ -302,107 +270,10 @@ class TileOpLowerer : public StmtMutator {
                        for_loop(k, make_zero(K.dtype()), K,
                                 for_loop(n, make_zero(N.dtype()), N, update, ForKind::kParallel)));
     }
-    if (!op->clear_accum) return loops;
-    Var zm = make_var("m", M.dtype()), zn = make_var("n", N.dtype());
-    Stmt clear =
-        for_loop(zm, make_zero(M.dtype()), M,
-                 for_loop(zn, make_zero(N.dtype()), N,
-                          store(c.buffer, c.indices(zm, zn), make_zero(acc)), ForKind::kParallel),
-                 ForKind::kParallel);
-    return seq({clear, loops});
+    return with_clear_accum(*op, g, loops);
   }
 
-  // C in blocks of rows x (groups x lanes) columns. For each lane j of a vector of
-  // columns the block's rows x groups elements sit in a small local accumulator indexed
-  // only by unrolled loops, across the whole k loop:
-  //   for m0, n0: for j (lanes, vectorized): acc = C; for k: acc[g][i] += a(i,k) b(k,col);
-  //   C = acc
-  // The C compiler vectorizes the j loop around the k loop and keeps every acc element
-  // in one vector register. Each C element still starts from its current value and adds
-  // its products one at a time in ascending k. Needs constant shapes with M divisible
-  // by a row choice and N by the lanes; otherwise the plain nest is used. A transposed
-  // A is only indexed the other way (a(i, k) is a scalar broadcast either way). A
-  // transposed B (an N x K tile) is first copied, unchanged, into a local K x N panel,
-  // so the lanes read consecutive columns as in the plain case; the copy is K x N
-  // loads against M x N x K multiply-adds. Measured as above (bench_kernels, 1024^3
-  // float32 with B stored N x K, 64x64x32 blocks, 2 threads): the scalar k-innermost
-  // nest 21 GFLOP/s, the panel 250 (the plain GEMM 355; the scalar transposing copy is
-  // most of the difference).
-  static std::optional<Stmt> register_blocked_gemm(const GemmNode* op, const Matrix& a,
-                                                   const Matrix& b_in, const Matrix& c,
-                                                   const Expr& M, const Expr& N, const Expr& K) {
-    const int64_t *m_extent = as_const_int(M), *n_extent = as_const_int(N),
-                  *k_extent = as_const_int(K);
-    if (!m_extent || !n_extent || !k_extent) return std::nullopt;
-    DataType acc = c.buffer->dtype;
-    const int64_t lanes = std::max<int64_t>(1, kMicroVectorBytes / std::max(1, acc.bytes()));
-    int64_t rows = 0, groups = 0;
-    for (int64_t r : kMicroRowChoices)
-      if (*m_extent % r == 0) {
-        rows = r;
-        break;
-      }
-    for (int64_t g : kMicroColumnGroupChoices)
-      if (*n_extent % (g * lanes) == 0) {
-        groups = g;
-        break;
-      }
-    if (rows == 0 || groups == 0) return std::nullopt;
-    DataType it = M.dtype();
-    Matrix b = b_in;
-    std::optional<Buffer> panel;
-    Stmt fill_panel;
-    if (op->transpose_b) {
-      panel = make_buffer("b_panel", {make_int(*k_extent, it), make_int(*n_extent, it)},
-                          b_in.buffer->dtype, StorageScope::kLocal);
-      Var pk = make_var("pk", it), pn = make_var("pn", it);
-      fill_panel = for_loop(pk, make_zero(it), make_int(*k_extent, it),
-                            for_loop(pn, make_zero(it), make_int(*n_extent, it),
-                                     store(*panel, {pk, pn}, b_in.at(pn, pk)), ForKind::kParallel),
-                            ForKind::kParallel);
-      b = Matrix{*panel, {make_zero(it), make_zero(it)}, 0, 1, K, N};
-    }
-    Buffer tile =
-        make_buffer("acc", {make_int(groups, it), make_int(rows, it)}, acc, StorageScope::kLocal);
-    Var m0 = make_var("m0", it), n0 = make_var("n0", it), j = make_var("j", it),
-        k = make_var("k", it);
-    auto row = [&](const Var& i) { return m0 * make_int(rows, it) + i; };
-    auto col = [&](const Var& g) {
-      return n0 * make_int(groups * lanes, it) + g * make_int(lanes, it) + j;
-    };
-    // for g, i (both unrolled, so acc is indexed by constants): body(g, i)
-    auto each = [&](auto body) {
-      Var g = make_var("g", it), i = make_var("i", it);
-      return for_loop(
-          g, make_zero(it), make_int(groups, it),
-          for_loop(i, make_zero(it), make_int(rows, it), body(g, i), ForKind::kUnrolled),
-          ForKind::kUnrolled);
-    };
-    Stmt load_tile = each([&](const Var& g, const Var& i) {
-      return store(tile, {g, i}, c.at(row(i), col(g)));
-    });
-    Stmt update = each([&](const Var& g, const Var& i) {
-      Expr av = op->transpose_a ? a.at(k, row(i)) : a.at(row(i), k);
-      Expr product = binary(BinaryOp::kMul, cast(acc, av), cast(acc, b.at(k, col(g))));
-      return store(tile, {g, i}, binary(BinaryOp::kAdd, load(tile, {g, i}), product));
-    });
-    Stmt store_tile = each([&](const Var& g, const Var& i) {
-      return store(c.buffer, c.indices(row(i), col(g)), load(tile, {g, i}));
-    });
-    Stmt lane_body =
-        allocate(tile, seq({load_tile, for_loop(k, make_zero(it), K, update), store_tile}));
-    // The lanes are independent (distinct C columns): vectorized as they stand, not
-    // left to vectorize_loops, which only vectorizes innermost loops.
-    Stmt lanes_loop =
-        for_loop(j, make_zero(it), make_int(lanes, it), lane_body, ForKind::kVectorized);
-    Stmt blocks = for_loop(
-        m0, make_zero(it), make_int(*m_extent / rows, it),
-        for_loop(n0, make_zero(it), make_int(*n_extent / (groups * lanes), it), lanes_loop));
-    if (!panel) return blocks;
-    return allocate(*panel, seq({fill_panel, blocks}));
-  }
-
-  Stmt lower_reduce(const ReduceNode* op) {
+  static Stmt lower_reduce(const ReduceNode* op) {
     const Buffer& src = op->src;
     const Buffer& dst = op->dst;
     int nd = src->ndim();
@@ -479,19 +350,101 @@ class TileOpLowerer : public StmtMutator {
   }
 };
 
-}  // namespace
-
-Stmt lower_tile_ops(const Stmt& body) {
-  return TileOpLowerer().mutate(body);
+template <class Node, Stmt (*Lower)(const Node*)>
+std::optional<Stmt> generic(const Stmt& op, const target::Target&) {
+  return Lower(op.as<Node>());
 }
 
-IRModule lower_tile_ops(const IRModule& mod) {
-  return map_function_bodies(mod, [](const PrimFunc& f) { return lower_tile_ops(f->body); });
+// Scheduled loops are kept for the target's codegen (threads, software pipelines).
+std::optional<Stmt> keep_scheduled_loop(const Stmt& loop, const target::Target&) {
+  return loop;
+}
+
+}  // namespace
+
+Expr GemmMatrix::at(const Expr& r, const Expr& c) const {
+  return load(buffer, indices(r, c));
+}
+
+std::vector<Expr> GemmMatrix::indices(const Expr& r, const Expr& c) const {
+  std::vector<Expr> idx = starts;
+  idx[row_dim] = simplify(idx[row_dim] + r);
+  idx[col_dim] = simplify(idx[col_dim] + c);
+  return idx;
+}
+
+GemmOperands analyze_gemm(const GemmNode& op) {
+  GemmOperands g{as_matrix(op.a, "A"), as_matrix(op.b, "B"), as_matrix(op.c, "C"), {}, {}, {}, {}};
+  g.M = g.c.rows;
+  g.N = g.c.cols;
+  Expr a_m = op.transpose_a ? g.a.cols : g.a.rows, a_k = op.transpose_a ? g.a.rows : g.a.cols;
+  Expr b_k = op.transpose_b ? g.b.cols : g.b.rows, b_n = op.transpose_b ? g.b.rows : g.b.cols;
+  check_same_extent(a_m, g.M, "M");
+  check_same_extent(b_n, g.N, "N");
+  check_same_extent(a_k, b_k, "K");
+  g.K = as_const_int(a_k) ? a_k : b_k;
+  g.acc = g.c.buffer->dtype;
+  return g;
+}
+
+Stmt with_clear_accum(const GemmNode& op, const GemmOperands& g, Stmt loops) {
+  if (!op.clear_accum) return loops;
+  Var zm = make_var("m", g.M.dtype()), zn = make_var("n", g.N.dtype());
+  Stmt clear = for_loop(
+      zm, make_zero(g.M.dtype()), g.M,
+      for_loop(zn, make_zero(g.N.dtype()), g.N,
+               store(g.c.buffer, g.c.indices(zm, zn), make_zero(g.acc)), ForKind::kParallel),
+      ForKind::kParallel);
+  return seq({clear, std::move(loops)});
+}
+
+namespace detail {
+
+std::vector<TileOpImpl> generic_tile_op_impls() {
+  return {
+      {"generic.copy",
+       TileOpKind::kCopy,
+       {},
+       kGenericTileOpPriority,
+       generic<CopyNode, &GenericTileOps::lower_copy>},
+      {"generic.fill",
+       TileOpKind::kFill,
+       {},
+       kGenericTileOpPriority,
+       generic<FillNode, &GenericTileOps::lower_fill>},
+      {"generic.gemm",
+       TileOpKind::kGemm,
+       {},
+       kGenericTileOpPriority,
+       generic<GemmNode, &GenericTileOps::lower_gemm>},
+      {"generic.reduce",
+       TileOpKind::kReduce,
+       {},
+       kGenericTileOpPriority,
+       generic<ReduceNode, &GenericTileOps::lower_reduce>},
+      {"generic.scheduled_loop",
+       TileOpKind::kScheduledLoop,
+       {},
+       kGenericTileOpPriority,
+       keep_scheduled_loop},
+  };
+}
+
+}  // namespace detail
+
+Stmt lower_tile_ops(const Stmt& body, const target::Target& target) {
+  return TileOpLowerer(target).mutate(body);
+}
+
+IRModule lower_tile_ops(const IRModule& mod, const target::Target& target) {
+  return map_function_bodies(mod,
+                             [&](const PrimFunc& f) { return lower_tile_ops(f->body, target); });
 }
 
 Pass lower_tile_ops_pass() {
-  return Pass{"tilec.lower_tile_ops",
-              [](const IRModule& mod, const PassInfo&) { return lower_tile_ops(mod); }};
+  return Pass{"tilec.lower_tile_ops", [](const IRModule& mod, const PassInfo& info) {
+                return lower_tile_ops(mod, info.target);
+              }};
 }
 
 }  // namespace tilec::transform

@@ -33,6 +33,13 @@ class SourceOnlyBackend final : public ExecutionBackend {
   std::string name_;
 };
 
+TEST(ExecutionBackendRegistry, TheExecLayerRegistersNativeItself) {
+  // No tilec::initialize() and no register call: the layer's own list registers it.
+  auto names = list_execution_backends();
+  EXPECT_NE(std::find(names.begin(), names.end(), "native"), names.end());
+  EXPECT_EQ(get_execution_backend("native"), native_execution_backend());
+}
+
 TEST(ExecutionBackendRegistry, RegistersLooksUpAndLists) {
   register_native_execution_backend();
   register_native_execution_backend();  // idempotent

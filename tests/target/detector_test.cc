@@ -91,47 +91,48 @@ TEST(TargetDetectors, InvalidRegistrationsAreRejected) {
   EXPECT_TRUE(registry.names().empty());
 }
 
-TEST(TargetDetectors, BuiltinsAreCudaThenCpu) {
-  std::vector<std::string> names = list_target_detectors();
-  ASSERT_GE(names.size(), 2u);
-  EXPECT_EQ(names[0], "cuda");
-  EXPECT_EQ(names[1], "cpu");
+TEST(TargetDetectors, HigherPriorityIsAskedFirstWhateverTheRegistrationOrder) {
+  TargetDetectorRegistry registry;
+  std::vector<std::string> asked;
+  auto answer = [&](std::string name, std::optional<Target> target) {
+    return [&asked, name, target]() -> std::optional<Target> {
+      asked.push_back(name);
+      return target;
+    };
+  };
+  // The host first, as a module registered before an accelerator's module would.
+  registry.add("host", answer("host", Target::parse("c")), false, kHostDetectorPriority);
+  registry.add("late_host", answer("late_host", Target::parse("c")));  // default: host priority
+  registry.add("gpu", answer("gpu", std::nullopt), false, kAcceleratorDetectorPriority);
+  registry.add("npu", answer("npu", Target::parse("metal")), false, kAcceleratorDetectorPriority);
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"gpu", "npu", "host", "late_host"}));
+  EXPECT_EQ(registry.detect(), Target::parse("metal"));
+  EXPECT_EQ(asked, (std::vector<std::string>{"gpu", "npu"}));
+  // An override that changes the priority moves the detector to its new place.
+  registry.add("host", answer("host", Target::parse("c")), /*override=*/true, 200);
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"host", "gpu", "npu", "late_host"}));
 }
 
-TEST(TargetDetectors, BuiltinCudaAnswersAnArchOrSaysWhyNot) {
-  auto reports = probe_target_detectors();
-  ASSERT_GE(reports.size(), 2u);
-  const DetectorReport& cuda = reports[0];
-  EXPECT_FALSE(cuda.failed) << cuda.reason;
-  if (cuda.target) {
-    EXPECT_EQ(cuda.target->kind(), "cuda");
-    EXPECT_EQ(cuda.target->get_string("arch").rfind("sm_", 0), 0u);
-  } else {
-    EXPECT_FALSE(cuda.reason.empty());
-  }
-  const DetectorReport& cpu = reports[1];
-  ASSERT_TRUE(cpu.target.has_value()) << cpu.reason;
-  EXPECT_EQ(cpu.target->kind(), llvm_enabled() ? "llvm" : "c");
+TEST(TargetDetectors, SameFunctionUnderAnotherPriorityIsNotTheSameRegistration) {
+  TargetDetectorRegistry registry;
+  EXPECT_TRUE(registry.add("a", detect_metal, false, kAcceleratorDetectorPriority));
+  EXPECT_FALSE(registry.add("a", detect_metal, false, kAcceleratorDetectorPriority));
+  EXPECT_TARGET_ERROR(registry.add("a", detect_metal), "'a' is already registered");
 }
 
-TEST(TargetDetectors, CpuDetectorAnswersLlvmWithTheHostCpuOnceLlvmIsEnabled) {
-  ASSERT_FALSE(llvm_enabled());
-  EXPECT_TARGET_ERROR(llvm_host_cpu(), "not enabled");
-  enable_llvm_host_cpu([] { return std::string("znver4"); });
-  EXPECT_TRUE(llvm_enabled());
-  EXPECT_EQ(llvm_host_cpu(), "znver4");
-  auto reports = probe_target_detectors();
-  auto cpu = std::find_if(reports.begin(), reports.end(),
-                          [](const DetectorReport& r) { return r.name == "cpu"; });
-  ASSERT_NE(cpu, reports.end());
-  EXPECT_EQ(cpu->target, Target::parse("llvm -mcpu=znver4"));
-  enable_llvm_host_cpu({});
-  EXPECT_FALSE(llvm_enabled());
+TEST(TargetDetectors, TheProcessWideRegistryStartsEmptyAndSaysWhereDetectorsComeFrom) {
+  // Backend modules register the detectors of the kinds they own (tests/cpu, tests/cuda).
+  EXPECT_TRUE(list_target_detectors().empty());
+  EXPECT_TARGET_ERROR(auto_detect_target(), "no target detectors are registered",
+                      "tilec::initialize()");
 }
 
 TEST(TargetDetectors, GlobalRegistrationThroughTheFreeFunctions) {
   register_target_detector("detector_test_global", detect_nothing);
+  register_target_detector("detector_test_device", detect_nothing, false,
+                           kAcceleratorDetectorPriority);
   std::vector<std::string> names = list_target_detectors();
+  EXPECT_EQ(names.front(), "detector_test_device");
   EXPECT_EQ(names.back(), "detector_test_global");
   EXPECT_TARGET_ERROR(register_target_detector("detector_test_global", detect_metal),
                       "already registered");
@@ -144,7 +145,8 @@ TEST(TargetDetectors, GlobalRegistrationThroughTheFreeFunctions) {
   auto reports = probe_target_detectors();
   EXPECT_EQ(reports.back().reason, "explained");
   EXPECT_TRUE(unregister_target_detector("detector_test_global"));
-  EXPECT_EQ(list_target_detectors().size(), names.size() - 1);
+  EXPECT_TRUE(unregister_target_detector("detector_test_device"));
+  EXPECT_EQ(list_target_detectors().size(), names.size() - 2);
 }
 
 TEST(TargetDetectors, ConcurrentRegistrationAndDetection) {

@@ -32,6 +32,17 @@ class ScopedTargetEnv {
   std::optional<std::string> saved_;
 };
 
+// The process-wide detectors come from backend modules, which this layer's tests do not
+// load: one that answers `c` stands in for them.
+class ScopedHostDetector {
+ public:
+  ScopedHostDetector() {
+    register_target_detector("determine_test_host",
+                             [] { return std::optional(Target::parse("c")); });
+  }
+  ~ScopedHostDetector() { unregister_target_detector("determine_test_host"); }
+};
+
 TEST(DetermineTarget, ExplicitSpecsAreParsed) {
   EXPECT_EQ(determine_target("cuda -arch=sm_90"), Target::parse("cuda -arch=sm_90"));
   EXPECT_EQ(determine_target(R"({"kind": "c"})"), Target::parse("c"));
@@ -40,6 +51,7 @@ TEST(DetermineTarget, ExplicitSpecsAreParsed) {
 }
 
 TEST(DetermineTarget, AutoWithoutScopeOrEnvDetects) {
+  ScopedHostDetector detector;
   ScopedTargetEnv env(nullptr);
   EXPECT_EQ(determine_target("auto"), normalize_target(auto_detect_target()));
   EXPECT_EQ(determine_target(), determine_target(" auto "));
@@ -52,6 +64,7 @@ TEST(DetermineTarget, EnvironmentOverridesDetection) {
 }
 
 TEST(DetermineTarget, EnvironmentAutoOrEmptyMeansDetect) {
+  ScopedHostDetector detector;
   Target detected = normalize_target(auto_detect_target());
   {
     ScopedTargetEnv env("auto");

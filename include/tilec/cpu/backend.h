@@ -8,7 +8,8 @@
 namespace tilec::cpu {
 
 backend::BackendModule make_cpu_backend_module();
-// Registers the module (idempotent); the engine runs it as built-in "tilec.cpu".
+// Registers the module (idempotent): the manifest, the "cpu" target detector and the
+// cpu tile-op implementations (tile_ops.h); the engine runs it as built-in "tilec.cpu".
 void register_cpu_backend();
 
 }  // namespace tilec::cpu

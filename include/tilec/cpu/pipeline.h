@@ -1,5 +1,8 @@
 // The cpu backend's lowering pipeline: tile ops to loops, simplify, flatten,
-// vectorize, then the host/device split with blocks run as a range per task.
+// vectorize, then the host/device split with blocks run as a range per task. Tile ops
+// lower through the cpu module's implementations (tile_ops.h), which
+// register_cpu_backend() registers (tilec::initialize() runs it); without them the
+// generic ones apply, which keep thread-binding loops the C codegen cannot print.
 #pragma once
 
 #include "tilec/transform/pass_pipeline.h"

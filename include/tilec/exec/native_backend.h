@@ -14,7 +14,10 @@ namespace tilec::exec {
 inline constexpr const char* kNativeBackendName = "native";
 
 ExecutionBackendPtr make_native_execution_backend();
-// Registers make_native_execution_backend() as "native" (idempotent).
+// The process's one native backend, which the exec layer registers itself as "native"
+// (builtin_execution_backends.cc) before its registry is first used.
+const ExecutionBackendPtr& native_execution_backend();
+// Registers native_execution_backend() (a no-op once registered, as it always is).
 void register_native_execution_backend();
 
 // The compiler command ($CC split on spaces, else {"cc"}) and the flags used for

@@ -17,10 +17,15 @@ namespace tilec::target {
 
 inline constexpr const char* kTargetEnvVar = "TILEC_TARGET";
 
-void register_target_detector(std::string name, TargetDetectorFunc fn, bool override = false);
+// `priority` orders detection (kAcceleratorDetectorPriority for a device, asked before the
+// host CPU's kHostDetectorPriority); a backend module registers its detectors through
+// backend::register_module_target_detector, which undoes them when its init fails.
+void register_target_detector(std::string name, TargetDetectorFunc fn, bool override = false,
+                              int priority = kHostDetectorPriority);
 // For detectors that can say why they found nothing (shown by `tilec targets`).
 void register_explained_target_detector(std::string name, ExplainedTargetDetectorFunc fn,
-                                        bool override = false);
+                                        bool override = false,
+                                        int priority = kHostDetectorPriority);
 void register_target_normalizer(std::string name, TargetNormalizerFunc fn, bool override = false);
 bool unregister_target_detector(std::string_view name);
 bool unregister_target_normalizer(std::string_view name);

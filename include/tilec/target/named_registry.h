@@ -1,12 +1,15 @@
 // NamedRegistry<Entry>: the ordered, thread-safe list of uniquely named entries behind
 // the target detector and normalizer registries. Entries are published as immutable
 // shared_ptrs, so callers run a snapshot unlocked while others register. Entry needs a
-// `name` and `bool same_as(const Entry&)` (a recognisably identical re-registration).
+// `name` and `bool same_as(const Entry&)` (a recognisably identical re-registration); an
+// Entry with an `int priority` member is kept ordered by it (higher first, then in
+// registration order).
 #pragma once
 
 #include "tilec/target/target_error.h"
 
 #include <algorithm>
+#include <concepts>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,22 +19,34 @@
 namespace tilec::target::detail {
 
 template <class Entry>
+int entry_priority(const Entry& entry) {
+  if constexpr (requires {
+                  { entry.priority } -> std::convertible_to<int>;
+                }) {
+    return entry.priority;
+  } else {
+    return 0;
+  }
+}
+
+template <class Entry>
 class NamedRegistry {
  public:
-  // Appends `entry`; a taken name is kept as is when same_as, replaced in place with
-  // `override`, and otherwise rejected naming `noun` ("target detector") and every
-  // taken name under `plural` ("detectors").
-  void insert(Entry entry, bool override, const char* noun, const char* plural) {
+  // Adds `entry` after every entry of its priority or higher and returns true. A taken
+  // name is kept as is when same_as (false), replaced with `override` (false; in place
+  // unless the priority changes), and otherwise rejected naming `noun` ("target
+  // detector") and every taken name under `plural` ("detectors").
+  bool insert(Entry entry, bool override, const char* noun, const char* plural) {
     auto published = std::make_shared<const Entry>(std::move(entry));
     std::lock_guard lock(mutex_);
     auto found = std::find_if(entries_.begin(), entries_.end(), [&](const auto& existing) {
       return existing->name == published->name;
     });
     if (found == entries_.end()) {
-      entries_.push_back(std::move(published));
-      return;
+      entries_.insert(position_for(*published), std::move(published));
+      return true;
     }
-    if ((*found)->same_as(*published)) return;
+    if ((*found)->same_as(*published)) return false;
     if (!override) {
       std::string taken;
       for (const auto& existing : entries_) taken += (taken.empty() ? "" : ", ") + existing->name;
@@ -39,7 +54,13 @@ class NamedRegistry {
                         plural + ": " + taken +
                         "); pass override=true to replace it, or choose another name");
     }
-    *found = std::move(published);
+    if (entry_priority(**found) == entry_priority(*published)) {
+      *found = std::move(published);
+      return false;
+    }
+    entries_.erase(found);
+    entries_.insert(position_for(*published), std::move(published));
+    return false;
   }
 
   bool remove(std::string_view name) {
@@ -63,6 +84,13 @@ class NamedRegistry {
   }
 
  private:
+  // Called with mutex_ held.
+  auto position_for(const Entry& entry) {
+    return std::find_if(entries_.begin(), entries_.end(), [&](const auto& existing) {
+      return entry_priority(*existing) < entry_priority(entry);
+    });
+  }
+
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<const Entry>> entries_;
 };

@@ -1,11 +1,9 @@
-#include "builtin_detectors.h"
-
-#include "tilec/target/llvm_support.h"
+#include "tilec/cuda/detector.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-namespace tilec::target::detail {
+namespace tilec::cuda {
 namespace {
 
 // The few CUDA driver API entry points detection needs, declared here so tilec builds and
@@ -29,7 +27,8 @@ Fn lookup(void* library, const char* name) {
 
 }  // namespace
 
-Detection detect_cuda() {
+target::Detection detect_cuda() {
+  using target::Target;
   // The handle is kept for the life of the process: unloading the CUDA driver while
   // anything else may use it is unsafe, and dlopen of a loaded library is cheap.
   void* library = dlopen(kDriverLibrary, RTLD_NOW | RTLD_LOCAL);
@@ -71,9 +70,4 @@ Detection detect_cuda() {
   return {Target::make("cuda", {{"arch", fmt::format("sm_{}{}", major, minor)}}), ""};
 }
 
-Detection detect_cpu() {
-  if (llvm_enabled()) return {Target::make("llvm", {{"mcpu", llvm_host_cpu()}}), ""};
-  return {Target::make("c"), ""};
-}
-
-}  // namespace tilec::target::detail
+}  // namespace tilec::cuda

@@ -1,0 +1,29 @@
+#include "tilec/cpu/tile_ops.h"
+
+namespace tilec::cpu {
+
+using namespace ir;
+
+bool is_cpu_target(const target::Target& target) {
+  return target.has_key("cpu");
+}
+
+std::optional<Stmt> lower_scheduled_loop_serial(const Stmt& loop, const target::Target&) {
+  auto n = copy_node(loop.as<ForNode>());
+  n->for_kind = ForKind::kSerial;
+  n->num_stages = 0;
+  n->thread_tag.clear();
+  return Stmt(n);
+}
+
+std::vector<transform::TileOpImpl> cpu_tile_op_impls() {
+  using transform::TileOpKind;
+  return {
+      {"cpu.gemm_register_blocked", TileOpKind::kGemm, is_cpu_target,
+       transform::kBackendTileOpPriority, lower_gemm_register_blocked},
+      {"cpu.scheduled_loop_serial", TileOpKind::kScheduledLoop, is_cpu_target,
+       transform::kBackendTileOpPriority, lower_scheduled_loop_serial},
+  };
+}
+
+}  // namespace tilec::cpu
