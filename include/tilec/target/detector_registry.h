@@ -39,7 +39,7 @@ class TargetDetectorRegistry {
   TargetDetectorRegistry& operator=(const TargetDetectorRegistry&) = delete;
 
   // A taken name is rejected unless `override` (which keeps the detector's position) or
-  // the registration is recognisably identical (the same plain function pointer).
+  // the registration is recognisably identical (the same callable, target/callable_identity.h).
   void add(std::string name, TargetDetectorFunc fn, bool override = false);
   void add_explained(std::string name, ExplainedTargetDetectorFunc fn, bool override = false);
   bool remove(std::string_view name);  // false when no such detector
