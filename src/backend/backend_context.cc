@@ -6,14 +6,38 @@
 
 namespace tilec::backend {
 
+namespace {
+
+// A registered module is immutable and was validated when registered; any other is
+// validated and copied, so its owner's later changes cannot reach the context.
+BackendModulePtr own_module(BackendModulePtr module) {
+  if (!module) throw BackendError("BackendContext: the backend module is null");
+  if (is_registered_backend(module)) return module;
+  module->validate();
+  return std::make_shared<const BackendModule>(*module);
+}
+
+}  // namespace
+
 BackendContext::BackendContext(BackendModulePtr module, target::Target target,
+                               target::Target target_host, ExecutionBackendSpec execution_backend)
+    : module_(own_module(std::move(module))),
+      target_(target.without_host()),
+      target_host_(target_host.without_host()),
+      execution_backend_(std::move(execution_backend)) {
+  check();
+}
+
+BackendContext::BackendContext(Registered, BackendModulePtr module, target::Target target,
                                target::Target target_host, ExecutionBackendSpec execution_backend)
     : module_(std::move(module)),
       target_(target.without_host()),
       target_host_(target_host.without_host()),
       execution_backend_(std::move(execution_backend)) {
-  if (!module_) throw BackendError("BackendContext: the backend module is null");
-  module_->validate();
+  check();
+}
+
+void BackendContext::check() const {
   const auto& kinds = module_->target_kinds;
   if (std::find(kinds.begin(), kinds.end(), target_.kind()) == kinds.end()) {
     throw BackendError("BackendContext: backend '" + module_->name + "' does not own target '" +

@@ -1,5 +1,6 @@
 #include "tilec/backend/module.h"
 
+#include "tilec/target/callable_identity.h"
 #include "tilec/target/target_kind.h"
 #include "tilec/transform/nearest_name.h"
 
@@ -128,6 +129,72 @@ std::string BackendModule::description() const {
 
 namespace {
 
+using target::detail::same_callable;
+
+std::string first_line_difference(const std::string& a, const std::string& b) {
+  size_t start = 0;
+  while (start < a.size() && start < b.size()) {
+    size_t end_a = a.find('\n', start), end_b = b.find('\n', start);
+    std::string line_a = a.substr(start, end_a - start), line_b = b.substr(start, end_b - start);
+    if (line_a != line_b) return "registered has '" + line_a + "', new has '" + line_b + "'";
+    if (end_a == std::string::npos || end_b == std::string::npos) break;
+    start = end_a + 1;
+  }
+  return a.size() < b.size() ? "the new declaration has more components"
+                             : "the registered declaration has more components";
+}
+
+// Equal descriptions guarantee equal keys, names and counts below; only the
+// callables are left to compare. Returns the first component whose callable differs.
+std::string callable_difference(const BackendModule& a, const BackendModule& b) {
+  for (const auto& [kind, pipeline] : a.pipelines) {
+    const auto& passes = pipeline.passes();
+    const auto& other = b.pipelines.at(kind).passes();
+    if (other.size() != passes.size()) return "pipeline[" + kind + "]";
+    for (size_t i = 0; i < passes.size(); ++i) {
+      if (!same_callable(passes[i].fn, other[i].fn)) {
+        return "pass '" + passes[i].name + "' of pipeline[" + kind + "]";
+      }
+    }
+  }
+  for (const auto& [kind, codegen] : a.device_codegens) {
+    const auto& other = b.device_codegens.at(kind);
+    if (!same_callable(codegen.build, other.build) ||
+        !same_callable(codegen.build_without_compile, other.build_without_compile)) {
+      return "device codegen '" + codegen.name + "' for '" + kind + "'";
+    }
+  }
+  for (size_t i = 0; i < a.execution_backends.size(); ++i) {
+    const auto &spec = a.execution_backends[i], &other = b.execution_backends[i];
+    if (!same_callable(spec.is_available, other.is_available) ||
+        !same_callable(spec.supports_target, other.supports_target)) {
+      return "execution backend '" + spec.name + "'";
+    }
+  }
+  if (!same_callable(a.supports_target, b.supports_target)) return "supports_target";
+  for (const auto& [kind, codegen] : a.host_codegens) {
+    const auto& other = b.host_codegens.at(kind);
+    if (!same_callable(codegen.build, other.build) ||
+        !same_callable(codegen.supports_target, other.supports_target)) {
+      return "host codegen '" + codegen.name + "' for '" + kind + "'";
+    }
+  }
+  for (const auto& [kind, hooks] : a.host_codegen_hooks) {
+    const auto& other = b.host_codegen_hooks.at(kind);
+    if (other.size() != hooks.size()) return "the host codegen hooks for '" + kind + "'";
+    for (size_t i = 0; i < hooks.size(); ++i) {
+      if (!same_callable(hooks[i].apply, other[i].apply) ||
+          !same_callable(hooks[i].supports_target, other[i].supports_target)) {
+        return "host codegen hook '" + hooks[i].name + "' for '" + kind + "'";
+      }
+    }
+  }
+  for (const auto& [name, callback] : a.callbacks) {
+    if (!same_callable(callback, b.callbacks.at(name))) return "callback '" + name + "'";
+  }
+  return "";
+}
+
 void require_kind(const BackendModule& module, const target::Target& target) {
   const auto& kinds = module.target_kinds;
   if (std::find(kinds.begin(), kinds.end(), target.kind()) == kinds.end()) {
@@ -138,6 +205,19 @@ void require_kind(const BackendModule& module, const target::Target& target) {
 }
 
 }  // namespace
+
+std::string BackendModule::difference_from(const BackendModule& other) const {
+  if (this == &other) return "";
+  std::string mine = description(), theirs = other.description();
+  if (mine != theirs) return first_line_difference(mine, theirs);
+  std::string component = callable_difference(*this, other);
+  if (component.empty()) return "";
+  return "the same names, but a different function for " + component;
+}
+
+bool BackendModule::same_declaration(const BackendModule& other) const {
+  return difference_from(other).empty();
+}
 
 bool BackendModule::matches(const target::Target& target) const {
   const auto& kind = target.kind();

@@ -20,19 +20,6 @@ BackendRegistry& registry() {
   return instance;
 }
 
-std::string first_difference(const std::string& a, const std::string& b) {
-  size_t start = 0;
-  while (start < a.size() && start < b.size()) {
-    size_t end_a = a.find('\n', start), end_b = b.find('\n', start);
-    std::string line_a = a.substr(start, end_a - start), line_b = b.substr(start, end_b - start);
-    if (line_a != line_b) return "registered has '" + line_a + "', new has '" + line_b + "'";
-    if (end_a == std::string::npos || end_b == std::string::npos) break;
-    start = end_a + 1;
-  }
-  return a.size() < b.size() ? "the new declaration has more components"
-                             : "the registered declaration has more components";
-}
-
 void check_shared_kinds(const BackendModule& incoming,
                         const std::vector<BackendModulePtr>& modules) {
   for (const auto& kind : incoming.target_kinds) {
@@ -78,14 +65,16 @@ std::vector<std::string> names_of(const std::vector<BackendModulePtr>& modules) 
 
 }  // namespace
 
-BackendModulePtr register_backend(BackendModule backend) {
-  return register_backend(std::make_shared<const BackendModule>(std::move(backend)));
+BackendModulePtr register_backend(const BackendModulePtr& backend) {
+  if (!backend) throw BackendError("register_backend: the backend module is null");
+  if (is_registered_backend(backend)) return backend;
+  // The registry's own const copy: the caller may hold a mutable object behind its pointer.
+  return register_backend(BackendModule(*backend));
 }
 
-BackendModulePtr register_backend(BackendModulePtr backend) {
-  if (!backend) throw BackendError("register_backend: the backend module is null");
-  backend->validate();
-  std::string description = backend->description();
+BackendModulePtr register_backend(BackendModule manifest) {
+  manifest.validate();
+  auto backend = std::make_shared<const BackendModule>(std::move(manifest));
   auto& reg = registry();
   // Declared before the lock: a failed registration is undone after the lock is released.
   RegistrationTransaction transaction;
@@ -93,10 +82,10 @@ BackendModulePtr register_backend(BackendModulePtr backend) {
     std::unique_lock lock(reg.mutex);
     for (const auto& existing : reg.modules) {
       if (existing->name != backend->name) continue;
-      if (existing == backend || existing->description() == description) return existing;
+      std::string difference = existing->difference_from(*backend);
+      if (difference.empty()) return existing;
       throw BackendError("backend '" + backend->name +
-                         "' is already registered with a different declaration (" +
-                         first_difference(existing->description(), description) +
+                         "' is already registered with a different declaration (" + difference +
                          "); register the new one under another name");
     }
     check_shared_kinds(*backend, reg.modules);
@@ -115,6 +104,13 @@ BackendModulePtr register_backend(BackendModulePtr backend) {
   });
   transaction.commit();
   return backend;
+}
+
+bool is_registered_backend(const BackendModulePtr& module) {
+  if (!module) return false;
+  auto& reg = registry();
+  std::shared_lock lock(reg.mutex);
+  return std::find(reg.modules.begin(), reg.modules.end(), module) != reg.modules.end();
 }
 
 BackendModulePtr get_backend(std::string_view name) {
@@ -183,11 +179,13 @@ BackendContext create_backend_context(const target::Target& target,
     throw BackendError(
         "no backend is registered for target kind '" + device.kind() + "' (target '" +
         device.str() + "'); registered backends: " + describe_backends(modules) +
-        "; choose a target one of them owns, or load a backend for '" + device.kind() + "'");
+        "; choose a target one of them owns, or add a backend for '" + device.kind() +
+        "': put its plugin (libtilec_plugin_<name>.so) in a directory listed in "
+        "TILEC_PLUGIN_PATH; `tilec backends` lists the plugins found and why any failed");
   }
   const BackendModulePtr& module = matches.front();
   ExecutionBackendSpec spec = module->resolve_execution_backend(execution_backend, device);
-  return BackendContext(module, device, host, std::move(spec));
+  return BackendContext(BackendContext::Registered{}, module, device, host, std::move(spec));
 }
 
 }  // namespace tilec::backend

@@ -4,6 +4,7 @@
 #include "tilec/backend/backend_error.h"
 #include "tilec/backend/global_function.h"
 #include "tilec/backend/module_loader.h"
+#include "tilec/target/callable_identity.h"
 #include "tilec/transform/nearest_name.h"
 
 #include <algorithm>
@@ -87,8 +88,22 @@ void add_lazy_import(LazyImports HostCodegenRegistry::*imports, const std::strin
   });
 }
 
+// The same entry: its function and predicate are the same callables
+// (target/callable_identity.h), so re-registering it changes nothing.
+bool same_entry(const HostCodegen& a, const HostCodegen& b) {
+  return target::detail::same_callable(a.build, b.build) &&
+         target::detail::same_callable(a.supports_target, b.supports_target);
+}
+
+bool same_entry(const HostCodegenHook& a, const HostCodegenHook& b) {
+  return target::detail::same_callable(a.apply, b.apply) &&
+         target::detail::same_callable(a.supports_target, b.supports_target);
+}
+
 // Inserts or (with override) replaces the entry named like `entry` in the kind's
-// list, journaling the inverse.
+// list, journaling the inverse. The same entry under its name again is a no-op
+// returning the registered one (nothing journaled, so undoing the caller's
+// registration leaves the first registrant's entry in place).
 template <class Entry>
 Entry publish(std::map<std::string, std::vector<Entry>> HostCodegenRegistry::*table,
               const std::string& kind, Entry entry, bool override, const char* what) {
@@ -100,10 +115,13 @@ Entry publish(std::map<std::string, std::vector<Entry>> HostCodegenRegistry::*ta
     auto it = std::find_if(entries.begin(), entries.end(),
                            [&](const Entry& e) { return e.name == entry.name; });
     if (it != entries.end()) {
+      if (same_entry(*it, entry)) return *it;
       if (!override) {
         throw BackendError(std::string(what) + " '" + entry.name +
                            "' is already registered for kind '" + kind +
-                           "'; pass override = true to replace it or choose another name");
+                           "' with a different function; declare the registered one (the "
+                           "same function, e.g. codegen::make_c_host_codegen() for 'c'), pass "
+                           "override = true to replace it, or choose another name");
       }
       previous = *it;
       *it = entry;

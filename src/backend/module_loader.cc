@@ -28,6 +28,7 @@ struct Loader {
   std::mutex mutex;  // guards the maps, never held while a module initializes
   std::map<std::string, std::function<void()>> builtins;
   std::map<std::string, std::shared_ptr<ModuleState>> states;
+  std::map<std::string, PluginStatus> plugins;  // every plugin tried, by import path
 };
 
 Loader& loader() {
@@ -96,8 +97,20 @@ std::string plugin_not_found_message(const std::string& import_path) {
          "; add the plugin's directory to TILEC_PLUGIN_PATH";
 }
 
-void run_plugin(const std::string& import_path) {
-  std::string library_path;
+// Records what the last load of a plugin found (library_path, when not empty) and
+// how it ended (error; empty on success), for list_plugin_modules.
+void record_plugin(const std::string& import_path, const std::string& library_path,
+                   const std::string& error) {
+  auto& l = loader();
+  std::lock_guard lock(l.mutex);
+  PluginStatus& status = l.plugins[import_path];
+  status.import_path = import_path;
+  if (!library_path.empty()) status.library_path = library_path;
+  status.error = error;
+}
+
+// Loads the plugin for import_path; library_path is set as soon as its file is found.
+void run_plugin(const std::string& import_path, std::string& library_path) {
   for (const auto& dir : plugin_search_path()) {
     for (const auto& file : plugin_file_names(import_path)) {
       std::filesystem::path candidate = std::filesystem::path(dir) / file;
@@ -205,7 +218,14 @@ void load_module(const std::string& import_path) {
   if (auto builtin = find_builtin(import_path)) {
     run_builtin(import_path, *builtin);
   } else {
-    run_plugin(import_path);
+    std::string library_path;
+    try {
+      run_plugin(import_path, library_path);
+    } catch (const std::exception& error) {
+      record_plugin(import_path, library_path, error.what());
+      throw;
+    }
+    record_plugin(import_path, library_path, "");
   }
   state->loaded.store(true, std::memory_order_release);
   // When this load ran inside an enclosing module's failing initialization, its
@@ -236,6 +256,73 @@ std::vector<std::string> list_loaded_modules() {
     if (state->loaded.load(std::memory_order_acquire)) names.push_back(name);
   }
   return names;
+}
+
+std::vector<std::string> discover_plugins(const std::string& directory) {
+  static constexpr std::string_view kPrefix = "libtilec_plugin_", kSuffix = ".so";
+  std::vector<std::string> import_paths;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    std::string file = entry.path().filename().string();
+    if (file.size() <= kPrefix.size() + kSuffix.size() || !file.starts_with(kPrefix) ||
+        !file.ends_with(kSuffix)) {
+      continue;
+    }
+    std::string_view name(file);
+    name = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+    bool well_named = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    std::error_code ignored;
+    if (!well_named || !std::filesystem::is_regular_file(entry.path(), ignored)) continue;
+    import_paths.push_back(file.substr(3, file.size() - 3 - kSuffix.size()));  // drop "lib", ".so"
+  }
+  std::sort(import_paths.begin(), import_paths.end());
+  return import_paths;
+}
+
+std::vector<PluginStatus> load_plugins_from_search_path() {
+  std::vector<std::string> import_paths;
+  for (const auto& dir : plugin_search_path()) {
+    for (auto& path : discover_plugins(dir)) {
+      if (std::find(import_paths.begin(), import_paths.end(), path) == import_paths.end()) {
+        import_paths.push_back(std::move(path));
+      }
+    }
+  }
+  for (const auto& path : import_paths) {
+    try {
+      load_module(path);
+    } catch (const std::exception&) {
+      // Recorded by load_module and undone by its transaction; the next plugin still loads.
+    }
+  }
+  std::vector<PluginStatus> statuses;
+  for (const auto& status : list_plugin_modules()) {
+    if (std::find(import_paths.begin(), import_paths.end(), status.import_path) !=
+        import_paths.end()) {
+      statuses.push_back(status);
+    }
+  }
+  return statuses;
+}
+
+std::vector<PluginStatus> list_plugin_modules() {
+  std::vector<PluginStatus> statuses;
+  {
+    auto& l = loader();
+    std::lock_guard lock(l.mutex);
+    for (const auto& [path, status] : l.plugins) statuses.push_back(status);
+  }
+  // A plugin loaded inside an enclosing module that then failed was undone with it.
+  for (auto& status : statuses) {
+    status.loaded = is_module_loaded(status.import_path);
+    if (!status.loaded && status.error.empty()) {
+      status.error = "undone when the module that imported it failed; it loads again on next use";
+    }
+    if (status.loaded) status.error.clear();
+  }
+  return statuses;
 }
 
 std::vector<std::string> plugin_search_path() {

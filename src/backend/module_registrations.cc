@@ -7,9 +7,9 @@ namespace tilec::backend {
 
 void register_module_target_detector(std::string name, target::ExplainedTargetDetectorFunc fn,
                                      int priority) {
-  bool added = target::TargetDetectorRegistry::global().add_explained(name, std::move(fn),
-                                                                      /*override=*/false, priority);
-  if (added) journal_undo([name] { target::unregister_target_detector(name); });
+  // The detector registry journals its own changes (target/named_registry.h).
+  target::TargetDetectorRegistry::global().add_explained(std::move(name), std::move(fn),
+                                                         /*override=*/false, priority);
 }
 
 void register_module_tile_op_impl(transform::TileOpImpl impl, bool override) {

@@ -417,11 +417,9 @@ backend::CodeArtifact generate_c_host(const IRModule& mod, const target::Target&
 }
 
 backend::HostCodegen make_c_host_codegen() {
-  return backend::HostCodegen{"c",
-                              [](const IRModule& mod, const target::Target& target_host) {
-                                return generate_c_host(mod, target_host);
-                              },
-                              std::nullopt};
+  // A plain function pointer, so every manifest declaring this codegen holds the
+  // same callable and the host codegen registry shares one entry among them.
+  return backend::HostCodegen{"c", &generate_c_host, std::nullopt};
 }
 
 }  // namespace tilec::codegen

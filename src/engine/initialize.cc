@@ -18,6 +18,10 @@ void initialize() {
   });
   // load_module is a no-op for a loaded module and retries one that failed.
   for (const auto& module : builtin_modules()) backend::load_module(module.import_path);
+  // Then the plugins of TILEC_PLUGIN_PATH, once per process. A bad plugin never
+  // throws here: its failure is recorded (`tilec backends`) and undone.
+  static std::once_flag plugins_loaded;
+  std::call_once(plugins_loaded, [] { backend::load_plugins_from_search_path(); });
 }
 
 }  // namespace tilec

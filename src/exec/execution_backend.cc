@@ -1,6 +1,7 @@
 #include "tilec/exec/execution_backend.h"
 
 #include "builtin_execution_backends.h"
+#include "tilec/target/registration_journal.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -41,20 +42,35 @@ ExecutionBackendPtr register_execution_backend(ExecutionBackendPtr backend, bool
   const std::string& name = backend->name();
   if (name.empty()) throw ExecError("register_execution_backend: the backend's name is empty");
   Registry& reg = registry();
-  std::lock_guard<std::mutex> lock(reg.mutex);
-  auto found = reg.backends.find(name);
-  if (found != reg.backends.end()) {
-    if (found->second == backend) return found->second;
-    if (!override) {
-      throw ExecError(fmt::format(
-          "execution backend '{}' is already registered by another implementation; pass "
-          "override=true to replace it",
-          name));
+  ExecutionBackendPtr previous;
+  {
+    std::lock_guard<std::mutex> lock(reg.mutex);
+    auto found = reg.backends.find(name);
+    if (found != reg.backends.end()) {
+      if (found->second == backend) return found->second;
+      if (!override) {
+        throw ExecError(fmt::format(
+            "execution backend '{}' is already registered by another implementation; pass "
+            "override=true to replace it",
+            name));
+      }
+      previous = found->second;
+      found->second = backend;
+    } else {
+      reg.backends.emplace(name, backend);
     }
-    found->second = backend;
-    return backend;
   }
-  reg.backends.emplace(name, backend);
+  // A failing plugin init undoes the execution backends it registered.
+  target::journal_undo([name = std::string(name), backend, previous] {
+    Registry& reg = registry();
+    std::lock_guard<std::mutex> lock(reg.mutex);
+    auto found = reg.backends.find(name);
+    if (found == reg.backends.end() || found->second != backend) return;
+    if (previous)
+      found->second = previous;
+    else
+      reg.backends.erase(found);
+  });
   return backend;
 }
 

@@ -1,19 +1,4 @@
-// Whether two std::function objects are recognisably the same callable: both wrap the same
-// plain function pointer. Lambdas and functors cannot be compared, so registries treat them
-// as different (internal to src/target).
+// Callable identity moved to the public header, shared by every layer's registries.
 #pragma once
 
-#include <functional>
-
-namespace tilec::target::detail {
-
-template <typename Result, typename... Args>
-bool same_callable(const std::function<Result(Args...)>& a,
-                   const std::function<Result(Args...)>& b) {
-  using Pointer = Result (*)(Args...);
-  const Pointer* first = a.template target<Pointer>();
-  const Pointer* second = b.template target<Pointer>();
-  return first && second && *first == *second;
-}
-
-}  // namespace tilec::target::detail
+#include "tilec/target/callable_identity.h"

@@ -4,6 +4,7 @@
 #include "schema_check.h"
 #include "text_util.h"
 #include "tilec/target/nearest_name.h"
+#include "tilec/target/registration_journal.h"
 #include "tilec/target/target_error.h"
 
 #include <fmt/format.h>
@@ -77,19 +78,33 @@ class KindRegistry {
 
   std::shared_ptr<const TargetKind> add(TargetKind kind, bool override) {
     validate(kind);
-    std::unique_lock lock(mutex_);
-    auto found = kinds_.find(kind.name);
-    if (found != kinds_.end()) {
-      if (*found->second == kind) return found->second;
-      if (!override) {
-        throw TargetError(
-            fmt::format("target kind '{}' is already registered with a different schema ({}); pass "
-                        "override=true to replace it, or choose another name",
-                        kind.name, found->second->describe_attrs()));
+    std::shared_ptr<const TargetKind> published, previous;
+    {
+      std::unique_lock lock(mutex_);
+      auto found = kinds_.find(kind.name);
+      if (found != kinds_.end()) {
+        if (*found->second == kind) return found->second;
+        if (!override) {
+          throw TargetError(fmt::format(
+              "target kind '{}' is already registered with a different schema ({}); pass "
+              "override=true to replace it, or choose another name",
+              kind.name, found->second->describe_attrs()));
+        }
+        previous = found->second;
       }
+      published = std::make_shared<const TargetKind>(std::move(kind));
+      kinds_[published->name] = published;
     }
-    auto published = std::make_shared<const TargetKind>(std::move(kind));
-    kinds_[published->name] = published;
+    // A failing plugin init undoes its kinds with everything else it registered.
+    journal_undo([this, published, previous] {
+      std::unique_lock lock(mutex_);
+      auto found = kinds_.find(published->name);
+      if (found == kinds_.end() || found->second != published) return;
+      if (previous)
+        found->second = previous;
+      else
+        kinds_.erase(found);
+    });
     return published;
   }
 
@@ -147,10 +162,12 @@ std::shared_ptr<const TargetKind> find_target_kind(std::string_view name) {
 std::shared_ptr<const TargetKind> get_target_kind(std::string_view name) {
   if (auto kind = registry().find(name)) return kind;
   std::vector<std::string> names = list_target_kind_names();
-  throw TargetError(
-      fmt::format("unknown target kind '{}'{}; known kinds: {} (or \"auto\" to "
-                  "detect this machine's target)",
-                  detail::printable(name), did_you_mean(name, names), join_names(names)));
+  throw TargetError(fmt::format(
+      "unknown target kind '{}'{}; known kinds: {} (or \"auto\" to "
+      "detect this machine's target); a backend adds its kinds: put a backend plugin "
+      "(libtilec_plugin_<name>.so) in a directory listed in TILEC_PLUGIN_PATH, and `tilec "
+      "backends` lists the plugins found and why any failed",
+      detail::printable(name), did_you_mean(name, names), join_names(names)));
 }
 
 std::vector<std::shared_ptr<const TargetKind>> list_target_kinds() {

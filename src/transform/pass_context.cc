@@ -1,6 +1,7 @@
 #include "tilec/transform/pass_context.h"
 
 #include "tilec/target/nearest_name.h"
+#include "tilec/target/registration_journal.h"
 
 #include <algorithm>
 #include <mutex>
@@ -96,18 +97,26 @@ void register_pass_config_key(std::string name, PassConfigType type, PassConfigV
   PassConfigKey key{name, type, default_value, std::move(doc)};
   key.default_value = checked_value(key, std::move(default_value));
   auto& registry = key_registry();
-  std::unique_lock lock(registry.mutex);
-  auto it = registry.keys.find(name);
-  if (it != registry.keys.end()) {
-    const PassConfigKey& old = it->second;
-    if (old.type == key.type && old.default_value == key.default_value && old.doc == key.doc) {
-      return;
+  {
+    std::unique_lock lock(registry.mutex);
+    auto it = registry.keys.find(name);
+    if (it != registry.keys.end()) {
+      const PassConfigKey& old = it->second;
+      if (old.type == key.type && old.default_value == key.default_value && old.doc == key.doc) {
+        return;
+      }
+      throw PassError("pass config key '" + name + "' is already declared as " +
+                      to_string(old.type) + " with default " + describe(old.default_value) +
+                      "; choose another name for a different declaration");
     }
-    throw PassError("pass config key '" + name + "' is already declared as " + to_string(old.type) +
-                    " with default " + describe(old.default_value) +
-                    "; choose another name for a different declaration");
+    registry.keys.emplace(name, std::move(key));
   }
-  registry.keys.emplace(name, std::move(key));
+  // A failing plugin init undoes its keys with everything else it registered.
+  target::journal_undo([name] {
+    auto& registry = key_registry();
+    std::unique_lock lock(registry.mutex);
+    registry.keys.erase(name);
+  });
 }
 
 std::vector<PassConfigKey> list_pass_config_keys() {

@@ -179,6 +179,17 @@ TEST(BackendContextTest, ValidatesOnConstruction) {
                BackendError);
 }
 
+TEST(BackendContextTest, KeepsItsOwnCopyOfAnUnregisteredModule) {
+  auto mine = std::make_shared<BackendModule>(make_manifest("ctx_own_copy", "cdev"));
+  BackendContext context(mine, Target::parse("cdev"), Target::parse("c"),
+                         mine->execution_backends[0]);
+  mine->name = "renamed";
+  mine->target_kinds = {"c"};
+  EXPECT_EQ(context.name(), "ctx_own_copy");
+  EXPECT_EQ(context.module().target_kinds, std::vector<std::string>{"cdev"});
+  EXPECT_NE(context.module_ptr().get(), mine.get());
+}
+
 TEST(BackendContextTest, StoresTheTargetWithoutItsHost) {
   auto module = std::make_shared<const BackendModule>(make_manifest("ctx_host", "cdev"));
   auto with_host = Target::parse("cdev").with_host(Target::parse("c"));

@@ -44,6 +44,58 @@ TEST(BackendRegistryTest, DifferentDeclarationUnderTakenNameIsRejected) {
   EXPECT_THAT(message, HasSubstr("execution_backend source_only"));
 }
 
+// Registration keeps the registry's own const copy: what the caller later does to
+// its own (mutable) object reaches neither the registry nor a context.
+TEST(BackendRegistryTest, TheCallersObjectNeverReachesTheRegistryOrAContext) {
+  auto mine = std::make_shared<BackendModule>(make_manifest("reg_copy", "rdev_copy"));
+  auto registered = register_backend(mine);
+  EXPECT_NE(registered.get(), mine.get());
+  EXPECT_TRUE(is_registered_backend(registered));
+  EXPECT_FALSE(is_registered_backend(mine));
+  auto context = create_backend_context("rdev_copy");
+  mine->name = "hijacked";
+  mine->target_kinds.push_back("rdev");
+  mine->execution_backends.clear();
+  EXPECT_EQ(get_backend("reg_copy")->target_kinds, std::vector<std::string>{"rdev_copy"});
+  EXPECT_EQ(context.name(), "reg_copy");
+  EXPECT_EQ(context.module().target_kinds, std::vector<std::string>{"rdev_copy"});
+  EXPECT_EQ(create_backend_context("rdev_copy").module_ptr(), registered);  // shared, not copied
+}
+
+TEST(BackendRegistryTest, SameNamesWithDifferentFunctionsAreADifferentDeclaration) {
+  register_backend(make_manifest("reg_functions", "rdev_functions"));
+  auto other_pass = make_manifest("reg_functions", "rdev_functions");
+  other_pass.pipelines.at("rdev_functions") = transform::PassPipeline(
+      "reg_functions_pipeline",
+      {{"mark_lowered", [](const ir::IRModule& mod, const transform::PassInfo&) { return mod; }}});
+  EXPECT_THAT(backend_error_of([&] { register_backend(other_pass); }),
+              HasSubstr("'reg_functions' is already registered with a different declaration (the "
+                        "same names, but a different function for pass 'mark_lowered' of "
+                        "pipeline[rdev_functions])"));
+  auto other_availability = make_manifest("reg_functions", "rdev_functions");
+  other_availability.execution_backends[0].is_available = [] { return false; };
+  EXPECT_THAT(backend_error_of([&] { register_backend(other_availability); }),
+              HasSubstr("a different function for execution backend 'fast'"));
+  auto other_host = make_manifest("reg_functions", "rdev_functions");
+  other_host.host_codegens.at("c").build = [](const ir::IRModule&, const Target&) {
+    return tilec::testing::artifact("c", "other");
+  };
+  EXPECT_THAT(backend_error_of([&] { register_backend(other_host); }),
+              HasSubstr("a different function for host codegen 'reg_functions_host' for 'c'"));
+}
+
+TEST(BackendRegistryTest, AContextCannotBeReassignedAndCopiesAreEqual) {
+  static_assert(!std::is_copy_assignable_v<BackendContext>);
+  static_assert(!std::is_move_assignable_v<BackendContext>);
+  static_assert(std::is_copy_constructible_v<BackendContext>);
+  register_backend(make_manifest("reg_ctx_copy", "rdev_ctx_copy"));
+  auto context = create_backend_context("rdev_ctx_copy");
+  BackendContext copy(context);
+  EXPECT_EQ(copy.module_ptr(), context.module_ptr());
+  EXPECT_EQ(copy.target(), context.target());
+  EXPECT_EQ(copy.execution_backend().name, context.execution_backend().name);
+}
+
 TEST(BackendRegistryTest, GetBackendListsRegisteredNames) {
   register_backend(make_manifest("reg_lookup", "rdev_lookup"));
   std::string message = backend_error_of([] { get_backend("reg_lokup"); });

@@ -35,6 +35,14 @@ HostCodegenHook hook_appending(const std::string& name,
           std::move(predicate)};
 }
 
+CodeArtifact shared_host_code(const ir::IRModule&, const Target& host) {
+  return artifact("c", "shared host code for " + host.kind());
+}
+
+CodeArtifact other_host_code(const ir::IRModule&, const Target& host) {
+  return artifact("c", "other host code for " + host.kind());
+}
+
 auto variant_is(const std::string& value) {
   return TargetPredicate([value](const Target& t) { return t.get_string("variant") == value; });
 }
@@ -57,12 +65,57 @@ TEST(HostCodegenTest, DuplicateNameRejectedUnlessOverride) {
   ensure_plugin_kind("hc_dup");
   register_host_codegen("hc_dup", codegen_named("one"));
   register_host_codegen("hc_dup", codegen_named("two"));
-  EXPECT_THAT(backend_error_of([] { register_host_codegen("hc_dup", codegen_named("one")); }),
-              HasSubstr("host codegen 'one' is already registered for kind 'hc_dup'"));
+  register_host_codegen("hc_dup", codegen_named("one"));  // the same callable: a no-op
+  EXPECT_THAT(list_host_codegens(),
+              ::testing::Contains(
+                  std::pair<std::string, std::vector<std::string>>("hc_dup", {"one", "two"})));
+  std::string message = backend_error_of([] {
+    register_host_codegen("hc_dup", HostCodegen{"one", other_host_code, std::nullopt});
+  });
+  EXPECT_THAT(message, HasSubstr("host codegen 'one' is already registered for kind 'hc_dup' "
+                                 "with a different function"));
+  EXPECT_THAT(message, HasSubstr("override = true"));
   HostCodegen replacement = codegen_named("one", variant_is("never"));
   register_host_codegen("hc_dup", replacement, /*override=*/true);
   // Replaced in place: "one" keeps its first position but now rejects the target.
   EXPECT_EQ(resolve_host_codegen(Target::parse("hc_dup")).name, "two");
+}
+
+// The standard host codegens are declared by many manifests: the same name with the
+// same function is shared, in either registration order, and undoing one
+// declarer's registration keeps the entry the other one made.
+TEST(HostCodegenTest, ManifestsShareAHostCodegenWithTheSameFunctionInAnyOrder) {
+  HostCodegen shared{"shared", shared_host_code, std::nullopt};
+  ensure_plugin_kind("hc_share_host");
+  auto declaring = [&](const std::string& name, const std::string& kind) {
+    auto module = tilec::testing::make_manifest(name, kind);
+    module.host_codegens = {{"hc_share_host", shared}};
+    return module;
+  };
+  auto first = register_backend(declaring("share_first", "hc_share_a"));
+  auto second = register_backend(declaring("share_second", "hc_share_b"));
+  EXPECT_NE(first, second);
+  EXPECT_THAT(list_host_codegens(),
+              ::testing::Contains(
+                  std::pair<std::string, std::vector<std::string>>("hc_share_host", {"shared"})));
+  EXPECT_EQ(resolve_host_codegen(Target::parse("hc_share_host"))
+                .lower(sample_module(), Target::parse("hc_share_host"))
+                .source,
+            "shared host code for hc_share_host");
+  // A third declarer whose registration fails later (a callback clashes) is undone
+  // without taking the shared entry with it.
+  register_global_func("share_third.clash", [](const ValueList&) { return Value(); });
+  auto third = declaring("share_third", "hc_share_c");
+  third.callbacks["clash"] = [](const ValueList&) { return Value(1); };
+  EXPECT_THAT(backend_error_of([&] { register_backend(third); }),
+              HasSubstr("nothing of it was registered"));
+  EXPECT_EQ(resolve_host_codegen(Target::parse("hc_share_host")).name, "shared");
+  // The same name with another function is still refused, naming the way out.
+  auto impostor = declaring("share_impostor", "hc_share_d");
+  impostor.host_codegens = {{"hc_share_host", {"shared", other_host_code, std::nullopt}}};
+  EXPECT_THAT(backend_error_of([&] { register_backend(impostor); }),
+              HasSubstr("host codegen 'shared' is already registered for kind 'hc_share_host' "
+                        "with a different function"));
 }
 
 TEST(HostCodegenTest, MalformedRegistrationsAreRejected) {
@@ -108,9 +161,16 @@ TEST(HostCodegenHookTest, EveryMatchingHookRunsInRegistrationOrder) {
             "first,last");
   EXPECT_EQ(attr_string(apply_host_codegen_hooks(sample_module(), host, nullptr), "hooks"),
             "(unset)");
-  EXPECT_THAT(
-      backend_error_of([] { register_host_codegen_hook("hk_dev", hook_appending("first")); }),
-      HasSubstr("host codegen hook 'first' is already registered for kind 'hk_dev'"));
+  register_host_codegen_hook("hk_dev", hook_appending("first"));  // the same callable: a no-op
+  EXPECT_EQ(attr_string(apply_host_codegen_hooks(sample_module(), host, &small), "hooks"),
+            "first,last");
+  EXPECT_THAT(backend_error_of([] {
+                register_host_codegen_hook("hk_dev", {"first",
+                                                      [](const ir::IRModule& mod, const Target&,
+                                                         const Target*) { return mod; },
+                                                      std::nullopt});
+              }),
+              HasSubstr("host codegen hook 'first' is already registered for kind 'hk_dev'"));
 }
 
 TEST(HostCodegenHookTest, FailingHookIsNamed) {

@@ -2,14 +2,22 @@
 #include "tilec/backend/module_loader.h"
 #include "test_manifests.h"
 
+#include "tilec/target/detect.h"
+#include "tilec/target/target_kind.h"
+#include "tilec/transform/pass_context.h"
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 namespace tilec::backend {
 namespace {
 
 using target::Target;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using tilec::testing::backend_error_of;
 using tilec::testing::has_global_func;
 
@@ -131,12 +139,58 @@ TEST_F(PluginTest, ThrowingInitRegistersNothingAndIsRetried) {
     EXPECT_FALSE(is_registered("flaky_backend"));
     for (const auto& [kind, names] : list_host_codegens()) EXPECT_NE(kind, "flaky_host");
     EXPECT_FALSE(is_module_loaded("tilec_test.flaky_plugin"));
+    // Target kinds, pass-config keys, detectors and normalizers are undone too.
+    EXPECT_EQ(target::find_target_kind("flaky_dev"), nullptr);
+    EXPECT_EQ(target::find_target_kind("flaky_host"), nullptr);
+    for (const auto& key : transform::list_pass_config_keys()) EXPECT_NE(key.name, "flaky.unroll");
+    EXPECT_THAT(target::list_target_detectors(), Not(Contains("flaky_detector")));
+    EXPECT_THAT(target::list_target_normalizers(), Not(Contains("flaky_normalizer")));
+    auto plugins = list_plugin_modules();
+    auto flaky = std::find_if(plugins.begin(), plugins.end(), [](const PluginStatus& status) {
+      return status.import_path == "tilec_test.flaky_plugin";
+    });
+    ASSERT_NE(flaky, plugins.end());
+    EXPECT_FALSE(flaky->loaded);
+    EXPECT_THAT(flaky->library_path, HasSubstr("libtilec_test_flaky_plugin.so"));
+    EXPECT_THAT(flaky->error, HasSubstr("flaky plugin init exploded on purpose"));
   }
   unsetenv("TILEC_TEST_FLAKY_FAIL");
   load_module("tilec_test.flaky_plugin");
   EXPECT_EQ(get_global_func("flaky.answer")({}).as<int64_t>(), 42);
   EXPECT_TRUE(is_registered("flaky_backend"));
   EXPECT_EQ(resolve_host_codegen(Target::parse("flaky_host")).name, "flaky_host_codegen");
+  EXPECT_NE(target::find_target_kind("flaky_dev"), nullptr);
+  EXPECT_THAT(target::list_target_detectors(), Contains("flaky_detector"));
+  for (const auto& status : list_plugin_modules()) {
+    if (status.import_path == "tilec_test.flaky_plugin") {
+      EXPECT_TRUE(status.loaded);
+    }
+  }
+  target::unregister_target_detector("flaky_detector");  // leave detection as it was
+}
+
+// Autoloading: only files named libtilec_plugin_<name>.so are plugins; a broken one
+// is recorded with its cause and does not stop the others or throw.
+TEST_F(PluginTest, AutoloadFollowsTheNamingRuleAndRecordsFailures) {
+  auto dir = std::filesystem::path(TILEC_TEST_PLUGIN_DIR).parent_path() / "autoload-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"libtilec_plugin_not_elf.so", "libtilec_plugin_bad-name.so",
+                           "libother.so", "libtilec_plugin_.so", "libtilec_plugin_notes.txt"}) {
+    std::ofstream(dir / name) << "not a shared library";
+  }
+  EXPECT_THAT(discover_plugins(dir.string()), ElementsAre("tilec_plugin_not_elf"));
+  EXPECT_TRUE(discover_plugins("/nonexistent/tilec-plugins").empty());
+  setenv("TILEC_PLUGIN_PATH", (dir.string() + ":" TILEC_TEST_PLUGIN_DIR).c_str(), 1);
+  std::vector<PluginStatus> statuses;
+  EXPECT_NO_THROW(statuses = load_plugins_from_search_path());
+  ASSERT_EQ(statuses.size(), 1u);
+  EXPECT_EQ(statuses[0].import_path, "tilec_plugin_not_elf");
+  EXPECT_FALSE(statuses[0].loaded);
+  EXPECT_EQ(statuses[0].library_path, (dir / "libtilec_plugin_not_elf.so").string());
+  EXPECT_THAT(statuses[0].error, HasSubstr("cannot load plugin 'tilec_plugin_not_elf'"));
+  EXPECT_FALSE(is_module_loaded("tilec_plugin_not_elf"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

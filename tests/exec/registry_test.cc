@@ -1,6 +1,7 @@
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/native_backend.h"
 #include "tilec/exec/process.h"
+#include "tilec/target/registration_journal.h"
 
 #include <gtest/gtest.h>
 
@@ -47,6 +48,27 @@ TEST(ExecutionBackendRegistry, RegistersLooksUpAndLists) {
   auto names = list_execution_backends();
   EXPECT_NE(std::find(names.begin(), names.end(), "native"), names.end());
   EXPECT_TRUE(is_execution_backend_available("native"));
+}
+
+// A plugin whose init fails after registering (or replacing) an execution backend
+// leaves the registry as it was: the registration journal undoes both.
+TEST(ExecutionBackendRegistry, AnUncommittedRegistrationIsUndone) {
+  auto kept = std::make_shared<SourceOnlyBackend>("journal-kept");
+  register_execution_backend(kept);
+  {
+    target::RegistrationTransaction failing_plugin_init;
+    register_execution_backend(std::make_shared<SourceOnlyBackend>("journal-new"));
+    register_execution_backend(std::make_shared<SourceOnlyBackend>("journal-kept"), true);
+  }
+  auto names = list_execution_backends();
+  EXPECT_EQ(std::find(names.begin(), names.end(), "journal-new"), names.end());
+  EXPECT_EQ(get_execution_backend("journal-kept"), kept);
+  {
+    target::RegistrationTransaction succeeding_plugin_init;
+    register_execution_backend(std::make_shared<SourceOnlyBackend>("journal-new"));
+    succeeding_plugin_init.commit();
+  }
+  EXPECT_EQ(get_execution_backend("journal-new")->name(), "journal-new");
 }
 
 TEST(ExecutionBackendRegistry, UnknownNameListsRegisteredOnes) {

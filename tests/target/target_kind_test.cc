@@ -1,14 +1,40 @@
 #include "tilec/target/target_kind.h"
 #include "error_matchers.h"
+#include "tilec/target/detect.h"
+#include "tilec/target/registration_journal.h"
 #include "tilec/target/target.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
 namespace tilec::target {
 namespace {
+
+// What a failing plugin init registered in the target layer is undone with it:
+// new kinds, replaced kinds, detectors and normalizers (added or removed).
+TEST(TargetKindJournal, AnUncommittedTransactionUndoesKindsDetectorsAndNormalizers) {
+  TargetKind original{"journal_kind", {}, {"journal_kind"}, "first"};
+  register_target_kind(original);
+  register_target_normalizer("journal_removed",
+                             [](const Target&) -> std::optional<Target> { return std::nullopt; });
+  auto normalizers_before = list_target_normalizers();
+  {
+    RegistrationTransaction failing_plugin_init;
+    register_target_kind({"journal_new_kind", {}, {"journal_new_kind"}, "new"});
+    register_target_kind({"journal_kind", {}, {"journal_kind"}, "replaced"}, /*override=*/true);
+    register_target_detector("journal_detector", [] { return std::optional<Target>(); });
+    unregister_target_normalizer("journal_removed");
+  }
+  EXPECT_EQ(find_target_kind("journal_new_kind"), nullptr);
+  EXPECT_EQ(*find_target_kind("journal_kind"), original);
+  auto detectors = list_target_detectors();
+  EXPECT_EQ(std::find(detectors.begin(), detectors.end(), "journal_detector"), detectors.end());
+  EXPECT_EQ(list_target_normalizers(), normalizers_before);
+  unregister_target_normalizer("journal_removed");
+}
 
 TEST(TargetKind, BuiltinsAreRegisteredWithTheirSchemas) {
   std::vector<std::string> names = list_target_kind_names();

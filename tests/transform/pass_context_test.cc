@@ -1,4 +1,5 @@
 #include "tilec/transform/pass_context.h"
+#include "tilec/target/registration_journal.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,6 +10,27 @@ namespace tilec::transform {
 namespace {
 
 using ::testing::HasSubstr;
+
+TEST(PassConfigKeyJournal, AFailedPluginInitTakesItsKeysWithIt) {
+  auto declared = [](const std::string& name) {
+    for (const auto& key : list_pass_config_keys()) {
+      if (key.name == name) return true;
+    }
+    return false;
+  };
+  {
+    target::RegistrationTransaction failing_plugin_init;
+    register_pass_config_key("journal.undone", PassConfigType::kBool, false, "undone");
+    EXPECT_TRUE(declared("journal.undone"));
+  }
+  EXPECT_FALSE(declared("journal.undone"));
+  {
+    target::RegistrationTransaction succeeding_plugin_init;
+    register_pass_config_key("journal.kept", PassConfigType::kInt, int64_t{2}, "kept");
+    succeeding_plugin_init.commit();
+  }
+  EXPECT_TRUE(declared("journal.kept"));
+}
 
 class PassContextTest : public ::testing::Test {
  protected:

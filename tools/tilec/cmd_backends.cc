@@ -1,7 +1,9 @@
 // `tilec backends [--json]`: every registered backend module with its target
 // kinds, pipelines (and their passes), device and host codegens, hooks,
 // callbacks and execution backends in `auto` order with their availability
-// here; then the host codegen registry and the modules known to the loader.
+// here; then the host codegen registry, the modules known to the loader, and the
+// plugins found in TILEC_PLUGIN_PATH: loaded ones with their path, failed ones with
+// the cause.
 #include "command.h"
 
 #include "tilec/backend/module.h"
@@ -62,6 +64,18 @@ json by_kind(const std::vector<std::pair<std::string, std::vector<std::string>>>
   return out;
 }
 
+json plugins_json() {
+  json plugins = json::array();
+  for (const auto& plugin : backend::list_plugin_modules()) {
+    json entry{{"import_path", plugin.import_path},
+               {"path", plugin.library_path},
+               {"status", plugin.loaded ? "loaded" : "failed"}};
+    if (!plugin.loaded) entry["error"] = plugin.error;
+    plugins.push_back(std::move(entry));
+  }
+  return plugins;
+}
+
 json registry_json() {
   json backends = json::array();
   for (const auto& module : backend::list_backends()) backends.push_back(backend_json(*module));
@@ -70,7 +84,9 @@ json registry_json() {
           {"host_codegen_hooks", by_kind(backend::list_host_codegen_hooks())},
           {"lazy_host_codegen_imports", by_kind(backend::list_lazy_host_codegen_imports())},
           {"builtin_modules", backend::list_builtin_modules()},
-          {"loaded_modules", backend::list_loaded_modules()}};
+          {"loaded_modules", backend::list_loaded_modules()},
+          {"plugin_search_path", backend::plugin_search_path()},
+          {"plugins", plugins_json()}};
 }
 
 std::string joined(const json& names) {
@@ -122,6 +138,23 @@ void print_text(const json& registry) {
   }
   std::cout << fmt::format("\nBuilt-in modules: {}\nLoaded modules: {}\n",
                            joined(registry["builtin_modules"]), joined(registry["loaded_modules"]));
+  std::cout << fmt::format("\nPlugin modules (TILEC_PLUGIN_PATH: {}):\n",
+                           joined(registry["plugin_search_path"]));
+  if (registry["plugins"].empty()) {
+    std::cout << "  none (a directory in TILEC_PLUGIN_PATH holding libtilec_plugin_<name>.so adds "
+                 "one)\n";
+  }
+  for (const auto& plugin : registry["plugins"]) {
+    std::string path = plugin["path"].get<std::string>();
+    if (plugin["status"] == "loaded") {
+      std::cout << fmt::format("  {}  loaded from {}\n", plugin["import_path"].get<std::string>(),
+                               path);
+    } else {
+      std::cout << fmt::format("  {}  FAILED{}: {}\n", plugin["import_path"].get<std::string>(),
+                               path.empty() ? "" : " (" + path + ")",
+                               plugin["error"].get<std::string>());
+    }
+  }
 }
 
 TILEC_REGISTER_COMMAND(Command{

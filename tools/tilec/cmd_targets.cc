@@ -94,7 +94,7 @@ TILEC_REGISTER_COMMAND(Command{
       auto as_json = std::make_shared<bool>(false);
       sub.add_flag("--json", *as_json, "print one JSON object instead of text");
       return [as_json] {
-        tilec::initialize();  // the backend modules register the detectors
+        tilec::initialize();  // backends (built-in and plugins) add kinds and detectors
         auto kinds = target::list_target_kinds();
         auto reports = target::probe_target_detectors();
         if (*as_json) {

@@ -1,6 +1,11 @@
 // tilec: the command-line driver. Every subcommand lives in its own cmd_*.cc and
 // registers itself (command.h); errors go to stderr with exit status 2.
+// `tilec` alone prints the help (exit 0), `tilec --version` the project version,
+// and an unknown subcommand is named with the nearest one and the full list.
 #include "command.h"
+
+#include "tilec/engine/compile.h"
+#include "tilec/transform/nearest_name.h"
 
 #include <algorithm>
 #include <exception>
@@ -11,20 +16,43 @@ std::vector<Command>& command_list() {
   static std::vector<Command> commands;
   return commands;
 }
+
+namespace {
+
+// The first argument when it looks like a subcommand name that is not one, else "".
+std::string unknown_command(int argc, char** argv, const std::vector<std::string>& names) {
+  if (argc < 2) return "";
+  std::string first = argv[1];
+  if (first.empty() || first[0] == '-') return "";
+  return std::find(names.begin(), names.end(), first) == names.end() ? first : "";
+}
+
+}  // namespace
 }  // namespace tilec::cli
 
 int main(int argc, char** argv) {
   using namespace tilec::cli;
   CLI::App app{"tilec: a compiler for tile-level kernels with pluggable backends"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("tilec ") + tilec::version(),
+                       "print the tilec version and exit");
   auto& commands = command_list();
   std::sort(commands.begin(), commands.end(),
             [](const Command& a, const Command& b) { return a.name < b.name; });
+  std::vector<std::string> names;
   std::function<int()> action;
   for (auto& command : commands) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);
     auto run = command.setup(*sub);
     sub->callback([&action, run] { action = run; });
+    names.push_back(command.name);
+  }
+  if (std::string unknown = unknown_command(argc, argv, names); !unknown.empty()) {
+    std::cerr << "tilec: error: unknown command '" << unknown << "'"
+              << tilec::transform::did_you_mean(unknown, names)
+              << "; commands: " << tilec::transform::join_names(names)
+              << "; run `tilec --help` for what each does\n";
+    return kExitUsage;
   }
   try {
     app.parse(argc, argv);
@@ -32,8 +60,12 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
+  if (!action) {  // no subcommand: greet with the help
+    std::cout << app.help();
+    return kExitOk;
+  }
   try {
-    return action ? action() : kExitUsage;
+    return action();
   } catch (const std::exception& e) {
     std::cerr << "tilec: error: " << e.what() << "\n";
     return kExitUsage;

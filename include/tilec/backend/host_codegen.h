@@ -51,8 +51,12 @@ struct HostCodegenHook {
 HostCodegenFunc global_func_host_codegen(std::string global_func_name);
 
 // Registers `codegen` for `target_host_kind`. An empty kind, unnamed codegen or
-// missing build throws; a name already registered for the kind throws unless
-// override (which replaces it in place, keeping its position).
+// missing build throws. A name already registered for the kind with the same
+// build and predicate (callable identity, target/callable_identity.h) is a no-op
+// returning the registered codegen: that is how every backend declares the
+// standard `c` host codegen (codegen::make_c_host_codegen()) in any order. The name
+// with a different callable throws unless override (which replaces it in place,
+// keeping its position). Hooks follow the same rule.
 HostCodegen register_host_codegen(const std::string& target_host_kind, HostCodegen codegen,
                                   bool override = false);
 // The module at import_path is loaded before the kind's codegens are next used.

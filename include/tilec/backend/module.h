@@ -6,6 +6,10 @@
 // validate(), which register_backend and BackendContext run; Mappings are
 // std::maps keyed by target kind; modules are shared as BackendModulePtr so a
 // context keeps its manifest alive; Target is tilec::target::Target.
+// Registration is immutable and honest: the registry keeps its own const copy of
+// every manifest, so nothing a caller later does to its own object reaches the
+// registry or a context, and two declarations are equal only when their callables
+// are too (same_declaration).
 #pragma once
 
 #include "tilec/backend/artifact.h"
@@ -49,8 +53,18 @@ struct BackendModule {
   void validate() const;
 
   // A stable text summary of the declaration (names, kinds, components; not the
-  // functions): two manifests with equal descriptions are the same declaration.
+  // functions), for messages and tools.
   std::string description() const;
+
+  // The same declaration: equal descriptions and, component by component, the same
+  // callables (every pass, codegen, predicate, availability check, hook and
+  // callback). Callables are compared by identity as target/callable_identity.h
+  // defines it: the same function pointer, or an object of the same type (lambda
+  // expression or functor class; captures are not compared).
+  bool same_declaration(const BackendModule& other) const;
+  // The first difference from `other` ("registered has ..., new has ..." or "the
+  // callable of <component> differs"); empty when same_declaration.
+  std::string difference_from(const BackendModule& other) const;
 
   bool matches(const target::Target& target) const;
   const transform::PassPipeline& get_pipeline(const target::Target& target) const;
@@ -77,14 +91,20 @@ struct BackendModule {
 
 using BackendModulePtr = std::shared_ptr<const BackendModule>;
 
-// Resolved backend state shared by every stage of one compilation.
+// Resolved backend state shared by every stage of one compilation. It cannot be
+// changed once made: no assignment (copying makes a new, equal context).
 class BackendContext {
  public:
   // Validates: the module is valid and owns target; the execution backend is one
   // of the module's and accepts target; a host codegen resolves for target_host
   // when the execution backend needs host code. target is stored without a host.
+  // A registered module is shared; any other is copied, so the caller's later
+  // changes to its object never reach the context.
   BackendContext(BackendModulePtr module, target::Target target, target::Target target_host,
                  ExecutionBackendSpec execution_backend);
+  BackendContext(const BackendContext&) = default;
+  BackendContext& operator=(const BackendContext&) = delete;
+  BackendContext& operator=(BackendContext&&) = delete;
 
   const BackendModule& module() const { return *module_; }
   const BackendModulePtr& module_ptr() const { return module_; }
@@ -101,6 +121,14 @@ class BackendContext {
   CodeArtifact codegen_host(const ir::IRModule& mod) const;
 
  private:
+  struct Registered {};  // create_backend_context: a registered, validated module
+  BackendContext(Registered, BackendModulePtr module, target::Target target,
+                 target::Target target_host, ExecutionBackendSpec execution_backend);
+  friend BackendContext create_backend_context(const target::Target& target,
+                                               std::optional<target::Target> target_host,
+                                               std::string_view execution_backend);
+  void check() const;
+
   BackendModulePtr module_;
   target::Target target_;
   target::Target target_host_;
@@ -108,12 +136,17 @@ class BackendContext {
 };
 
 // Validates and registers every component of the manifest (callbacks as global
-// functions, host codegens, hooks), all or nothing. Re-registering the same
-// object or an equal declaration returns the registered module; a different
-// declaration under a taken name, or a shared target kind where some backend
-// lacks supports_target, throws.
+// functions, host codegens, hooks), all or nothing, keeping its own const copy of
+// the manifest and returning it. Re-registering the returned module or a
+// same_declaration returns the registered module; a different declaration under a
+// taken name (different callables included), or a shared target kind where some
+// backend lacks supports_target, throws. A host codegen another backend already
+// registered under the same name with the same callable (the standard `c` one from
+// codegen::make_c_host_codegen()) is shared, in any registration order.
 BackendModulePtr register_backend(BackendModule backend);
-BackendModulePtr register_backend(BackendModulePtr backend);
+BackendModulePtr register_backend(const BackendModulePtr& backend);
+// Whether `module` is the registry's own copy of a registered manifest.
+bool is_registered_backend(const BackendModulePtr& module);
 // Throws BackendError listing the registered names (and the nearest).
 BackendModulePtr get_backend(std::string_view name);
 std::vector<BackendModulePtr> list_backends();  // a copy, in registration order

@@ -9,6 +9,15 @@
 // undone, the library is dlclose'd and the next load_module tries again.
 // Loads of one path are serialized, so it is initialized once however many
 // threads ask at once.
+//
+// Plugins that load themselves: tilec::initialize() calls
+// load_plugins_from_search_path() once per process, after the built-in modules.
+// The naming rule: in each TILEC_PLUGIN_PATH directory, every regular file named
+// libtilec_plugin_<name>.so (<name>: letters, digits, '_') is a backend plugin with
+// import path "tilec_plugin_<name>"; other files are left alone. The import path
+// maps back to the same file name, so register_lazy_host_codegen(kind,
+// "tilec_plugin_<name>") names the same module and never loads it twice. A name
+// present in several directories loads from the first one, as PATH does.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +63,25 @@ void load_module(const std::string& import_path);
 bool is_module_loaded(const std::string& import_path);
 std::vector<std::string> list_builtin_modules();  // sorted
 std::vector<std::string> list_loaded_modules();   // sorted
+// What the loader knows of one plugin: where it was loaded from (or found), and
+// the cause when its last load failed.
+struct PluginStatus {
+  std::string import_path;
+  std::string library_path;  // empty when no file was found
+  bool loaded = false;
+  std::string error;  // why the last load failed; empty once loaded
+};
+
+// Loads every plugin the naming rule finds in the TILEC_PLUGIN_PATH directories
+// (in directory order, then by file name). Never throws for a bad plugin: each
+// failure is recorded (list_plugin_modules) and undone, and the rest still load.
+std::vector<PluginStatus> load_plugins_from_search_path();
+// The file names in `directory` that follow the naming rule, as import paths (sorted).
+std::vector<std::string> discover_plugins(const std::string& directory);
+// Every plugin the loader has tried, found by the naming rule or imported by
+// load_module: the loaded ones with their library path, failed ones with the cause.
+std::vector<PluginStatus> list_plugin_modules();  // sorted by import path
+
 // The directories of TILEC_PLUGIN_PATH, in search order.
 std::vector<std::string> plugin_search_path();
 // The file names tried for import_path, in order ("libacme_backend.so", "acme.backend.so").

@@ -1,6 +1,9 @@
 // tilec::initialize: registers the native execution backend, every built-in module of
 // src/engine/builtin_modules.cc (one line per target backend) and the lazy `c` host
-// codegen, then loads the modules. Idempotent, thread-safe; failed loads retry next call.
+// codegen, then loads the modules. Idempotent, thread-safe; failed built-in loads retry
+// next call. After the built-ins it loads, once per process, every plugin found in the
+// TILEC_PLUGIN_PATH directories (naming rule in backend/module_loader.h); a plugin that
+// fails is recorded (backend::list_plugin_modules) and undone, never thrown.
 #pragma once
 
 #include <functional>

@@ -47,8 +47,8 @@ class TargetDetectorRegistry {
   TargetDetectorRegistry& operator=(const TargetDetectorRegistry&) = delete;
 
   // A taken name is rejected unless `override` (which keeps the detector's place among
-  // those of its priority) or the registration is recognisably identical (the same plain
-  // function pointer and priority). True when the name was new (so remove() undoes it).
+  // those of its priority) or the registration is recognisably identical (the same callable,
+  // target/callable_identity.h, and priority). True when the name was new (so remove() undoes it).
   bool add(std::string name, TargetDetectorFunc fn, bool override = false,
            int priority = kHostDetectorPriority);
   bool add_explained(std::string name, ExplainedTargetDetectorFunc fn, bool override = false,

@@ -3,13 +3,16 @@
 // shared_ptrs, so callers run a snapshot unlocked while others register. Entry needs a
 // `name` and `bool same_as(const Entry&)` (a recognisably identical re-registration); an
 // Entry with an `int priority` member is kept ordered by it (higher first, then in
-// registration order).
+// registration order). Every change is journaled (registration_journal.h), so a failing
+// plugin or module init undoes the detectors and normalizers it added, replaced or removed.
 #pragma once
 
+#include "tilec/target/registration_journal.h"
 #include "tilec/target/target_error.h"
 
 #include <algorithm>
 #include <concepts>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,37 +41,59 @@ class NamedRegistry {
   // detector") and every taken name under `plural` ("detectors").
   bool insert(Entry entry, bool override, const char* noun, const char* plural) {
     auto published = std::make_shared<const Entry>(std::move(entry));
-    std::lock_guard lock(mutex_);
-    auto found = std::find_if(entries_.begin(), entries_.end(), [&](const auto& existing) {
-      return existing->name == published->name;
+    std::shared_ptr<const Entry> previous;
+    size_t previous_position = 0;
+    {
+      std::lock_guard lock(mutex_);
+      auto found = std::find_if(entries_.begin(), entries_.end(), [&](const auto& existing) {
+        return existing->name == published->name;
+      });
+      if (found != entries_.end()) {
+        if ((*found)->same_as(*published)) return false;
+        if (!override) {
+          std::string taken;
+          for (const auto& existing : entries_) {
+            taken += (taken.empty() ? "" : ", ") + existing->name;
+          }
+          throw TargetError(std::string(noun) + " '" + published->name +
+                            "' is already registered (" + plural + ": " + taken +
+                            "); pass override=true to replace it, or choose another name");
+        }
+        previous = *found;
+        previous_position = static_cast<size_t>(found - entries_.begin());
+      }
+      if (previous && entry_priority(*previous) == entry_priority(*published)) {
+        *found = published;
+      } else {
+        if (previous) entries_.erase(found);
+        entries_.insert(position_for(*published), published);
+      }
+    }
+    journal_undo([this, published, previous, previous_position] {
+      std::lock_guard lock(mutex_);
+      auto found = std::find(entries_.begin(), entries_.end(), published);
+      if (found != entries_.end()) entries_.erase(found);
+      if (previous) insert_at(previous_position, previous);
     });
-    if (found == entries_.end()) {
-      entries_.insert(position_for(*published), std::move(published));
-      return true;
-    }
-    if ((*found)->same_as(*published)) return false;
-    if (!override) {
-      std::string taken;
-      for (const auto& existing : entries_) taken += (taken.empty() ? "" : ", ") + existing->name;
-      throw TargetError(std::string(noun) + " '" + published->name + "' is already registered (" +
-                        plural + ": " + taken +
-                        "); pass override=true to replace it, or choose another name");
-    }
-    if (entry_priority(**found) == entry_priority(*published)) {
-      *found = std::move(published);
-      return false;
-    }
-    entries_.erase(found);
-    entries_.insert(position_for(*published), std::move(published));
-    return false;
+    return !previous;
   }
 
   bool remove(std::string_view name) {
-    std::lock_guard lock(mutex_);
-    auto found = std::find_if(entries_.begin(), entries_.end(),
-                              [&](const auto& existing) { return existing->name == name; });
-    if (found == entries_.end()) return false;
-    entries_.erase(found);
+    std::shared_ptr<const Entry> removed;
+    size_t position = 0;
+    {
+      std::lock_guard lock(mutex_);
+      auto found = std::find_if(entries_.begin(), entries_.end(),
+                                [&](const auto& existing) { return existing->name == name; });
+      if (found == entries_.end()) return false;
+      position = static_cast<size_t>(found - entries_.begin());
+      removed = *found;
+      entries_.erase(found);
+    }
+    journal_undo([this, removed, position] {
+      std::lock_guard lock(mutex_);
+      insert_at(position, removed);
+    });
     return true;
   }
 
@@ -89,6 +114,12 @@ class NamedRegistry {
     return std::find_if(entries_.begin(), entries_.end(), [&](const auto& existing) {
       return entry_priority(*existing) < entry_priority(entry);
     });
+  }
+
+  // Called with mutex_ held: puts an entry back where it was (undo).
+  void insert_at(size_t position, std::shared_ptr<const Entry> entry) {
+    position = std::min(position, entries_.size());
+    entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(position), std::move(entry));
   }
 
   mutable std::mutex mutex_;

@@ -1,6 +1,6 @@
-#include "registration_journal.h"
+#include "tilec/target/registration_journal.h"
 
-namespace tilec::backend {
+namespace tilec::target {
 namespace {
 thread_local RegistrationTransaction* innermost = nullptr;
 }  // namespace
@@ -16,7 +16,7 @@ RegistrationTransaction::~RegistrationTransaction() {
     try {
       (*it)();
     } catch (...) {
-      // Undo only erases or restores map entries; keep undoing the rest regardless.
+      // Undo only erases or restores registry entries; keep undoing the rest regardless.
     }
   }
 }
@@ -39,4 +39,8 @@ void journal_undo(std::function<void()> undo) {
   if (innermost) innermost->undo_actions_.push_back(std::move(undo));
 }
 
-}  // namespace tilec::backend
+bool registration_journal_open() {
+  return innermost != nullptr;
+}
+
+}  // namespace tilec::target
