@@ -3,6 +3,7 @@
 // this machine (the target, or why it found none).
 #include "command.h"
 
+#include "tilec/engine/initialize.h"
 #include "tilec/target/detect.h"
 #include "tilec/target/target_kind.h"
 
@@ -93,6 +94,8 @@ TILEC_REGISTER_COMMAND(Command{
       auto as_json = std::make_shared<bool>(false);
       sub.add_flag("--json", *as_json, "print one JSON object instead of text");
       return [as_json] {
+        // Backends (plugins too) register their kinds and detectors when loaded.
+        tilec::initialize();
         auto kinds = target::list_target_kinds();
         auto reports = target::probe_target_detectors();
         if (*as_json) {
