@@ -7,15 +7,25 @@ function(tilec_set_warnings target)
   endif()
 endfunction()
 
-# tilec_add_layer(NAME DEPS dep...) -> shared library tilec_NAME from src/NAME/*.cc
+# tilec_add_layer(NAME DEPS dep...) -> shared library tilec_NAME from src/NAME/*.cc,
+# installed into the libdir and exported as tilec::NAME (cmake/TilecPackage.cmake
+# gathers every declared layer into tilec::tilec, so a new layer needs nothing more).
 function(tilec_add_layer name)
   cmake_parse_arguments(ARG "" "" "DEPS;PRIVATE_DEPS" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   add_library(tilec_${name} SHARED ${sources})
-  target_include_directories(tilec_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  target_include_directories(tilec_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+                                                  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_link_libraries(tilec_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   tilec_set_warnings(tilec_${name})
   add_library(tilec::${name} ALIAS tilec_${name})
+  # Installed layers sit next to each other, so each finds its siblings via $ORIGIN.
+  set_target_properties(tilec_${name} PROPERTIES EXPORT_NAME ${name} INSTALL_RPATH "$ORIGIN")
+  install(TARGETS tilec_${name} EXPORT tilecTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  set_property(GLOBAL APPEND PROPERTY TILEC_LAYER_LIBRARIES tilec_${name})
 endfunction()
 
 # tilec_add_test_dir(LAYER DEPS dep...) -> test binary tilec_LAYER_tests from the
@@ -35,15 +45,11 @@ function(tilec_add_test_dir layer)
     PROPERTIES LABELS ${layer} ENVIRONMENT "TILEC_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache")
 endfunction()
 
-# Every layer library of TILEC_LAYERS (the root CMakeLists.txt) defined so far: for
-# executables that use the whole stack (the tilec tool, benchmarks), and for the engine,
-# which links every layer below it (the backend modules builtin_modules.cc names).
+# Every layer library declared with tilec_add_layer so far, bottom-up (the order of
+# TILEC_LAYERS in the root CMakeLists.txt): for executables that use the whole stack (the
+# tilec tool, benchmarks), and for the engine, which links every layer below it (the
+# backend modules builtin_modules.cc names).
 function(tilec_all_layers out)
-  set(libs)
-  foreach(layer ${TILEC_LAYERS})
-    if(TARGET tilec_${layer})
-      list(APPEND libs tilec_${layer})
-    endif()
-  endforeach()
+  get_property(libs GLOBAL PROPERTY TILEC_LAYER_LIBRARIES)
   set(${out} ${libs} PARENT_SCOPE)
 endfunction()

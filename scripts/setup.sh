@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One idempotent set-up command: installs every build and test dependency from
-# Debian's packages on a fresh Debian 12 machine, then configures and builds tilec
-# into build/ (warnings are errors). Safe to run again; only missing packages are
-# installed and the build is incremental.
+# Debian's packages on a fresh Debian 12 machine, configures and builds tilec into
+# build/ (warnings are errors), then installs it into $TILEC_PREFIX (default
+# /usr/local) so `tilec` is on PATH. Safe to run again; only missing packages are
+# installed, the build is incremental and the install copies only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,3 +28,9 @@ fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILEC_WERROR=ON
 cmake --build build -j "$(nproc)"
 echo "setup: built build/tools/tilec/tilec"
+
+# The tool, the libraries, the headers and the CMake package (find_package(tilec)).
+prefix=${TILEC_PREFIX:-/usr/local}
+SUDO=""; [ -w "$prefix" ] || [ "$(id -u)" = 0 ] || SUDO=sudo
+$SUDO cmake --install build --prefix "$prefix" >/dev/null
+echo "setup: installed tilec into $prefix (run it as: tilec ...)"
