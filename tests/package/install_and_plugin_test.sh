@@ -75,7 +75,7 @@ configure=("$cmake" -S "$source_dir/examples/plugin" -B "$work/plugin-build" -G 
 [ -n "${launcher:-}" ] && configure+=("-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher")
 step "${configure[@]}" >/dev/null
 step "$cmake" --build "$work/plugin-build" >/dev/null
-[ -f "$work/plugin-build/libacme_backend.so" ] || fail "the plugin build made no libacme_backend.so"
+[ -f "$work/plugin-build/libtilec_plugin_acme.so" ] || fail "the plugin build made no libtilec_plugin_acme.so"
 
 echo "== the installed CLI with TILEC_PLUGIN_PATH=$work/plugin-build"
 # tilec::initialize() loads the plugins of TILEC_PLUGIN_PATH after the built-ins.

@@ -8,7 +8,7 @@
 #include "tilec/backend/module_loader.h"
 #include "tilec/engine/compile.h"
 #include "tilec/engine/initialize.h"
-#include "tilec/ir/parser.h"
+#include "tilec/frontend/parser.h"
 
 #include <gtest/gtest.h>
 
