@@ -12,6 +12,8 @@
 
 #include <filesystem>
 
+#include <unistd.h>
+
 namespace tilec::cpu {
 namespace {
 
@@ -33,15 +35,20 @@ class HostChecks : public ::testing::Test {
   static void SetUpTestSuite() {
     target::Target target = target::Target::parse("c");
     ir::IRModule lowered = make_cpu_pipeline().lower(ir::parse_kernel_source(kAxpy), target);
-    auto dir = std::filesystem::path(TILEC_BINARY_DIR) / "test-cpu" / "host_checks";
-    std::filesystem::create_directories(dir);
+    // CTest runs each test of this suite as its own process, in parallel: one build
+    // directory per process, so no two builds write the same files.
+    dir_ = std::filesystem::path(TILEC_BINARY_DIR) / "test-cpu" /
+           ("host_checks_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
     built_ = new exec::BuiltModule(exec::make_native_execution_backend()->build(
         codegen::generate_c_host(lowered, target), generate_c_device(lowered, target), target,
-        target, dir));
+        target, dir_));
   }
   static void TearDownTestSuite() {
     delete built_;
     built_ = nullptr;
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
   }
 
   // The error message of a call, or "" when it succeeded.
@@ -58,8 +65,10 @@ class HostChecks : public ::testing::Test {
   DLTensorView x_view_{x_.data(), ir::DataType::Float32(), {3, 4}};
   DLTensorView y_view_{y_.data(), ir::DataType::Float32(), {3, 4}};
   static exec::BuiltModule* built_;
+  static std::filesystem::path dir_;
 };
 exec::BuiltModule* HostChecks::built_ = nullptr;
+std::filesystem::path HostChecks::dir_;
 
 TEST_F(HostChecks, GoodCallRunsTheKernel) {
   EXPECT_EQ(call({runtime::tensor_arg(x_view_.get()), runtime::tensor_arg(y_view_.get()),
