@@ -53,3 +53,26 @@ function(tilec_all_layers out)
   get_property(libs GLOBAL PROPERTY TILEC_LAYER_LIBRARIES)
   set(${out} ${libs} PARENT_SCOPE)
 endfunction()
+
+# tilec_add_test_plugins(PREFIX p FOR test_target... LIBS lib...) -> one MODULE library
+# <p><name> per plugins/<name>.cc of the calling folder, built into
+# ${CMAKE_CURRENT_BINARY_DIR}/plugins (which the caller points TILEC_PLUGIN_PATH at)
+# before each test_target (defined first), so the file names follow the loader's naming rules.
+function(tilec_add_test_plugins)
+  cmake_parse_arguments(ARG "" "PREFIX" "FOR;LIBS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/plugins/*.cc)
+  foreach(src ${sources})
+    get_filename_component(name ${src} NAME_WE)
+    set(plugin ${ARG_PREFIX}${name})
+    add_library(${plugin} MODULE ${src})
+    target_link_libraries(${plugin} PRIVATE ${ARG_LIBS})
+    set_target_properties(${plugin} PROPERTIES LIBRARY_OUTPUT_DIRECTORY
+                                               ${CMAKE_CURRENT_BINARY_DIR}/plugins)
+    tilec_set_warnings(${plugin})
+    foreach(test_target ${ARG_FOR})
+      if(TARGET ${test_target})
+        add_dependencies(${test_target} ${plugin})
+      endif()
+    endforeach()
+  endforeach()
+endfunction()

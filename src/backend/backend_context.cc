@@ -1,6 +1,6 @@
 #include "tilec/backend/module.h"
 
-#include "tilec/transform/nearest_name.h"
+#include "tilec/target/nearest_name.h"
 
 #include <algorithm>
 
@@ -41,7 +41,7 @@ void BackendContext::check() const {
   const auto& kinds = module_->target_kinds;
   if (std::find(kinds.begin(), kinds.end(), target_.kind()) == kinds.end()) {
     throw BackendError("BackendContext: backend '" + module_->name + "' does not own target '" +
-                       target_.str() + "' (it owns: " + transform::join_names(kinds) + ")");
+                       target_.str() + "' (it owns: " + target::join_names(kinds) + ")");
   }
   if (!module_->matches(target_)) {
     throw BackendError("BackendContext: backend '" + module_->name + "' rejects target '" +
@@ -52,7 +52,7 @@ void BackendContext::check() const {
   if (std::find(declared.begin(), declared.end(), execution_backend_.name) == declared.end()) {
     throw BackendError("BackendContext: execution backend '" + execution_backend_.name +
                        "' is not declared by backend '" + module_->name +
-                       "' (declared: " + transform::join_names(declared) + ")");
+                       "' (declared: " + target::join_names(declared) + ")");
   }
   if (!execution_backend_.matches(target_)) {
     throw BackendError("BackendContext: execution backend '" + execution_backend_.name +

@@ -1,8 +1,8 @@
 #include "tilec/backend/module.h"
 
 #include "tilec/target/callable_identity.h"
+#include "tilec/target/nearest_name.h"
 #include "tilec/target/target_kind.h"
-#include "tilec/transform/nearest_name.h"
 
 #include <algorithm>
 #include <set>
@@ -32,7 +32,7 @@ void BackendModule::validate() const {
     if (!target::find_target_kind(kind)) {
       auto known = target::list_target_kind_names();
       fail("target kind '" + kind + "' is not a registered target kind" +
-           transform::did_you_mean(kind, known) + "; known kinds: " + transform::join_names(known) +
+           target::did_you_mean(kind, known) + "; known kinds: " + target::join_names(known) +
            "; register new kinds with target::register_target_kind first");
     }
   }
@@ -40,14 +40,13 @@ void BackendModule::validate() const {
     for (const auto& kind : target_kinds) {
       if (std::find(declared.begin(), declared.end(), kind) == declared.end()) {
         fail(std::string("declares no ") + what + " for its target kind '" + kind + "' (" + what +
-             "s are declared for: " + transform::join_names(declared) + ")");
+             "s are declared for: " + target::join_names(declared) + ")");
       }
     }
     for (const auto& kind : declared) {
       if (!owned.count(kind)) {
         fail(std::string("declares a ") + what + " for target kind '" + kind +
-             "', which it does not own (target_kinds: " + transform::join_names(target_kinds) +
-             ")");
+             "', which it does not own (target_kinds: " + target::join_names(target_kinds) + ")");
       }
     }
   };
@@ -62,7 +61,7 @@ void BackendModule::validate() const {
   for (const auto& [kind, hooks] : host_codegen_hooks) {
     if (!owned.count(kind)) {
       fail("declares host codegen hooks for target kind '" + kind +
-           "', which it does not own (target_kinds: " + transform::join_names(target_kinds) + ")");
+           "', which it does not own (target_kinds: " + target::join_names(target_kinds) + ")");
     }
     if (hooks.empty()) fail("declares an empty host codegen hook list for '" + kind + "'");
     for (const auto& hook : hooks) {
@@ -99,10 +98,10 @@ void BackendModule::validate() const {
 }
 
 std::string BackendModule::description() const {
-  std::string text = "backend " + name + "\ntarget_kinds " + transform::join_names(target_kinds);
+  std::string text = "backend " + name + "\ntarget_kinds " + target::join_names(target_kinds);
   for (const auto& [kind, pipeline] : pipelines) {
     text += "\npipeline " + kind + " " + pipeline.name() + " [" +
-            transform::join_names(pipeline.pass_names()) + "]";
+            target::join_names(pipeline.pass_names()) + "]";
   }
   for (const auto& [kind, codegen] : device_codegens) {
     text += "\ndevice_codegen " + kind + " " + codegen.name + (codegen.build ? " build" : "") +
@@ -199,8 +198,7 @@ void require_kind(const BackendModule& module, const target::Target& target) {
   const auto& kinds = module.target_kinds;
   if (std::find(kinds.begin(), kinds.end(), target.kind()) == kinds.end()) {
     throw BackendError("backend '" + module.name + "' does not own target kind '" + target.kind() +
-                       "' (target '" + target.str() +
-                       "'); it owns: " + transform::join_names(kinds));
+                       "' (target '" + target.str() + "'); it owns: " + target::join_names(kinds));
   }
 }
 
@@ -261,7 +259,7 @@ HostCodegen BackendModule::get_host_codegen(const target::Target& target_host) c
     return resolve_host_codegen(target_host);
   } catch (const BackendError& error) {
     throw BackendError("backend '" + name + "' has no host codegen for '" + target_host.str() +
-                       "' (its own: " + transform::join_names(keys_of(host_codegens)) +
+                       "' (its own: " + target::join_names(keys_of(host_codegens)) +
                        "): " + error.what());
   }
 }
@@ -311,15 +309,15 @@ ExecutionBackendSpec BackendModule::resolve_execution_backend(std::string_view r
     std::string what =
         spec == execution_backends.end()
             ? "unknown execution backend '" + std::string(requested) + "'" +
-                  transform::did_you_mean(requested, allowed)
+                  target::did_you_mean(requested, allowed)
             : "execution backend '" + std::string(requested) + "' does not support this target";
-    throw BackendError(what + " for " + where + "; allowed: " + transform::join_names(allowed) +
+    throw BackendError(what + " for " + where + "; allowed: " + target::join_names(allowed) +
                        "; or use \"auto\" to pick the first available one");
   }
   if (!spec->available()) {
     throw BackendError("execution backend '" + spec->name + "' of " + where +
                        " is not available on this machine; available: " +
-                       transform::join_names(allowed_execution_backends(target, false)) +
+                       target::join_names(allowed_execution_backends(target, false)) +
                        "; or use \"auto\" to pick the first available one");
   }
   return *spec;

@@ -1,7 +1,7 @@
-#include "registration_journal.h"
 #include "tilec/backend/module.h"
 #include "tilec/target/detect.h"
-#include "tilec/transform/nearest_name.h"
+#include "tilec/target/nearest_name.h"
+#include "tilec/target/registration_journal.h"
 
 #include <algorithm>
 #include <mutex>
@@ -52,9 +52,9 @@ void register_components(const BackendModule& backend) {
 std::string describe_backends(const std::vector<BackendModulePtr>& modules) {
   std::vector<std::string> entries;
   for (const auto& module : modules) {
-    entries.push_back(module->name + " (" + transform::join_names(module->target_kinds) + ")");
+    entries.push_back(module->name + " (" + target::join_names(module->target_kinds) + ")");
   }
-  return transform::join_names(entries);
+  return target::join_names(entries);
 }
 
 std::vector<std::string> names_of(const std::vector<BackendModulePtr>& modules) {
@@ -77,7 +77,7 @@ BackendModulePtr register_backend(BackendModule manifest) {
   auto backend = std::make_shared<const BackendModule>(std::move(manifest));
   auto& reg = registry();
   // Declared before the lock: a failed registration is undone after the lock is released.
-  RegistrationTransaction transaction;
+  target::RegistrationTransaction transaction;
   {
     std::unique_lock lock(reg.mutex);
     for (const auto& existing : reg.modules) {
@@ -97,7 +97,7 @@ BackendModulePtr register_backend(BackendModule manifest) {
     }
     reg.modules.push_back(backend);
   }
-  journal_undo([backend] {
+  target::journal_undo([backend] {
     auto& reg = registry();
     std::unique_lock lock(reg.mutex);
     std::erase(reg.modules, backend);
@@ -120,8 +120,8 @@ BackendModulePtr get_backend(std::string_view name) {
   }
   auto names = names_of(modules);
   throw BackendError(
-      "no backend named '" + std::string(name) + "'" + transform::did_you_mean(name, names) +
-      "; registered backends: " + transform::join_names(names) + "; `tilec backends` lists them");
+      "no backend named '" + std::string(name) + "'" + target::did_you_mean(name, names) +
+      "; registered backends: " + target::join_names(names) + "; `tilec backends` lists them");
 }
 
 std::vector<BackendModulePtr> list_backends() {
@@ -165,7 +165,7 @@ BackendContext create_backend_context(const target::Target& target,
   }
   if (matches.size() > 1) {
     throw BackendError("target '" + device.str() +
-                       "' matches several backends: " + transform::join_names(names_of(matches)) +
+                       "' matches several backends: " + target::join_names(names_of(matches)) +
                        "; their supports_target predicates must tell such targets apart");
   }
   if (matches.empty()) {
@@ -173,7 +173,7 @@ BackendContext create_backend_context(const target::Target& target,
       throw BackendError("no backend accepts target '" + device.str() +
                          "': the backends owning "
                          "kind '" +
-                         device.kind() + "' (" + transform::join_names(names_of(owners)) +
+                         device.kind() + "' (" + target::join_names(names_of(owners)) +
                          ") all reject it through supports_target; adjust the target's attributes");
     }
     throw BackendError(

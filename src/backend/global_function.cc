@@ -1,8 +1,8 @@
 #include "tilec/backend/global_function.h"
 
-#include "registration_journal.h"
 #include "tilec/backend/backend_error.h"
-#include "tilec/transform/nearest_name.h"
+#include "tilec/target/nearest_name.h"
+#include "tilec/target/registration_journal.h"
 
 #include <map>
 #include <mutex>
@@ -59,7 +59,7 @@ void register_global_func(const std::string& name, GlobalFunc fn, bool override)
       registry.functions.emplace(name, std::move(fn));
     }
   }
-  journal_undo([name, previous = std::move(previous)]() mutable {
+  target::journal_undo([name, previous = std::move(previous)]() mutable {
     auto& registry = function_registry();
     std::unique_lock lock(registry.mutex);
     if (previous)
@@ -81,8 +81,8 @@ GlobalFunc get_global_func(std::string_view name) {
   if (auto fn = find_global_func(name)) return *fn;
   auto names = list_global_funcs();
   throw BackendError("no global function named '" + std::string(name) + "'" +
-                     transform::did_you_mean(name, names) +
-                     "; registered: " + transform::join_names(names) +
+                     target::did_you_mean(name, names) +
+                     "; registered: " + target::join_names(names) +
                      "; register it with register_global_func or a backend manifest's callbacks");
 }
 

@@ -1,11 +1,11 @@
 #include "tilec/backend/host_codegen.h"
 
-#include "registration_journal.h"
 #include "tilec/backend/backend_error.h"
 #include "tilec/backend/global_function.h"
 #include "tilec/backend/module_loader.h"
 #include "tilec/target/callable_identity.h"
-#include "tilec/transform/nearest_name.h"
+#include "tilec/target/nearest_name.h"
+#include "tilec/target/registration_journal.h"
 
 #include <algorithm>
 #include <map>
@@ -78,7 +78,7 @@ void add_lazy_import(LazyImports HostCodegenRegistry::*imports, const std::strin
     if (std::find(paths.begin(), paths.end(), import_path) != paths.end()) return;
     paths.push_back(import_path);
   }
-  journal_undo([imports, kind, import_path] {
+  target::journal_undo([imports, kind, import_path] {
     auto& reg = registry();
     std::unique_lock lock(reg.mutex);
     auto it = (reg.*imports).find(kind);
@@ -129,7 +129,7 @@ Entry publish(std::map<std::string, std::vector<Entry>> HostCodegenRegistry::*ta
       entries.push_back(entry);
     }
   }
-  journal_undo([table, kind, name = entry.name, previous] {
+  target::journal_undo([table, kind, name = entry.name, previous] {
     auto& reg = registry();
     std::unique_lock lock(reg.mutex);
     auto found = (reg.*table).find(kind);
@@ -197,7 +197,7 @@ std::string describe_registered_codegens() {
   std::string text;
   for (const auto& [kind, names] : list_host_codegens()) {
     if (!text.empty()) text += "; ";
-    text += kind + ": " + transform::join_names(names);
+    text += kind + ": " + target::join_names(names);
   }
   return text.empty() ? "(none)" : text;
 }

@@ -1,8 +1,8 @@
 #include "tilec/backend/module_loader.h"
 
-#include "registration_journal.h"
 #include "tilec/backend/backend_error.h"
-#include "tilec/transform/nearest_name.h"
+#include "tilec/target/nearest_name.h"
+#include "tilec/target/registration_journal.h"
 
 #include <dlfcn.h>
 
@@ -71,7 +71,7 @@ std::optional<std::function<void()>> find_builtin(const std::string& import_path
 }
 
 void run_builtin(const std::string& import_path, const std::function<void()>& initializer) {
-  RegistrationTransaction transaction;
+  target::RegistrationTransaction transaction;
   try {
     initializer();
   } catch (const std::exception& error) {
@@ -90,10 +90,10 @@ std::string plugin_not_found_message(const std::string& import_path) {
   auto dirs = plugin_search_path();
   auto builtins = list_builtin_modules();
   return "cannot import '" + import_path + "': it is not a built-in module" +
-         transform::did_you_mean(import_path, builtins) +
-         " (built-in: " + transform::join_names(builtins) + ") and no plugin library " +
-         transform::join_names(plugin_file_names(import_path)) +
-         " was found in the TILEC_PLUGIN_PATH directories " + transform::join_names(dirs) +
+         target::did_you_mean(import_path, builtins) +
+         " (built-in: " + target::join_names(builtins) + ") and no plugin library " +
+         target::join_names(plugin_file_names(import_path)) +
+         " was found in the TILEC_PLUGIN_PATH directories " + target::join_names(dirs) +
          "; add the plugin's directory to TILEC_PLUGIN_PATH";
 }
 
@@ -149,7 +149,7 @@ void run_plugin(const std::string& import_path, std::string& library_path) {
   {
     // The transaction ends (and undoes a failed init) before the library is
     // closed: the undo drops functions whose code lives in the library.
-    RegistrationTransaction transaction;
+    target::RegistrationTransaction transaction;
     int32_t status = init(&registrar);
     if (status == 0) {
       transaction.commit();
@@ -189,7 +189,7 @@ void register_builtin_module(const std::string& import_path, std::function<void(
       l.builtins.emplace(import_path, std::move(initializer));
     }
   }
-  journal_undo([import_path, previous = std::move(previous)]() mutable {
+  target::journal_undo([import_path, previous = std::move(previous)]() mutable {
     auto& l = loader();
     std::lock_guard lock(l.mutex);
     if (previous)
@@ -230,7 +230,7 @@ void load_module(const std::string& import_path) {
   state->loaded.store(true, std::memory_order_release);
   // When this load ran inside an enclosing module's failing initialization, its
   // registrations are undone with that module's, so it must load again next time.
-  journal_undo([state] { state->loaded.store(false, std::memory_order_release); });
+  target::journal_undo([state] { state->loaded.store(false, std::memory_order_release); });
 }
 
 bool is_module_loaded(const std::string& import_path) {

@@ -1,7 +1,7 @@
 #include "tilec/backend/module_registrations.h"
 
-#include "registration_journal.h"
 #include "tilec/target/detect.h"
+#include "tilec/target/registration_journal.h"
 
 namespace tilec::backend {
 
@@ -15,7 +15,7 @@ void register_module_target_detector(std::string name, target::ExplainedTargetDe
 void register_module_tile_op_impl(transform::TileOpImpl impl, bool override) {
   std::string name = impl.name;
   transform::TileOpImplPtr previous = transform::register_tile_op_impl(std::move(impl), override);
-  journal_undo([name, previous] { transform::restore_tile_op_impl(name, previous); });
+  target::journal_undo([name, previous] { transform::restore_tile_op_impl(name, previous); });
 }
 
 }  // namespace tilec::backend

@@ -1,7 +1,7 @@
 #include "tilec/target/normalizer_registry.h"
 
-#include "callable_identity.h"
 #include "text_util.h"
+#include "tilec/target/callable_identity.h"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include "command.h"
 
 #include "tilec/engine/compile.h"
-#include "tilec/transform/nearest_name.h"
+#include "tilec/target/nearest_name.h"
 
 #include <algorithm>
 #include <exception>
@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
   }
   if (std::string unknown = unknown_command(argc, argv, names); !unknown.empty()) {
     std::cerr << "tilec: error: unknown command '" << unknown << "'"
-              << tilec::transform::did_you_mean(unknown, names)
-              << "; commands: " << tilec::transform::join_names(names)
+              << tilec::target::did_you_mean(unknown, names)
+              << "; commands: " << tilec::target::join_names(names)
               << "; run `tilec --help` for what each does\n";
     return kExitUsage;
   }
