@@ -139,6 +139,44 @@ const char* kIvdep = R"C(
 #endif
 )C";
 
+// Atomic updates (ir::atomic_update) across the blocks that the thread pool runs at
+// once: integer adds are one fetch-add; max, min and float adds are compare-and-swap
+// loops on the element's bits, combining as the IR's kAdd/kMax/kMin do. Each returns
+// the previous value.
+const char* kAtomic = R"C(
+#ifndef TILEC_HELPER_ATOMIC
+#define TILEC_HELPER_ATOMIC
+#define TILEC_ATOMIC_CAS(NAME, T, U, NEXT)                                             \
+  static inline __attribute__((unused)) T NAME(T* p, T v) {                            \
+    U seen = __atomic_load_n((U*)p, __ATOMIC_RELAXED);                                 \
+    for (;;) {                                                                         \
+      T cur, next;                                                                     \
+      U want;                                                                          \
+      memcpy(&cur, &seen, sizeof cur);                                                 \
+      next = (T)(NEXT);                                                                \
+      memcpy(&want, &next, sizeof want);                                               \
+      if (__atomic_compare_exchange_n((U*)p, &seen, want, 1, __ATOMIC_RELAXED,         \
+                                      __ATOMIC_RELAXED))                               \
+        return cur;                                                                    \
+    }                                                                                  \
+  }
+#define TILEC_ATOMIC_ALL(S, T, U)                                                      \
+  TILEC_ATOMIC_CAS(tilec_atomic_add_##S, T, U, cur + v)                                \
+  TILEC_ATOMIC_CAS(tilec_atomic_max_##S, T, U, cur < v ? v : cur)                      \
+  TILEC_ATOMIC_CAS(tilec_atomic_min_##S, T, U, v < cur ? v : cur)
+TILEC_ATOMIC_ALL(f32, float, uint32_t)
+TILEC_ATOMIC_ALL(f64, double, uint64_t)
+TILEC_ATOMIC_ALL(i8, int8_t, int8_t)
+TILEC_ATOMIC_ALL(i16, int16_t, int16_t)
+TILEC_ATOMIC_ALL(i32, int32_t, int32_t)
+TILEC_ATOMIC_ALL(i64, int64_t, int64_t)
+TILEC_ATOMIC_ALL(u8, uint8_t, uint8_t)
+TILEC_ATOMIC_ALL(u16, uint16_t, uint16_t)
+TILEC_ATOMIC_ALL(u32, uint32_t, uint32_t)
+TILEC_ATOMIC_ALL(u64, uint64_t, uint64_t)
+#endif
+)C";
+
 const char* kAlloc = R"C(
 #ifndef TILEC_HELPER_ALLOC
 #define TILEC_HELPER_ALLOC
@@ -153,15 +191,13 @@ static inline __attribute__((unused)) void tilec_free(void* p) { free(p); }
 }  // namespace
 
 std::string c_preamble_helper(const std::string& name) {
-  static const std::map<std::string, const char*> sections = {{"floordiv", kFloorDiv},
-                                                              {"f16", kFloat16},
-                                                              {"bf16", kBFloat16},
-                                                              {"alloc", kAlloc},
-                                                              {"ivdep", kIvdep}};
+  static const std::map<std::string, const char*> sections = {
+      {"atomic", kAtomic}, {"floordiv", kFloorDiv}, {"f16", kFloat16},
+      {"bf16", kBFloat16}, {"alloc", kAlloc},       {"ivdep", kIvdep}};
   auto it = sections.find(name);
   if (it == sections.end()) {
     throw ir::IRError("codegen: unknown C helper section '" + name +
-                      "'; known: alloc, bf16, f16, floordiv, ivdep");
+                      "'; known: alloc, atomic, bf16, f16, floordiv, ivdep");
   }
   return it->second;
 }

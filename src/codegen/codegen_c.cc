@@ -277,6 +277,24 @@ CodeGenC::Printed CodeGenC::print_binary(const BinaryNode* op) {
       return infix("&&", kAndPrec);
     case BinaryOp::kOr:
       return infix("||", kOrPrec);
+    case BinaryOp::kBitAnd:
+      return t.is_bool() ? infix("&&", kAndPrec) : infix("&", kBitAndPrec);
+    case BinaryOp::kBitOr:
+      return t.is_bool() ? infix("||", kOrPrec) : infix("|", kBitOrPrec);
+    case BinaryOp::kBitXor:
+      return t.is_bool() ? infix("!=", kEqPrec) : infix("^", kBitXorPrec);
+    case BinaryOp::kShl:
+    case BinaryOp::kShr: {
+      // Count modulo the width (the IR's rule); << through unsigned, so no C overflow.
+      std::string count =
+          fmt::format("({} & {})", wrap(b, kBitAndPrec - 1), t.is_bool() ? 1 : t.bits - 1);
+      if (op->op == BinaryOp::kShr)
+        return {fmt::format("{} >> {}", wrap(a, kShiftPrec), count), kShiftPrec};
+      std::string shifted =
+          fmt::format("(({}){} << {})", type_name(DataType::UInt(t.bits < 32 ? 32 : t.bits)),
+                      wrap(a, kUnaryPrec), count);
+      return round_to_dtype({fmt::format("({}){}", type_name(t), shifted), kUnaryPrec}, op->dtype);
+    }
   }
   throw IRError("codegen: unknown binary operator");
 }
@@ -287,6 +305,24 @@ CodeGenC::Printed CodeGenC::print_call(const CallNode* op) {
       return print_intrinsic_call(op);
     case CallKind::kExtern:
       return print_extern_call(op);
+    case CallKind::kAtomic: {
+      auto* element = op->args[0].as<LoadNode>();
+      std::string name = buffer_name(element->buffer);
+      std::string address =
+          element->buffer->scope == StorageScope::kVar
+              ? "&" + name
+              : fmt::format("&{}[{}]", name, flat_index(element->buffer, element->indices));
+      DataType t = op->dtype;
+      std::string suffix = fmt::format("{}{}",
+                                       t.is_float()  ? "f"
+                                       : t.is_uint() ? "u"
+                                                     : "i",
+                                       int(t.bits));
+      require_helper("atomic");
+      return {
+          fmt::format("tilec_{}_{}({}, {})", op->name, suffix, address, print(op->args[1]).text),
+          kPrimary};
+    }
     case CallKind::kBarrier:
       break;
   }

@@ -29,6 +29,7 @@ enum class AstKind {
   kCompare,  // children[0] ops[0] children[1] ops[1] ...
   kBoolOp,   // children joined by `name` ("and" / "or")
   kIfExp,    // children: body, test, orelse
+  kDict,     // {k0: v0, k1: v1}: children alternate keys and values
 };
 
 struct AstExpr;
@@ -60,12 +61,15 @@ enum class AstStmtKind {
   kWith,
   kPass,
   kFunctionDef,
-  kImport
+  kImport,
+  kReturn,     // `return [value]`: only in factories (functions returning a kernel)
+  kAnnAssign,  // `target: annotation [= value]`
 };
 
 struct AstParam {
   std::string name;
-  AstPtr annotation;
+  AstPtr annotation;     // may be null
+  AstPtr default_value;  // `name=default` (factory parameters); may be null
   Span span;
 };
 
@@ -76,9 +80,10 @@ using AstBlock = std::vector<AstStmtPtr>;
 struct AstStmt {
   AstStmtKind kind;
   Span span;
-  AstPtr target;   // assign / aug-assign target, for target, with-as target (may be null)
-  AstPtr value;    // assigned value, for iterable, if condition, with context, expression
-  std::string op;  // aug-assign operator without '=' ("+", "//", ...)
+  AstPtr target;      // assign / aug-assign target, for target, with-as target (may be null)
+  AstPtr value;       // assigned value, for iterable, if condition, with context, expression
+  std::string op;     // aug-assign operator without '=' ("+", "//", ...)
+  AstPtr annotation;  // kAnnAssign
   AstBlock body, orelse;
   // kFunctionDef
   std::string name;

@@ -14,7 +14,8 @@ IRModule parse_kernel_source(std::string_view source, const ParseOptions& option
   return frontend::lower_module(ast, source, options);
 }
 
-IRModule parse_kernel_file(const std::string& path, std::map<std::string, std::string> defines) {
+IRModule parse_kernel_file(const std::string& path, std::map<std::string, std::string> defines,
+                           std::string entry) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IRError("cannot read kernel file '" + path + "': no such file or not readable");
   std::ostringstream text;
@@ -22,6 +23,7 @@ IRModule parse_kernel_file(const std::string& path, std::map<std::string, std::s
   ParseOptions options;
   options.filename = path;
   options.defines = std::move(defines);
+  options.entry = std::move(entry);
   return parse_kernel_source(text.str(), options);
 }
 

@@ -26,11 +26,65 @@ constexpr const char* kSupportedExprCalls =
     "tvm_storage_sync and typed constants such as T.float16(1.0) or T.int32(n)";
 
 struct Binding {
-  enum Kind { kConst, kString, kVar, kBuffer, kVarBuffer, kModule } kind;
-  Expr value;        // kConst: an immediate; kVar: the Var
-  std::string text;  // kString: the string; kModule: "tilelang" or "tilelang.language"
-  Buffer buffer;     // kBuffer / kVarBuffer
+  // kTuple: a tuple or list of constants (a factory's `block = (64, 64)`); kFunction: a
+  // module or factory level `def` that is not a kernel (a helper returning a value, or a
+  // @T.macro expanded where it is called); kNone: Python's None.
+  enum Kind { kConst, kString, kVar, kBuffer, kVarBuffer, kModule, kTuple, kFunction, kNone };
+  Binding(Kind k = kNone, Expr v = {}, std::string t = {}, Buffer b = {})
+      : kind(k), value(std::move(v)), text(std::move(t)), buffer(std::move(b)) {}
+  Kind kind;
+  Expr value;                  // kConst: an immediate; kVar: the Var
+  std::string text;            // kString: the string; kModule: "tilelang" or "tilelang.language"
+  Buffer buffer;               // kBuffer / kVarBuffer
+  std::vector<Binding> items;  // kTuple
+  const AstStmt* function = nullptr;  // kFunction
+  bool macro = false;                 // kFunction decorated with @T.macro
 };
+
+// Constructs of TileLang that only NVIDIA Hopper/Blackwell GPUs execute (tensor memory,
+// mbarriers, clusters, warp specialization, raw PTX): true for their T.* names.
+bool is_hopper_only(const std::string& fn) {
+  static const std::set<std::string> names = {"alloc_tmem",
+                                              "ClusterKernel",
+                                              "ws",
+                                              "warpgroup_arrive",
+                                              "warpgroup_commit_batch",
+                                              "warpgroup_wait",
+                                              "tma_copy",
+                                              "tma_load",
+                                              "tma_store",
+                                              "alloc_barrier",
+                                              "create_list_of_mbarrier",
+                                              "barrier_arrive",
+                                              "barrier_wait",
+                                              "fence_proxy_async",
+                                              "set_max_nreg",
+                                              "inc_max_nreg",
+                                              "dec_max_nreg",
+                                              "wgmma_gemm",
+                                              "tcgen05_gemm",
+                                              "get_mbarrier",
+                                              "cluster_sync",
+                                              "annotate_producer_reg_dealloc",
+                                              "annotate_consumer_reg_alloc"};
+  return names.count(fn) || fn.rfind("mbarrier_", 0) == 0 || fn.rfind("ptx_", 0) == 0 ||
+         fn.rfind("tcgen05", 0) == 0 || fn.rfind("wgmma", 0) == 0;
+}
+
+// Scheduling and register-allocation hints with no meaning for the result of a kernel:
+// accepted and dropped on every target (docs/semantics.md, "Hints").
+bool is_result_neutral_hint(const std::string& fn) {
+  static const std::set<std::string> names = {"annotate_layout",
+                                              "func_attr",
+                                              "use_swizzle",
+                                              "annotate_padding",
+                                              "annotate_l2_hit_ratio",
+                                              "no_set_max_nreg",
+                                              "disable_warp_group_reg_alloc",
+                                              "annotate_safe_value",
+                                              "finalize_reducer"};
+  return names.count(fn) != 0;
+}
 
 // The element A[i, j] of a subscript that is read or assigned.
 struct ElementAccess {
@@ -41,7 +95,7 @@ struct ElementAccess {
 // The BinaryOp a Python operator token spells ("+", "//", "<=", "and"): the inverse of
 // to_string(BinaryOp), so the parser and the printer spell operators alike.
 BinaryOp binary_op_for(std::string_view token) {
-  for (int i = 0; i <= int(BinaryOp::kOr); ++i) {
+  for (int i = 0; i <= int(BinaryOp::kShr); ++i) {
     if (token == to_string(BinaryOp(i))) return BinaryOp(i);
   }
   throw IRError("unknown binary operator '" + std::string(token) + "'");
@@ -65,24 +119,41 @@ class Lowering {
   }
 
   IRModule run(const AstModule& module) {
-    std::vector<PrimFunc> functions;
+    // Kernels (@T.prim_func, eager @tilelang.jit) and factories, in file order; only the
+    // ones --entry picks are lowered (all kernels when there is no factory and no entry).
+    struct Entry {
+      const AstStmt* def;
+      bool factory;
+    };
+    std::vector<Entry> entries;
     for (const auto& stmt : module.body) {
       switch (stmt->kind) {
         case AstStmtKind::kImport:
           import_statement(*stmt);
           break;
         case AstStmtKind::kAssign:
+        case AstStmtKind::kAnnAssign:
           module_constant(*stmt);
           break;
         case AstStmtKind::kFunctionDef: {
-          PrimFunc f = function(*stmt);
-          for (const auto& g : functions)
-            if (g->name == f->name)
-              fail(stmt->span, "function '" + f->name + "' is defined twice",
-                   "give each @T.prim_func a distinct name");
-          functions.push_back(std::move(f));
+          for (const auto& e : entries)
+            if (e.def->name == stmt->name)
+              fail(stmt->span, "function '" + stmt->name + "' is defined twice",
+                   "give each kernel and factory a distinct name");
+          DefKind kind = def_kind(*stmt);
+          if (kind == DefKind::kHelper || kind == DefKind::kMacro) {
+            Binding b(Binding::kFunction);
+            b.function = stmt.get();
+            b.macro = kind == DefKind::kMacro;
+            scopes_[0][stmt->name] = b;
+          } else {
+            entries.push_back({stmt.get(), kind == DefKind::kFactory});
+          }
           break;
         }
+        case AstStmtKind::kIf:
+          if (is_main_guard(*stmt)) break;  // `if __name__ == "__main__":` test driver
+          [[fallthrough]];
         case AstStmtKind::kPass:
           break;
         case AstStmtKind::kExpr:
@@ -91,9 +162,35 @@ class Lowering {
         default:
           fail(stmt->span, "unsupported statement at module level",
                "a kernel file holds imports, constants (M = 1024, dtype = \"float16\", "
-               "M = T.symbolic(\"M\")) and @T.prim_func functions");
+               "M = T.symbolic(\"M\")), helper functions, factories and @T.prim_func functions");
       }
     }
+    std::vector<const Entry*> chosen;
+    bool any_factory = false;
+    for (const auto& e : entries) any_factory = any_factory || e.factory;
+    auto choices = [&] {
+      std::string names;
+      for (const auto& e : entries)
+        names += (names.empty() ? "" : ", ") + e.def->name + (e.factory ? " (factory)" : "");
+      return names.empty() ? std::string("(none)") : names;
+    };
+    if (!options_.entry.empty()) {
+      for (const auto& e : entries)
+        if (e.def->name == options_.entry) chosen.push_back(&e);
+      if (chosen.empty())
+        fail({},
+             "--entry " + options_.entry + ": the file defines no kernel or factory '" +
+                 options_.entry + "'",
+             "choices: " + choices());
+    } else if (any_factory && entries.size() > 1) {
+      fail({}, "the file defines several kernels or factories; pick one with --entry NAME",
+           "choices: " + choices());
+    } else {
+      for (const auto& e : entries) chosen.push_back(&e);
+    }
+    std::vector<PrimFunc> functions;
+    for (const Entry* e : chosen)
+      functions.push_back(e->factory ? factory(*e->def) : function(*e->def, e->def->name));
     check_unused_defines();
     return IRModule(std::move(functions));
   }
@@ -211,13 +308,24 @@ class Lowering {
   }
 
   void module_constant(const AstStmt& s) {
+    if (!s.value) return;  // `x: int` declares nothing
+    if (s.target->kind == AstKind::kTuple || s.target->kind == AstKind::kList) {
+      assign_constant(*s.target, *s.value);
+      for (const auto& c : s.target->children) constant_order_.push_back(c->name);
+      return;
+    }
     if (s.target->kind != AstKind::kName)
-      fail(s.target->span, "module-level assignments must bind one name",
+      fail(s.target->span, "module-level assignments must bind a name",
            "write one constant per line, e.g. `M = 1024`");
     const std::string& name = s.target->name;
     if (const Binding* old = lookup(name); old && old->kind == Binding::kModule)
       fail(s.target->span, "'" + name + "' names an imported module and cannot be rebound");
-    Binding value = module_value(*s.value, name);
+    Binding value = const_value(*s.value, name);
+    if (value.kind == Binding::kConst && !value.value.as<IntImmNode>() &&
+        !value.value.as<FloatImmNode>())
+      fail(start_of(*s.value), "module constant '" + name + "' is not a constant number",
+           "module constants are numbers (M = 1024), arithmetic of earlier number constants, "
+           "dtype strings (dtype = \"float16\") or symbolic dims (M = T.symbolic(\"M\"))");
     auto define = options_.defines.find(name);
     if (define != options_.defines.end()) {
       value = define_value(name, define->second, value);
@@ -226,37 +334,6 @@ class Lowering {
     if (std::find(constant_order_.begin(), constant_order_.end(), name) == constant_order_.end())
       constant_order_.push_back(name);
     scopes_[0][name] = std::move(value);
-  }
-
-  Binding module_value(const AstExpr& e, const std::string& name) {
-    if (e.kind == AstKind::kString) return {Binding::kString, {}, e.name, {}};
-    if (e.kind == AstKind::kCall && e.base) {
-      std::string fn = language_function(*e.base);
-      if (fn == "symbolic" || fn == "dynamic") {
-        auto args = bind_args(e, "T." + fn, {"name", "dtype"}, 1);
-        if (args[0]->kind != AstKind::kString)
-          fail(args[0]->span, "T." + fn + " expects the dimension name as a string",
-               "write " + name + " = T." + fn + "(\"" + name + "\")");
-        DataType t = args[1] ? dtype_arg(*args[1]) : DataType::Int32();
-        if (!t.is_int())
-          fail(args[1]->span, "symbolic dimensions must have an integer dtype, not " + t.str());
-        return {Binding::kVar, make_var(args[0]->name, t, e.span), "", {}};
-      }
-    }
-    if (e.kind == AstKind::kAttribute) {
-      std::string fn = language_function(e);
-      if (!fn.empty() && DataType::parse(fn)) return {Binding::kString, {}, fn, {}};
-    }
-    if (e.kind == AstKind::kName) {
-      const Binding* b = lookup(e.name);
-      if (b && b->kind == Binding::kString) return *b;
-    }
-    Expr value = expr(e);
-    if (!value.as<IntImmNode>() && !value.as<FloatImmNode>())
-      fail(start_of(e), "module constant '" + name + "' is not a constant number",
-           "module constants are numbers (M = 1024), arithmetic of earlier number constants, "
-           "dtype strings (dtype = \"float16\") or symbolic dims (M = T.symbolic(\"M\"))");
-    return {Binding::kConst, value, "", {}};
   }
 
   Binding define_value(const std::string& name, const std::string& text, const Binding& original) {
@@ -271,6 +348,23 @@ class Lowering {
     double d = text.empty() ? 0 : std::strtod(text.c_str(), &end);
     bool is_float = !text.empty() && end == text.c_str() + text.size() && std::isfinite(d);
     switch (original.kind) {
+      case Binding::kNone:  // a parameter without a default: the text says what it is
+        if (is_int)
+          return {Binding::kConst,
+                  make_int(i, fits_int32(i) ? DataType::Int32() : DataType::Int64()),
+                  "",
+                  {}};
+        if (is_float) return {Binding::kConst, make_float(d), "", {}};
+        if (text == "True" || text == "False")
+          return {Binding::kConst, make_bool(text == "True"), "", {}};
+        return define_value(name, text, Binding(Binding::kString));
+      case Binding::kTuple:
+      case Binding::kFunction:
+      case Binding::kModule:
+      case Binding::kBuffer:
+      case Binding::kVarBuffer:
+        bad("'" + name + "' is not a number or a dtype string");
+        [[fallthrough]];  // bad() throws
       case Binding::kString: {
         std::string s = text;
         if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
@@ -286,6 +380,11 @@ class Lowering {
                 {}};
       default: {
         DataType t = original.value.dtype();
+        if (t.is_bool()) {
+          if (text != "True" && text != "False" && text != "1" && text != "0")
+            bad("'" + name + "' is a flag; expected True or False");
+          return {Binding::kConst, make_bool(text == "True" || text == "1"), "", {}};
+        }
         if (t.is_float()) {
           if (!is_float) bad("'" + name + "' is a float constant; expected a number");
           return {Binding::kConst, make_float(d, t), "", {}};
@@ -308,12 +407,31 @@ class Lowering {
   }
 
   // ---------------------------------------------------------------- functions
-  PrimFunc function(const AstStmt& s) {
-    bool prim_func = false;
+  // ---------------------------------------------------------------- kinds of `def`
+  enum class DefKind { kKernel, kFactory, kEagerJit, kMacro, kHelper };
+
+  // What a `def` is, from its decorators and body: @T.prim_func -> a kernel; @T.macro ->
+  // a macro; a function defining a @T.prim_func inside -> a factory; @tilelang.jit on a
+  // function whose body is the kernel itself -> eager jit; anything else -> a helper.
+  DefKind def_kind(const AstStmt& s) {
+    bool prim_func = false, macro = false, jit = false;
     for (const auto& d : s.decorators) {
       const AstExpr& target = d->kind == AstKind::kCall ? *d->base : *d;
-      if (language_function(target) == "prim_func" && d->kind != AstKind::kCall) {
-        prim_func = true;
+      std::string fn = language_function(target);
+      if (fn == "prim_func" || fn == "macro") {
+        if (d->kind == AstKind::kCall) {
+          if (!d->children.empty())
+            fail(d->children[0]->span, "@T." + fn + " takes only keyword arguments");
+          for (const auto& kw : d->keywords)
+            if (kw.name != "private")
+              fail(kw.span, "@T." + fn + " got an unexpected keyword argument '" + kw.name + "'",
+                   "accepted: private=True");
+        }
+        (fn == "prim_func" ? prim_func : macro) = true;
+        continue;
+      }
+      if (is_jit_decorator(target)) {
+        jit = true;
         continue;
       }
       if (target.kind == AstKind::kAttribute) {
@@ -322,12 +440,51 @@ class Lowering {
         if (root->kind == AstKind::kName && !lookup(root->name)) fail_not_language(target);
       }
       fail(d->span, "unsupported decorator",
-           "decorate kernels with @T.prim_func only (tilelang.jit wrappers are not needed: "
-           "tilec compiles every @T.prim_func of the file)");
+           "kernels are @T.prim_func functions, factories returning one or @tilelang.jit "
+           "functions; macros are @T.macro functions");
     }
-    if (!prim_func)
-      fail(s.span, "function '" + s.name + "' is not decorated with @T.prim_func",
-           "kernel files define kernels as @T.prim_func functions at module level");
+    if (prim_func) return DefKind::kKernel;
+    if (macro) return DefKind::kMacro;
+    if (defines_kernel(s.body)) return DefKind::kFactory;
+    if (jit) return DefKind::kEagerJit;
+    return DefKind::kHelper;
+  }
+  // tilelang.jit, tilelang.lazy_jit, tilelang.autotune (and their imported names).
+  bool is_jit_decorator(const AstExpr& target) const {
+    static const std::set<std::string> names = {"jit", "lazy_jit", "autotune"};
+    if (target.kind == AstKind::kAttribute && target.base->kind == AstKind::kName) {
+      const Binding* b = lookup(target.base->name);
+      return b && b->kind == Binding::kModule && b->text == "tilelang" && names.count(target.name);
+    }
+    if (target.kind == AstKind::kName) {
+      const Binding* b = lookup(target.name);
+      return b && b->kind == Binding::kModule && b->text.rfind("tilelang.", 0) == 0 &&
+             names.count(b->text.substr(b->text.rfind('.') + 1));
+    }
+    return false;
+  }
+  bool defines_kernel(const AstBlock& body) {
+    for (const auto& st : body) {
+      if (st->kind == AstStmtKind::kFunctionDef) {
+        for (const auto& d : st->decorators) {
+          const AstExpr& target = d->kind == AstKind::kCall ? *d->base : *d;
+          if (language_function(target) == "prim_func") return true;
+        }
+      }
+      if (st->kind == AstStmtKind::kIf && (defines_kernel(st->body) || defines_kernel(st->orelse)))
+        return true;
+    }
+    return false;
+  }
+  static bool is_main_guard(const AstStmt& s) {
+    const AstExpr& c = *s.value;
+    return c.kind == AstKind::kCompare && c.children.size() == 2 &&
+           c.children[0]->kind == AstKind::kName && c.children[0]->name == "__name__";
+  }
+
+  // ---------------------------------------------------------------- functions
+  PrimFunc function(const AstStmt& s, const std::string& name) {
+    if (def_kind(s) == DefKind::kEagerJit) return eager_jit(s, name);
     scopes_.emplace_back();
     out_of_scope_.clear();
     std::vector<Param> params;
@@ -337,6 +494,10 @@ class Lowering {
         fail(p.span, "parameter '" + p.name + "' has no annotation",
              "annotate it: " + p.name + ": T.Tensor((M, N), \"float32\") or " + p.name +
                  ": T.int32");
+      if (p.default_value)
+        fail(p.default_value->span, "kernel parameters take no defaults",
+             "put sizes with defaults on a factory: def matmul(M, N, K, block_M=128): ... "
+             "returning the @T.prim_func");
       params.push_back(parameter(p));
       const Param& param = params.back();
       if (param.is_buffer())
@@ -346,30 +507,420 @@ class Lowering {
     }
     Stmt body = block(s.body, s.span);
     scopes_.pop_back();
-    return make_prim_func(s.name, std::move(params), std::move(body), {}, s.span);
+    require_kernel(body, s, name);
+    return make_prim_func(name, std::move(params), std::move(body), {}, s.span);
   }
 
-  Param parameter(const AstParam& p) {
-    const AstExpr& a = *p.annotation;
+  // Later stages compile only functions that launch exactly one grid.
+  void require_kernel(const Stmt& body, const AstStmt& s, const std::string& name) {
+    int kernels = count_kernels(body);
+    if (kernels == 1) return;
+    if (kernels == 0)
+      fail(s.span, "function '" + name + "' has no T.Kernel",
+           "a kernel's body is `with T.Kernel(grid..., threads=N) as (bx, by):` holding its "
+           "work");
+    fail(s.span, "function '" + name + "' launches " + std::to_string(kernels) + " T.Kernel grids",
+         "a kernel function holds exactly one T.Kernel; split it into one function per grid");
+  }
+  static int count_kernels(const Stmt& st) {
+    if (!st) return 0;
+    switch (st.kind()) {
+      case StmtKind::kKernel:
+        return 1;
+      case StmtKind::kSeq: {
+        int n = 0;
+        for (const auto& c : st.as<SeqNode>()->stmts) n += count_kernels(c);
+        return n;
+      }
+      case StmtKind::kLet:
+        return count_kernels(st.as<LetNode>()->body);
+      case StmtKind::kAllocate:
+        return count_kernels(st.as<AllocateNode>()->body);
+      case StmtKind::kFor:
+        return count_kernels(st.as<ForNode>()->body);
+      case StmtKind::kIf:
+        return count_kernels(st.as<IfNode>()->then_case) +
+               count_kernels(st.as<IfNode>()->else_case);
+      default:
+        return 0;
+    }
+  }
+
+  // ---------------------------------------------------------------- factories
+  // Binds the parameters of a factory or helper: -D NAME=VALUE (factories only), else
+  // the call's argument, else the default; a missing one is an error naming it.
+  void bind_parameters(const AstStmt& s, const std::vector<Binding>& args,
+                       const std::map<std::string, Binding>& kwargs, bool from_defines,
+                       const std::set<std::string>& skip = {}) {
+    for (size_t i = 0; i < s.params.size(); ++i) {
+      const AstParam& p = s.params[i];
+      if (skip.count(p.name)) continue;
+      Binding value;
+      auto define = options_.defines.find(p.name);
+      auto kw = kwargs.find(p.name);
+      if (from_defines && define != options_.defines.end()) {
+        Binding like = p.default_value ? const_value(*p.default_value, p.name) : Binding();
+        value = define_value(p.name, define->second, like);
+        used_defines_.insert(p.name);
+      } else if (i < args.size()) {
+        value = args[i];
+      } else if (kw != kwargs.end()) {
+        value = kw->second;
+      } else if (p.default_value) {
+        value = const_value(*p.default_value, p.name);
+      } else if (from_defines) {
+        fail(p.span, "factory '" + s.name + "' needs a value for parameter '" + p.name + "'",
+             "pass -D " + p.name + "=VALUE (it has no default)");
+      } else {
+        fail(p.span, "'" + s.name + "' is called without a value for parameter '" + p.name + "'");
+      }
+      scopes_.back()[p.name] = std::move(value);
+    }
+  }
+
+  PrimFunc factory(const AstStmt& s) {
+    scopes_.emplace_back();
+    bind_parameters(s, {}, {}, /*from_defines=*/true);
+    std::optional<PrimFunc> kernel;
+    run_constant_block(s.body, s.name, &kernel);
+    scopes_.pop_back();
+    if (!kernel)
+      fail(s.span, "factory '" + s.name + "' defines no @T.prim_func on the path taken",
+           "define the kernel inside the factory (def main(...) decorated @T.prim_func) and "
+           "return it");
+    return *kernel;
+  }
+
+  // Runs the constant-computing statements of a factory or helper body. A nested
+  // @T.prim_func becomes *kernel (named after the factory); returns the value of a
+  // `return` (kNone binding when it returns nothing).
+  std::optional<Binding> run_constant_block(const AstBlock& body, const std::string& owner,
+                                            std::optional<PrimFunc>* kernel) {
+    for (const auto& st : body) {
+      switch (st->kind) {
+        case AstStmtKind::kPass:
+        case AstStmtKind::kImport:
+          if (st->kind == AstStmtKind::kImport) import_statement(*st);
+          break;
+        case AstStmtKind::kExpr:
+          if (st->value->kind == AstKind::kString) break;
+          fail(st->span,
+               "only constant assignments, if/else, kernels and return are allowed "
+               "in '" +
+                   owner + "'",
+               "tilec evaluates a factory's constants, not arbitrary Python");
+        case AstStmtKind::kAssign:
+        case AstStmtKind::kAnnAssign:
+          if (!st->value) break;  // `x: int` declares nothing
+          assign_constant(*st->target, *st->value);
+          break;
+        case AstStmtKind::kIf: {
+          Expr c = expr(*st->value);
+          auto* ci = c.as<IntImmNode>();
+          if (!ci)
+            fail(st->value->span, "the condition of an if in '" + owner + "' must be a constant",
+                 "factories branch on their parameters; branch on run-time values inside "
+                 "the kernel");
+          const AstBlock& taken = ci->value ? st->body : st->orelse;
+          if (auto r = run_constant_block(taken, owner, kernel)) return r;
+          break;
+        }
+        case AstStmtKind::kFunctionDef: {
+          DefKind kind = def_kind(*st);
+          if (kind == DefKind::kKernel) {
+            if (!kernel)
+              fail(st->span, "a @T.prim_func cannot be defined inside a helper function",
+                   "define kernels at module level or inside a factory");
+            if (*kernel)
+              fail(st->span, "factory '" + owner + "' defines a second @T.prim_func",
+                   "a factory returns one kernel; write one factory per kernel");
+            *kernel = function(*st, owner);
+            break;
+          }
+          if (kind != DefKind::kHelper && kind != DefKind::kMacro)
+            fail(st->span, "nested factories are not supported");
+          Binding b(Binding::kFunction);
+          b.function = st.get();
+          b.macro = kind == DefKind::kMacro;
+          scopes_.back()[st->name] = b;
+          break;
+        }
+        case AstStmtKind::kReturn:
+          if (!st->value) return Binding(Binding::kNone);
+          if (kernel) return Binding(Binding::kNone);  // returns the kernel (or a jit of it)
+          return const_value(*st->value, "return value");
+        default:
+          fail(st->span, "unsupported statement in '" + owner + "'",
+               "factories and helpers compute constants with assignments, if/else and return; "
+               "loops belong inside the kernel");
+      }
+    }
+    return std::nullopt;
+  }
+
+  // `name = value` or `a, b = x, y` at module, factory or helper level.
+  void assign_constant(const AstExpr& target, const AstExpr& value) {
+    if (target.kind == AstKind::kName) {
+      scopes_.back()[target.name] = const_value(value, target.name);
+      return;
+    }
+    if (target.kind != AstKind::kTuple && target.kind != AstKind::kList)
+      fail(target.span, "assign a name or a tuple of names", "e.g. block_M, block_N = 64, 64");
+    Binding v = const_value(value, "tuple");
+    if (v.kind != Binding::kTuple || v.items.size() != target.children.size())
+      fail(value.span, "cannot unpack into " + std::to_string(target.children.size()) +
+                           " names: the value is not a tuple of that length");
+    for (size_t i = 0; i < target.children.size(); ++i) {
+      if (target.children[i]->kind != AstKind::kName)
+        fail(target.children[i]->span, "only names can be unpacked into");
+      scopes_.back()[target.children[i]->name] = v.items[i];
+    }
+  }
+
+  // The value of a constant expression: numbers, dtype strings, tuples and lists of
+  // them, None, conditionals on constants and calls of helper functions.
+  Binding const_value(const AstExpr& e, const std::string& name) {
+    switch (e.kind) {
+      case AstKind::kString:
+        return {Binding::kString, {}, e.name, {}};
+      case AstKind::kNone:
+        return Binding(Binding::kNone);
+      case AstKind::kTuple:
+      case AstKind::kList: {
+        Binding t(Binding::kTuple);
+        for (const auto& c : e.children) t.items.push_back(const_value(*c, name));
+        return t;
+      }
+      case AstKind::kIfExp: {
+        Expr test = expr(*e.children[1]);
+        auto* ti = test.as<IntImmNode>();
+        if (!ti) fail(e.children[1]->span, "the condition must be a constant here");
+        return const_value(*e.children[ti->value ? 0 : 2], name);
+      }
+      case AstKind::kName: {
+        const Binding* b = lookup(e.name);
+        if (b && b->kind != Binding::kVarBuffer && b->kind != Binding::kModule &&
+            b->kind != Binding::kFunction)
+          return *b;
+        break;
+      }
+      case AstKind::kAttribute: {
+        std::string fn = language_function(e);
+        if (!fn.empty() && DataType::parse(fn)) return {Binding::kString, {}, fn, {}};
+        if (Buffer buf = attribute_buffer(e, "dtype"))
+          return {Binding::kString, {}, buf->dtype.str(), {}};
+        if (Buffer buf = attribute_buffer(e, "shape")) {
+          Binding t(Binding::kTuple);
+          for (const auto& d : buf->shape) t.items.push_back({Binding::kConst, d, "", {}});
+          return t;
+        }
+        break;
+      }
+      case AstKind::kCall: {
+        std::string fn = e.base->kind == AstKind::kAttribute ? language_function(*e.base) : "";
+        if (fn == "symbolic" || fn == "dynamic" || fn == "const") return symbolic(e, name);
+        if (e.base->kind == AstKind::kName) {
+          const Binding* b = lookup(e.base->name);
+          if (b && b->kind == Binding::kFunction && !b->macro) return call_helper(e, *b);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    Expr value = expr(e);
+    return {Binding::kConst, value, "", {}};
+  }
+
+  // T.symbolic("M") / T.dynamic("M", dtype) / T.const("M, N"): symbolic dims (a tuple of
+  // them for a comma-separated list), or constants where -D gives their value.
+  Binding symbolic(const AstExpr& e, const std::string& name) {
+    std::string fn = language_function(*e.base);
+    auto args = bind_args(e, "T." + fn, {"name", "dtype"}, 1);
+    if (args[0]->kind != AstKind::kString)
+      fail(args[0]->span, "T." + fn + " expects the dimension name as a string",
+           "write " + name + " = T." + fn + "(\"" + name + "\")");
+    DataType t = args[1] ? dtype_arg(*args[1]) : DataType::Int32();
+    if (!t.is_int())
+      fail(args[1]->span, "symbolic dimensions must have an integer dtype, not " + t.str());
+    std::vector<std::string> names;
+    std::string cur;
+    for (char c : args[0]->name + ",") {
+      if (c == ',') {
+        if (!cur.empty()) names.push_back(cur);
+        cur.clear();
+      } else if (c != ' ') {
+        cur += c;
+      }
+    }
+    if (names.empty()) fail(args[0]->span, "T." + fn + " needs at least one name");
+    Binding tuple(Binding::kTuple);
+    for (const auto& n : names) {
+      Binding b{Binding::kVar, make_var(n, t, e.span), "", {}};
+      auto define = options_.defines.find(n);
+      if (define != options_.defines.end()) {
+        b = define_value(n, define->second, b);
+        used_defines_.insert(n);
+      }
+      tuple.items.push_back(b);
+    }
+    return names.size() == 1 ? tuple.items[0] : tuple;
+  }
+
+  Binding call_helper(const AstExpr& call, const Binding& helper) {
+    const AstStmt& def = *helper.function;
+    if (++helper_depth_ > 64) fail(call.span, "helper calls nested too deeply (limit 64)");
+    std::vector<Binding> args;
+    std::map<std::string, Binding> kwargs;
+    for (const auto& c : call.children) args.push_back(const_value(*c, def.name));
+    for (const auto& kw : call.keywords) kwargs[kw.name] = const_value(*kw.value, kw.name);
+    if (args.size() > def.params.size())
+      fail(call.span, "'" + def.name + "' takes " + std::to_string(def.params.size()) +
+                          " argument(s), got " + std::to_string(args.size()));
+    scopes_.emplace_back();
+    bind_parameters(def, args, kwargs, /*from_defines=*/false);
+    std::optional<Binding> r = run_constant_block(def.body, def.name, nullptr);
+    scopes_.pop_back();
+    --helper_depth_;
+    if (!r || r->kind == Binding::kNone)
+      fail(call.span, "helper '" + def.name + "' returns no value",
+           "helpers used in constants end with `return value`");
+    return *r;
+  }
+
+  // `A.<attr>` where A is a buffer: that buffer, else null.
+  Buffer attribute_buffer(const AstExpr& e, const char* attr) const {
+    if (e.kind != AstKind::kAttribute || e.name != attr || e.base->kind != AstKind::kName)
+      return nullptr;
+    const Binding* b = lookup(e.base->name);
+    return b && (b->kind == Binding::kBuffer || b->kind == Binding::kVarBuffer) ? b->buffer
+                                                                                : nullptr;
+  }
+  Buffer shape_of(const AstExpr& e) const { return attribute_buffer(e, "shape"); }
+  const Binding* tuple_binding(const AstExpr& e) const {
+    if (e.kind != AstKind::kName) return nullptr;
+    const Binding* b = lookup(e.name);
+    return b && b->kind == Binding::kTuple ? b : nullptr;
+  }
+  Expr tuple_item(const Binding& t, const AstExpr& sub) {
+    if (sub.children.size() != 1 || sub.children[0]->kind == AstKind::kSlice)
+      fail(sub.span, "index a tuple with one constant position");
+    int64_t i = int_arg(*sub.children[0], "tuple index");
+    int64_t n = int64_t(t.items.size());
+    if (i < 0) i += n;
+    if (i < 0 || i >= n)
+      fail(sub.children[0]->span,
+           "tuple index out of range (the tuple has " + std::to_string(n) + " items)");
+    const Binding& item = t.items[size_t(i)];
+    if (item.kind != Binding::kConst && item.kind != Binding::kVar)
+      fail(sub.span, "this tuple item is not a number");
+    return with_span(item.value, sub.span);
+  }
+
+  // ---------------------------------------------------------------- eager @tilelang.jit
+  // def f(A, B, block_M=64): M, N = T.const("M, N"); A: T.Tensor((M, N), dtype); ...
+  // C = T.empty((M, N), dtype); with T.Kernel(...): ...; return C. The kernel's
+  // parameters are the annotated tensors in parameter order, then the T.empty outputs.
+  PrimFunc eager_jit(const AstStmt& s, const std::string& name) {
+    std::set<std::string> tensors;
+    for (const auto& st : s.body)
+      if (st->kind == AstStmtKind::kAnnAssign && st->target->kind == AstKind::kName)
+        tensors.insert(st->target->name);
+    scopes_.emplace_back();
+    out_of_scope_.clear();
+    bind_parameters(s, {}, {}, /*from_defines=*/true, tensors);
+    std::map<std::string, Param> inputs;
+    std::vector<Param> outputs;
+    BlockAccumulator acc;
+    for (const auto& st : s.body) {
+      if (st->kind == AstStmtKind::kAnnAssign && tensors.count(st->target->name) &&
+          std::any_of(s.params.begin(), s.params.end(),
+                      [&](const AstParam& p) { return p.name == st->target->name; })) {
+        const std::string& pname = st->target->name;
+        Param param = parameter(pname, *st->annotation, st->target->span);
+        inputs.emplace(pname, param);
+        scopes_.back()[pname] = param.is_buffer() ? Binding{Binding::kBuffer, {}, "", param.buffer}
+                                                  : Binding{Binding::kVar, param.var, "", {}};
+        continue;
+      }
+      const AstExpr* v = st->value.get();
+      if (st->kind == AstStmtKind::kAssign && v && v->kind == AstKind::kCall &&
+          v->base->kind == AstKind::kAttribute && language_function(*v->base) == "empty") {
+        if (st->target->kind != AstKind::kName)
+          fail(st->target->span, "assign T.empty to one name");
+        auto a = bind_args(*v, "T.empty", {"shape", "dtype"}, 1);
+        auto node = std::make_shared<BufferNode>(*make_buffer(
+            st->target->name, shape_arg(*a[0], true), a[1] ? dtype_arg(*a[1]) : DataType::Float32(),
+            StorageScope::kGlobal, st->span));
+        outputs.push_back(make_buffer_param(node));
+        scopes_.back()[st->target->name] = Binding{Binding::kBuffer, {}, "", outputs.back().buffer};
+        continue;
+      }
+      switch (st->kind) {
+        case AstStmtKind::kWith:
+          acc.add(kernel_statement(*st));
+          break;
+        case AstStmtKind::kReturn:
+        case AstStmtKind::kPass:
+          break;
+        case AstStmtKind::kAssign:
+        case AstStmtKind::kAnnAssign:
+          if (st->value) assign_constant(*st->target, *st->value);
+          break;
+        case AstStmtKind::kExpr:
+          if (st->value->kind == AstKind::kString) break;
+          [[fallthrough]];
+        default:
+          fail(st->span, "unsupported statement in the @tilelang.jit function '" + s.name + "'",
+               "it declares its tensors (A: T.Tensor(...)), constants and outputs (T.empty) "
+               "and holds one T.Kernel");
+      }
+    }
+    std::vector<Param> params;
+    for (const auto& p : s.params)
+      if (auto it = inputs.find(p.name); it != inputs.end()) params.push_back(it->second);
+    for (const auto& p : outputs) params.push_back(p);
+    Stmt body = acc.finish(s.span);
+    scopes_.pop_back();
+    require_kernel(body, s, name);
+    return make_prim_func(name, std::move(params), std::move(body), {}, s.span);
+  }
+
+  Param parameter(const AstParam& p) { return parameter(p.name, *p.annotation, p.span); }
+  Param parameter(const std::string& name, const AstExpr& a, Span span) {
     if (a.kind == AstKind::kAttribute) {
       std::string fn = language_function(a);
       if (auto t = DataType::parse(fn); t && !fn.empty())
-        return make_scalar_param(make_var(p.name, *t, p.span));
+        return make_scalar_param(make_var(name, *t, span));
     }
-    if (a.kind == AstKind::kCall) {
+    // T.Tensor((M, N), dtype), T.Tensor[(M, N), dtype] and the T.Buffer spellings.
+    bool call = a.kind == AstKind::kCall, subscript = a.kind == AstKind::kSubscript;
+    if ((call || subscript) && a.base->kind == AstKind::kAttribute) {
       std::string fn = language_function(*a.base);
       if (fn == "Tensor" || fn == "Buffer") {
-        auto args = bind_args(a, "T." + fn, {"shape", "dtype", "read_only"}, 1);
-        std::vector<Expr> shape = shape_arg(*args[0], /*parameter=*/true);
-        DataType t = args[1] ? dtype_arg(*args[1]) : DataType::Float32();
-        bool read_only = args[2] ? bool_arg(*args[2], "read_only") : false;
-        auto node = std::make_shared<BufferNode>(
-            *make_buffer(p.name, shape, t, StorageScope::kGlobal, p.span));
+        const AstExpr* shape_e = nullptr;
+        const AstExpr* dtype_e = nullptr;
+        bool read_only = false;
+        if (call) {
+          auto args = bind_args(a, "T." + fn, {"shape", "dtype", "read_only"}, 1);
+          shape_e = args[0];
+          dtype_e = args[1];
+          read_only = args[2] ? bool_arg(*args[2], "read_only") : false;
+        } else {
+          if (a.children.empty() || a.children.size() > 2)
+            fail(a.span, "write T." + fn + "[(M, N), dtype]");
+          shape_e = a.children[0].get();
+          if (a.children.size() == 2) dtype_e = a.children[1].get();
+        }
+        std::vector<Expr> shape = shape_arg(*shape_e, /*parameter=*/true);
+        DataType t = dtype_e ? dtype_arg(*dtype_e) : DataType::Float32();
+        auto node =
+            std::make_shared<BufferNode>(*make_buffer(name, shape, t, StorageScope::kGlobal, span));
         node->read_only = read_only;
         return make_buffer_param(node);
       }
     }
-    fail(a.span, "unsupported annotation for parameter '" + p.name + "'",
+    fail(a.span, "unsupported annotation for parameter '" + name + "'",
          "annotate tensors with T.Tensor((M, N), dtype) or T.Buffer((M, N), dtype) and scalars "
          "with a dtype such as T.int32 or T.float32");
   }
@@ -430,6 +981,8 @@ class Lowering {
       text = b->text;
     } else if (e.kind == AstKind::kAttribute && !language_function(e).empty()) {
       text = language_function(e);
+    } else if (Buffer buf = attribute_buffer(e, "dtype")) {
+      return buf->dtype;
     } else {
       fail(e.span, "expected a dtype", "write a dtype string such as \"float16\" or T.float16");
     }
@@ -457,6 +1010,17 @@ class Lowering {
   // (M, N), [M, N] or a single extent.
   std::vector<Expr> shape_arg(const AstExpr& e, bool parameter) {
     std::vector<const AstExpr*> dims;
+    if (Buffer buf = shape_of(e)) return buf->shape;
+    if (const Binding* t = tuple_binding(e)) {
+      std::vector<Expr> shape;
+      for (const auto& item : t->items) {
+        if (item.kind != Binding::kConst && item.kind != Binding::kVar)
+          fail(e.span, "'" + e.name + "' is not a tuple of sizes");
+        shape.push_back(with_span(item.value, e.span));
+      }
+      if (shape.empty()) fail(e.span, "a shape needs at least one dimension");
+      return shape;
+    }
     if (e.kind == AstKind::kTuple || e.kind == AstKind::kList) {
       for (const auto& c : e.children) dims.push_back(c.get());
     } else {
@@ -596,6 +1160,17 @@ class Lowering {
       case AstKind::kCall:
         return call_expr(e);
       case AstKind::kSubscript: {
+        if (const Binding* t = tuple_binding(*e.base)) return tuple_item(*t, e);
+        if (Buffer shaped = shape_of(*e.base)) {
+          if (e.children.size() != 1 || e.children[0]->kind == AstKind::kSlice)
+            fail(e.span, "index " + shaped->name + ".shape with one constant dimension number");
+          int64_t d = int_arg(*e.children[0], "dimension");
+          if (d < 0) d += shaped->ndim();
+          if (d < 0 || d >= shaped->ndim())
+            fail(e.children[0]->span, "buffer '" + shaped->name + "' has " +
+                                          std::to_string(shaped->ndim()) + " dimension(s)");
+          return with_span(shaped->shape[size_t(d)], e.span);
+        }
         ElementAccess access = element_access(e, /*is_store=*/false);
         return guarded(e.span, [&] { return load(access.buffer, access.indices, e.span); });
       }
@@ -604,6 +1179,9 @@ class Lowering {
       case AstKind::kTuple:
       case AstKind::kList:
         fail(e.span, "a tuple is not a value here", "tuples are shapes and grids");
+      case AstKind::kDict:
+        fail(e.span, "a dict is not a value here",
+             "dicts are layout maps (T.annotate_layout), attributes and annotations");
       case AstKind::kBinary: {
         Expr a = expr(*e.children[0]);
         Expr b = expr(*e.children[1]);
@@ -615,6 +1193,11 @@ class Lowering {
       case AstKind::kUnary: {
         Expr a = expr(*e.children[0]);
         if (e.name == "-") return negate(a, e.span);
+        if (e.name == "~") {  // Python's ~x == x ^ -1 (all bits set)
+          if (!a.dtype().is_integer())
+            fail(e.span, "'~' needs an integer operand, not " + a.dtype().str());
+          return binary_op(BinaryOp::kBitXor, a, make_int(-1, a.dtype()), e.span);
+        }
         if (auto* i = a.as<IntImmNode>()) return with_span(make_bool(i->value == 0), e.span);
         return guarded(e.span, [&] { return unary(UnaryOp::kNot, a, e.span); });
       }
@@ -690,6 +1273,13 @@ class Lowering {
       case Binding::kModule:
         fail(e.span, "module '" + e.name + "' is not a value",
              "call one of its functions, e.g. T.exp(x)");
+      case Binding::kTuple:
+        fail(e.span, "'" + e.name + "' is a tuple, not a number",
+             "index it (" + e.name + "[0]) or use it as a shape");
+      case Binding::kFunction:
+        fail(e.span, "'" + e.name + "' is a function; call it");
+      case Binding::kNone:
+        fail(e.span, "'" + e.name + "' is None, not a value");
     }
     fail(e.span, "unsupported name");
   }
@@ -754,6 +1344,42 @@ class Lowering {
         fail(e.span, "T.tvm_storage_sync takes the scope it orders as a string",
              "write T.evaluate(T.tvm_storage_sync(\"shared\")) or (\"global\")");
       return guarded(e.span, [&] { return barrier(*scope, e.span); });
+    }
+    if (is_hopper_only(fn)) hopper_only(e, fn);
+    if (fn == "get_block_binding" || fn == "get_thread_binding") {
+      auto a = bind_args(e, qualified, {"dim"}, 0);
+      int64_t d = a[0] ? int_arg(*a[0], "dim") : 0;
+      if (fn == "get_thread_binding")
+        fail(e.span,
+             "T.get_thread_binding is not supported yet: tilec's CPU model runs a block as "
+             "one sequence of tile operations, not as threads",
+             "write the per-thread work as T.Parallel loops over the block's tile");
+      if (!in_kernel_) fail(e.span, qualified + " is only meaningful inside a T.Kernel");
+      if (d < 0 || d >= int64_t(kernel_block_vars_.size()))
+        fail(e.span, "the kernel has " + std::to_string(kernel_block_vars_.size()) +
+                         " grid dimension(s); T.get_block_binding(" + std::to_string(d) +
+                         ") names none of them");
+      return kernel_block_vars_[size_t(d)];
+    }
+    if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min") {
+      auto a = bind_args(e, qualified, {"dst", "value", "return_prev", "memory_order"}, 2);
+      return atomic_element(e, fn, *a[0], *a[1]);
+    }
+    if (fn == "Cast") {  // TVM's T.Cast(dtype, value)
+      auto a = bind_args(e, qualified, {"dtype", "value"}, 2);
+      DataType t = dtype_arg(*a[0]);
+      Expr v = expr(*a[1]);
+      return guarded(e.span, [&] { return cast(t, v, e.span); });
+    }
+    if (fn == "floordiv" || fn == "floormod" || fn == "truncdiv" || fn == "truncmod") {
+      auto v = args(2);
+      if (fn[0] == 't' &&
+          !(v[0].dtype().is_uint() || (as_const_int(v[0]) && *as_const_int(v[0]) >= 0 &&
+                                       as_const_int(v[1]) && *as_const_int(v[1]) > 0)))
+        fail(e.span, qualified + " is only supported where it equals floor division",
+             "use // and % (floor division and modulo)");
+      BinaryOp op = fn.find("div") != std::string::npos ? BinaryOp::kFloorDiv : BinaryOp::kFloorMod;
+      return binary_op(op, v[0], v[1], e.span);
     }
     if (fn == "if_then_else") {
       auto v = args(3);
@@ -825,6 +1451,11 @@ class Lowering {
         return expression_statement(s, acc);
       case AstStmtKind::kAssign:
         return assignment(s, acc);
+      case AstStmtKind::kAnnAssign:
+        return annotated_local(s, acc);
+      case AstStmtKind::kReturn:
+        fail(s.span, "'return' is not allowed inside a kernel",
+             "a kernel writes its results to its tensor parameters; factories return kernels");
       case AstStmtKind::kAugAssign:
         return aug_assignment(s, acc);
       case AstStmtKind::kFor:
@@ -848,8 +1479,29 @@ class Lowering {
                          ? language_function(*e.base)
                          : "";
     const std::string q = "T." + fn;
+    if (is_hopper_only(fn)) hopper_only(e, fn);
+    if (e.kind == AstKind::kCall && e.base->kind == AstKind::kName) {
+      const Binding* b = lookup(e.base->name);
+      if (b && b->kind == Binding::kFunction && b->macro) return expand_macro(e, *b, acc);
+    }
+    if (is_result_neutral_hint(fn)) {
+      for (const auto& c : e.children) check_hint_argument(*c);
+      return;
+    }
+    if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min")
+      return acc.add(atomic_statement(e, fn, s.span));
+    if (fn == "sync_threads" || fn == "sync_warp" || fn == "sync_global") {
+      no_keywords(e, q);
+      StorageScope scope = fn == "sync_global" ? StorageScope::kGlobal : StorageScope::kShared;
+      return acc.add(evaluate(barrier(scope, e.span), s.span));
+    }
     if (fn == "copy") {
-      auto a = bind_args(e, q, {"src", "dst"}, 2);
+      // annotations / coalesced_width / disable_tma / eviction_policy / loop_layout only
+      // steer how a GPU moves the tile; the copied values are the same.
+      auto a = bind_args(e, q,
+                         {"src", "dst", "coalesced_width", "disable_tma", "eviction_policy",
+                          "annotations", "loop_layout"},
+                         2);
       TileRegion src = region_arg(*a[0], q), dst = region_arg(*a[1], q);
       return acc.add(copy(src, dst, s.span));
     }
@@ -863,7 +1515,17 @@ class Lowering {
       return acc.add(fill(dst, value, s.span));
     }
     if (fn == "gemm") {
-      auto a = bind_args(e, q, {"A", "B", "C", "transpose_A", "transpose_B", "clear_accum"}, 3);
+      // policy / k_pack / wg_wait choose how GPU warps share the product; C is the same.
+      auto a = bind_args(e, q,
+                         {"A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum",
+                          "k_pack", "wg_wait"},
+                         3);
+      if (a[5]) gemm_policy(*a[5]);
+      if (a[7]) {
+        int64_t k_pack = int_arg(*a[7], "k_pack");
+        if (k_pack < 1) fail(a[7]->span, "k_pack must be at least 1");
+      }
+      if (a[8]) int_arg(*a[8], "wg_wait");
       auto n = std::make_shared<GemmNode>();
       n->span = s.span;
       n->a = region_arg(*a[0], q);
@@ -871,7 +1533,7 @@ class Lowering {
       n->c = region_arg(*a[2], q);
       n->transpose_a = a[3] && bool_arg(*a[3], "transpose_A");
       n->transpose_b = a[4] && bool_arg(*a[4], "transpose_B");
-      n->clear_accum = a[5] && bool_arg(*a[5], "clear_accum");
+      n->clear_accum = a[6] && bool_arg(*a[6], "clear_accum");
       return acc.add(Stmt(n));
     }
     static const std::map<std::string, ReduceKind> reduces = {
@@ -919,11 +1581,133 @@ class Lowering {
     fail(e.span, "this expression statement has no effect", kSupportedStatementCalls);
   }
 
+  // T.atomic_add(C[i, j], v) updates one element; T.atomic_add(C[i0, j0], tile) or
+  // T.atomic_add(C[i0:i1, j], tile) adds a whole buffer elementwise into the region
+  // (its sliced dimensions, in order, match the tile's), skipping elements outside C.
+  Stmt atomic_statement(const AstExpr& e, const std::string& fn, Span span) {
+    const std::string q = "T." + fn;
+    auto a = bind_args(e, q, {"dst", "value", "return_prev", "memory_order", "use_tma"}, 2);
+    const AstExpr& value = *a[1];
+    bool tile_value = (value.kind == AstKind::kName && lookup(value.name) &&
+                       lookup(value.name)->kind == Binding::kBuffer);
+    if (!tile_value) return evaluate(atomic_element(e, fn, *a[0], value), span);
+    Buffer src = buffer_name(value, q);
+    TileRegion dst = region_arg(*a[0], q);
+    if (dst.is_whole()) {
+      for (const auto& d : dst.buffer->shape) dst.dims.push_back({make_int(0), d});
+    }
+    std::vector<size_t> mapped;  // dst dimensions that follow the tile's
+    for (size_t d = 0; d < dst.dims.size(); ++d)
+      if (dst.dims[d].stop || dst.is_point()) mapped.push_back(d);
+    if (int(mapped.size()) != src->ndim())
+      fail(e.span, q + ": the destination region has " + std::to_string(mapped.size()) +
+                       " tiled dimension(s) but '" + src->name + "' has " +
+                       std::to_string(src->ndim()));
+    std::vector<Var> vars;
+    std::vector<Expr> dst_index, src_index;
+    for (int d = 0; d < src->ndim(); ++d) {
+      vars.push_back(make_var("i" + std::to_string(d) + "_" + fn, DataType::Int32(), e.span));
+      src_index.push_back(vars.back());
+    }
+    Expr inside;
+    for (size_t d = 0, k = 0; d < dst.dims.size(); ++d) {
+      if (k < mapped.size() && mapped[k] == d) {
+        Expr at = binary_op(BinaryOp::kAdd, dst.dims[d].start, vars[k], e.span);
+        Expr ok = binary_op(BinaryOp::kLT, at, dst.buffer->shape[d], e.span);
+        inside = inside ? binary_op(BinaryOp::kAnd, inside, ok, e.span) : ok;
+        dst_index.push_back(at);
+        ++k;
+      } else {
+        dst_index.push_back(dst.dims[d].start);
+      }
+    }
+    Expr element = guarded(e.span, [&] { return load(dst.buffer, dst_index, e.span); });
+    Expr update = guarded(
+        e.span, [&] { return atomic_update(fn, element, load(src, src_index, e.span), e.span); });
+    Stmt body = if_then_else(inside, evaluate(update, span), Stmt(), span);
+    for (size_t k = vars.size(); k-- > 0;)
+      body = guarded(span, [&] {
+        return for_loop(vars[k], make_int(0), src->shape[k], body, ForKind::kParallel, 1, span);
+      });
+    return body;
+  }
+  Expr atomic_element(const AstExpr& e, const std::string& fn, const AstExpr& dst,
+                      const AstExpr& value) {
+    if (dst.kind != AstKind::kSubscript)
+      fail(dst.span, "T." + fn + " updates one element A[i, j] or adds a tile into a region");
+    Expr element = expr(dst);
+    Expr v = expr(value);
+    return guarded(e.span, [&] { return atomic_update(fn, element, v, e.span); });
+  }
+
+  [[noreturn]] void hopper_only(const AstExpr& e, const std::string& fn) {
+    fail(e.span,
+         "T." + fn +
+             " is an NVIDIA Hopper/Blackwell-only construct (TileLang's cuda target, "
+             "sm_90 and later); tilec's targets do not lower it",
+         "write the kernel with portable tile operations (T.copy, T.gemm, T.Pipelined) and "
+         "let the backend choose the hardware path");
+  }
+
+  // T.GemmWarpPolicy.Square / FullRow / FullCol (or an int): a warp layout hint.
+  void gemm_policy(const AstExpr& e) {
+    if (e.kind == AstKind::kAttribute && e.base->kind == AstKind::kAttribute &&
+        language_function(*e.base) == "GemmWarpPolicy") {
+      static const std::set<std::string> policies = {"Square", "FullRow", "FullCol"};
+      if (!policies.count(e.name))
+        fail(e.span, "unknown T.GemmWarpPolicy." + e.name, "policies: Square, FullRow, FullCol");
+      return;
+    }
+    fail(e.span, "policy must be a T.GemmWarpPolicy", "e.g. policy=T.GemmWarpPolicy.FullRow");
+  }
+
+  // Hint arguments (layout dicts, attribute dicts, panel sizes) are checked to be
+  // well-formed names and constants, then dropped.
+  void check_hint_argument(const AstExpr& e) {
+    if (e.kind == AstKind::kDict || e.kind == AstKind::kString || e.kind == AstKind::kBool) return;
+    if (e.kind == AstKind::kName && lookup(e.name)) return;
+    if (e.kind == AstKind::kName) fail(e.span, "name '" + e.name + "' is not defined");
+  }
+
+  // A call of an @T.macro: its body is lowered in place, its parameters bound to the
+  // call's buffers and values (Python evaluates arguments at the call).
+  void expand_macro(const AstExpr& call, const Binding& macro, BlockAccumulator& acc) {
+    const AstStmt& def = *macro.function;
+    if (++helper_depth_ > 64) fail(call.span, "macro calls nested too deeply (limit 64)");
+    if (call.children.size() > def.params.size())
+      fail(call.span, "macro '" + def.name + "' takes " + std::to_string(def.params.size()) +
+                          " argument(s), got " + std::to_string(call.children.size()));
+    std::unordered_map<std::string, Binding> bound;
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      const AstParam& p = def.params[i];
+      const AstExpr* arg = i < call.children.size() ? call.children[i].get() : nullptr;
+      for (const auto& kw : call.keywords)
+        if (kw.name == p.name) arg = kw.value.get();
+      if (!arg) arg = p.default_value.get();
+      if (!arg) fail(call.span, "macro '" + def.name + "' is missing argument '" + p.name + "'");
+      const Binding* named = arg->kind == AstKind::kName ? lookup(arg->name) : nullptr;
+      if (named && named->kind != Binding::kVarBuffer) {
+        bound[p.name] = *named;
+      } else if (named) {
+        bound[p.name] = *named;  // a mutable scalar stays mutable inside the macro
+      } else {
+        bound[p.name] = Binding{Binding::kConst, expr(*arg), "", {}};
+      }
+    }
+    scopes_.push_back(std::move(bound));
+    scopes_.emplace_back();
+    for (const auto& st : def.body) statement(*st, acc);
+    scopes_.pop_back();
+    scopes_.pop_back();
+    --helper_depth_;
+  }
+
   void assignment(const AstStmt& s, BlockAccumulator& acc) {
     const AstExpr& target = *s.target;
     const AstExpr& value = *s.value;
     if (target.kind == AstKind::kSubscript)
       return acc.add(element_store(target, expr(value), s.span));
+    if (target.kind == AstKind::kTuple || target.kind == AstKind::kList) return unpacking(s, acc);
     if (target.kind != AstKind::kName)
       fail(target.span, "unsupported assignment target",
            "assign one name (x = ...) or one element (A[i, j] = ...) per statement");
@@ -931,19 +1715,40 @@ class Lowering {
     std::string fn = value.kind == AstKind::kCall && value.base->kind == AstKind::kAttribute
                          ? language_function(*value.base)
                          : "";
-    if (fn == "alloc_shared" || fn == "alloc_fragment" || fn == "alloc_local") {
-      auto a = bind_args(value, "T." + fn, {"shape", "dtype"}, 2);
+    if (fn == "alloc_shared" || fn == "alloc_fragment" || fn == "alloc_local" ||
+        fn == "alloc_buffer" || fn == "decl_buffer" || fn == "alloc_reducer") {
+      std::vector<std::string> names = {"shape", "dtype", "scope"};
+      if (fn == "alloc_reducer") names = {"shape", "dtype", "op", "replication"};
+      if (fn == "decl_buffer")
+        names = {"shape", "dtype", "data", "strides", "elem_offset", "scope"};
+      auto a = bind_args(value, "T." + fn, names, 2);
       std::vector<Expr> shape = shape_arg(*a[0], false);
       DataType t = dtype_arg(*a[1]);
-      StorageScope scope = fn == "alloc_shared"     ? StorageScope::kShared
-                           : fn == "alloc_fragment" ? StorageScope::kFragment
-                                                    : StorageScope::kLocal;
+      StorageScope scope = fn == "alloc_shared" ? StorageScope::kShared
+                           : fn == "alloc_fragment" || fn == "alloc_reducer"
+                               ? StorageScope::kFragment
+                           : fn == "alloc_local" ? StorageScope::kLocal
+                                                 : StorageScope::kShared;
+      if (fn == "decl_buffer" && (a[2] || a[3] || a[4]))
+        fail((a[2]   ? a[2]
+              : a[3] ? a[3]
+                     : a[4])
+                 ->span,
+             "T.decl_buffer over existing data (data=, strides=, elem_offset=) is not supported",
+             "declare a fresh buffer: T.decl_buffer(shape, dtype, scope=\"shared\")");
+      if (fn == "alloc_reducer" && a[2]) {
+        if (a[2]->kind != AstKind::kString ||
+            (a[2]->name != "sum" && a[2]->name != "max" && a[2]->name != "min"))
+          fail(a[2]->span, "T.alloc_reducer's op is \"sum\", \"max\" or \"min\"");
+      }
+      if (const AstExpr* sc = fn == "decl_buffer" ? a[5] : fn == "alloc_reducer" ? nullptr : a[2])
+        scope = scope_arg(*sc);
       Buffer buffer = make_buffer(name, shape, t, scope, target.span);
       bind_local(name, {Binding::kBuffer, {}, "", buffer}, target.span);
       return acc.open_allocate(buffer, std::nullopt, s.span);
     }
     if (fn == "alloc_var") {
-      auto a = bind_args(value, "T.alloc_var", {"dtype", "init"}, 1);
+      auto a = bind_args(value, "T.alloc_var", {"dtype", "init", "scope"}, 1);
       DataType t = dtype_arg(*a[0]);
       std::optional<Expr> init;
       if (a[1]) init = expr(*a[1]);
@@ -953,13 +1758,64 @@ class Lowering {
     }
     if (fn.rfind("alloc_", 0) == 0 && !fn.empty())
       fail(value.base->span, "unknown allocation T." + fn,
-           "supported: T.alloc_shared, T.alloc_fragment, T.alloc_local, T.alloc_var");
+           "supported: T.alloc_shared, T.alloc_fragment, T.alloc_local, T.alloc_var, "
+           "T.alloc_buffer, T.decl_buffer, T.alloc_reducer");
     Expr v = expr(value);
     if (const Binding* b = lookup(name); b && b->kind == Binding::kVarBuffer)
       return acc.add(guarded(s.span, [&] { return store(b->buffer, {make_int(0)}, v, s.span); }));
     Var var = make_var(name, v.dtype(), target.span);
     bind_local(name, {Binding::kVar, var, "", {}}, target.span);
     acc.open_let(var, v, s.span);
+  }
+
+  // `a, b = x // H, x % H`: every value is computed before any name is bound.
+  void unpacking(const AstStmt& s, BlockAccumulator& acc) {
+    const AstExpr& target = *s.target;
+    const AstExpr& value = *s.value;
+    if (value.kind != AstKind::kTuple && value.kind != AstKind::kList)
+      fail(value.span, "only a tuple of values can be unpacked inside a kernel",
+           "write a, b = x // H, x % H");
+    if (value.children.size() != target.children.size())
+      fail(value.span, "cannot unpack " + std::to_string(value.children.size()) + " values into " +
+                           std::to_string(target.children.size()) + " names");
+    std::vector<Expr> values;
+    for (const auto& c : value.children) values.push_back(expr(*c));
+    for (size_t i = 0; i < values.size(); ++i) {
+      const AstExpr& t = *target.children[i];
+      if (t.kind != AstKind::kName)
+        fail(t.span, "only names can be unpacked into", "write a, b = x, y");
+      if (const Binding* b = lookup(t.name); b && b->kind == Binding::kVarBuffer) {
+        acc.add(
+            guarded(s.span, [&] { return store(b->buffer, {make_int(0)}, values[i], s.span); }));
+        continue;
+      }
+      Var var = make_var(t.name, values[i].dtype(), t.span);
+      bind_local(t.name, {Binding::kVar, var, "", {}}, t.span);
+      acc.open_let(var, values[i], s.span);
+    }
+  }
+
+  // `x: T.int32 = 0` in a kernel: a mutable scalar, as T.alloc_var(T.int32, init=0).
+  void annotated_local(const AstStmt& s, BlockAccumulator& acc) {
+    if (s.target->kind != AstKind::kName)
+      fail(s.target->span, "annotate one name", "write x: T.int32 = 0");
+    const std::string& name = s.target->name;
+    DataType t = dtype_arg(*s.annotation);
+    std::optional<Expr> init;
+    if (s.value) init = expr(*s.value);
+    Buffer buffer = make_buffer(name, {make_int(1)}, t, StorageScope::kVar, s.target->span);
+    bind_local(name, {Binding::kVarBuffer, {}, "", buffer}, s.target->span);
+    guarded(s.span, [&] { acc.open_allocate(buffer, init, s.span); });
+  }
+
+  StorageScope scope_arg(const AstExpr& e) {
+    if (e.kind != AstKind::kString)
+      fail(e.span, "a storage scope is a string", "e.g. scope=\"shared\"");
+    const std::string& text = e.name;
+    if (text == "shared" || text == "shared.dyn" || text == "global") return StorageScope::kShared;
+    if (auto scope = parse_storage_scope(text)) return *scope;
+    fail(e.span, "unknown storage scope '" + text + "'",
+         "scopes: shared, shared.dyn, local, local.fragment, local.var");
   }
 
   // The buffer and lowered indices of the element `A[i, j]` that is read or
@@ -1048,25 +1904,31 @@ class Lowering {
     } else if (iter.kind == AstKind::kCall && iter.base->kind == AstKind::kAttribute) {
       fn = language_function(*iter.base);
     }
-    static const std::set<std::string> loops = {
-        "range", "Parallel", "serial", "Pipelined", "vectorized", "unroll", "thread_binding"};
+    static const std::set<std::string> loops = {"range",          "Parallel",   "serial",
+                                                "Pipelined",      "vectorized", "unroll",
+                                                "thread_binding", "grid"};
     if (!loops.count(fn)) fail(iter.span, "unsupported loop iterable", kSupportedLoops);
     const std::string q = fn == "range" ? "range" : "T." + fn;
     auto targets = loop_targets(*s.target);
-    if (fn != "Parallel" && targets.size() != 1)
+    if (fn != "Parallel" && fn != "grid" && targets.size() != 1)
       fail(s.target->span, q + " binds one loop variable, not " + std::to_string(targets.size()),
            "use `for i, j in T.Parallel(M, N)` for a loop nest");
 
-    if (fn == "Parallel") {
-      no_keywords(iter, q);
-      if (iter.children.empty()) fail(iter.span, "T.Parallel needs at least one extent");
+    if (fn == "Parallel" || fn == "grid") {
+      // annotations / loop_layout / coalesced_width steer GPU thread mapping only.
+      for (const auto& kw : iter.keywords)
+        if (kw.name != "annotations" && kw.name != "loop_layout" && kw.name != "coalesced_width")
+          fail(kw.span, q + " got an unexpected keyword argument '" + kw.name + "'",
+               "accepted: extents, then annotations=, loop_layout=, coalesced_width=");
+      if (iter.children.empty()) fail(iter.span, q + " needs at least one extent");
       if (iter.children.size() != targets.size())
-        fail(s.target->span, "T.Parallel has " + std::to_string(iter.children.size()) +
+        fail(s.target->span, q + " has " + std::to_string(iter.children.size()) +
                                  " extent(s) but the loop binds " + std::to_string(targets.size()) +
                                  " variable(s)");
       std::vector<Expr> extents;
       for (const auto& c : iter.children) extents.push_back(expr(*c));
-      return loop_nest(s, targets, extents, ForKind::kParallel, 1, 0, "");
+      return loop_nest(s, targets, extents, fn == "grid" ? ForKind::kSerial : ForKind::kParallel, 1,
+                       0, "");
     }
 
     Expr begin = make_int(0), end;
@@ -1090,9 +1952,22 @@ class Lowering {
       }
     } else {
       std::vector<std::string> names = {"start", "stop"};
-      if (fn == "Pipelined") names.push_back("num_stages");
+      if (fn == "Pipelined")
+        names = {"start", "stop", "num_stages", "order", "stage", "sync", "group"};
       if (fn == "thread_binding") names.push_back("thread");
+      if (fn == "serial" || fn == "unroll") names.push_back("step");
+      names.push_back("annotations");  // hints for the GPU code generator; no effect on results
+      if (fn == "unroll") names.push_back("explicit");
       auto a = bind_args(iter, q, names, 1);
+      if (fn == "Pipelined") {
+        for (size_t k = 3; k < 7; ++k)
+          if (a[k] && a[k]->kind != AstKind::kList && a[k]->kind != AstKind::kTuple)
+            fail(a[k]->span, "T.Pipelined's " + names[k] + " is a list of integers");
+      }
+      if ((fn == "serial" || fn == "unroll") && a[2]) {
+        step = int_arg(*a[2], "step");
+        if (step == 0) fail(a[2]->span, "the step must not be zero");
+      }
       if (a[1]) {
         begin = expr(*a[0]);
         end = expr(*a[1]);
@@ -1170,9 +2045,10 @@ class Lowering {
     }
     n->threads = {128};
     for (const auto& kw : ctx.keywords) {
+      if (kw.name == "is_cpu") continue;  // every tilec target runs the same grid
       if (kw.name != "threads")
         fail(kw.span, "T.Kernel got an unexpected keyword argument '" + kw.name + "'",
-             "accepted: grid extents, then threads=N or threads=(x, y, z)");
+             "accepted: grid extents, then threads=N or threads=(x, y, z), is_cpu=");
       n->threads.clear();
       std::vector<const AstExpr*> items;
       if (kw.value->kind == AstKind::kTuple || kw.value->kind == AstKind::kList) {
@@ -1188,10 +2064,20 @@ class Lowering {
         n->threads.push_back(t);
       }
     }
-    if (!s.target)
-      fail(ctx.span, "T.Kernel must name its block indices",
-           "write `with T.Kernel(...) as (bx, by):`");
-    auto targets = loop_targets(*s.target);
+    std::vector<AstExpr> implicit;  // `with T.Kernel(...):` binds no names
+    std::vector<const AstExpr*> targets;
+    if (s.target) {
+      targets = loop_targets(*s.target);
+    } else {
+      static const char* const kNames[] = {"blockIdx_x", "blockIdx_y", "blockIdx_z"};
+      implicit.resize(n->grid.size());
+      for (size_t d = 0; d < n->grid.size(); ++d) {
+        implicit[d].kind = AstKind::kName;
+        implicit[d].name = kNames[d];
+        implicit[d].span = ctx.span;
+        targets.push_back(&implicit[d]);
+      }
+    }
     if (targets.size() != n->grid.size())
       fail(s.target->span, "T.Kernel has " + std::to_string(n->grid.size()) +
                                " grid extent(s) but binds " + std::to_string(targets.size()) +
@@ -1203,8 +2089,10 @@ class Lowering {
       n->block_vars.push_back(v);
     }
     in_kernel_ = true;
+    kernel_block_vars_ = n->block_vars;
     n->body = block(s.body, s.span);
     in_kernel_ = false;
+    kernel_block_vars_.clear();
     scopes_.pop_back();
     return Stmt(n);
   }
@@ -1216,6 +2104,8 @@ class Lowering {
   std::set<std::string> used_defines_;
   std::unordered_map<std::string, Span> out_of_scope_;
   bool in_kernel_ = false;
+  int helper_depth_ = 0;
+  std::vector<Var> kernel_block_vars_;  // of the T.Kernel being lowered
 };
 
 }  // namespace

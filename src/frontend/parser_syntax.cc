@@ -114,12 +114,18 @@ class SyntaxParser {
              "supported loops: T.Parallel, T.serial, T.Pipelined, range");
       if (w == "class" || w == "try" || w == "async" || w == "lambda" || w == "global" ||
           w == "nonlocal" || w == "del" || w == "assert" || w == "raise" || w == "yield" ||
-          w == "return" || w == "break" || w == "continue" || w == "else" || w == "elif" ||
-          w == "except" || w == "finally")
+          w == "break" || w == "continue" || w == "else" || w == "elif" || w == "except" ||
+          w == "finally")
         fail(span, "'" + w + "' is not supported in kernel files",
              "kernel files contain imports, constants and @T.prim_func functions whose bodies "
              "use T.Kernel, loops, if/else, assignments and T.* tile operations");
       if (w == "import" || w == "from") return out.push_back(import_statement());
+      if (w == "return") {
+        auto s = new_stmt(AstStmtKind::kReturn, next().span);
+        if (!at(TokenKind::kNewline) && !at(TokenKind::kEnd)) s->value = expression_list();
+        expect_newline();
+        return out.push_back(std::move(s));
+      }
       if (w == "pass") {
         next();
         expect_newline();
@@ -144,7 +150,8 @@ class SyntaxParser {
   AstStmtPtr simple_statement() {
     Span span = peek().span;
     AstPtr lhs = expression_list();
-    static const char* const kAug[] = {"+=", "-=", "*=", "/=", "//=", "%="};
+    static const char* const kAug[] = {
+        "+=", "-=", "*=", "/=", "//=", "%=", "&=", "|=", "^=", "<<=", ">>="};
     for (const char* aug : kAug) {
       if (at_op(aug)) {
         next();
@@ -156,12 +163,21 @@ class SyntaxParser {
         return s;
       }
     }
-    if (at_op("**=") || at_op("&=") || at_op("|=") || at_op("^=") || at_op("<<=") || at_op(">>="))
+    if (at_op("**="))
       fail(peek().span, "augmented assignment '" + peek().text + "' is not supported",
-           "supported: +=, -=, *=, /=, //=, %=; write e.g. x = T.max(x, y) for a maximum");
-    if (at_op(":"))
-      fail(peek().span, "annotated assignments are not supported inside kernel files",
-           "write a plain assignment such as `x = 1`");
+           "supported: +=, -=, *=, /=, //=, %=, &=, |=, ^=, <<=, >>=");
+    if (at_op(":")) {  // `x: T.int32 = 0`
+      next();
+      auto s = new_stmt(AstStmtKind::kAnnAssign, span);
+      s->target = std::move(lhs);
+      s->annotation = expression();
+      if (at_op("=")) {
+        next();
+        s->value = expression_list();
+      }
+      expect_newline();
+      return s;
+    }
     if (at_op("=")) {
       next();
       auto s = new_stmt(AstStmtKind::kAssign, span);
@@ -312,9 +328,10 @@ class SyntaxParser {
         next();
         param.annotation = expression();
       }
-      if (at_op("="))
-        fail(peek().span, "parameter defaults are not supported",
-             "use a module-level constant for fixed values");
+      if (at_op("=")) {
+        next();
+        param.default_value = expression();
+      }
       s->params.push_back(std::move(param));
       if (!at_op(",")) break;
       next();
@@ -431,7 +448,7 @@ class SyntaxParser {
 
   AstPtr comparison() {
     Span span = peek().span;
-    AstPtr first = arith();
+    AstPtr first = bit_or();
     auto is_cmp = [&] {
       return at_op("<") || at_op(">") || at_op("==") || at_op("!=") || at_op("<=") || at_op(">=");
     };
@@ -443,19 +460,39 @@ class SyntaxParser {
     adopt(*e, std::move(first));
     while (is_cmp()) {
       e->ops.push_back(next().text);
-      adopt(*e, arith());
+      adopt(*e, bit_or());
     }
     return e;
   }
 
   void reject_bitwise() {
-    for (const char* op : {"|", "&", "^", "<<", ">>", "~", "@"}) {
-      if (at_op(op))
-        fail(
-            peek().span, std::string("operator '") + op + "' is not supported",
-            "supported operators: + - * / // % ** (pow), comparisons, and/or/not, `a if c else b`");
-    }
+    if (at_op("@"))
+      fail(peek().span, "operator '@' is not supported",
+           "write a matrix product as T.gemm(A, B, C) on tiles");
   }
+
+  // Python's binary-operator levels below comparisons: | above ^ above & above << >>.
+  AstPtr binary_level(const std::vector<const char*>& ops, AstPtr (SyntaxParser::*operand)()) {
+    AstPtr lhs = (this->*operand)();
+    auto at_any = [&] {
+      for (const char* op : ops)
+        if (at_op(op)) return true;
+      return false;
+    };
+    while (at_any()) {
+      Span op_span = peek().span;
+      std::string op = next().text;
+      std::vector<AstPtr> parts;
+      parts.push_back(std::move(lhs));
+      parts.push_back((this->*operand)());
+      lhs = node(AstKind::kBinary, op_span, op, std::move(parts));
+    }
+    return lhs;
+  }
+  AstPtr bit_or() { return binary_level({"|"}, &SyntaxParser::bit_xor); }
+  AstPtr bit_xor() { return binary_level({"^"}, &SyntaxParser::bit_and); }
+  AstPtr bit_and() { return binary_level({"&"}, &SyntaxParser::shift); }
+  AstPtr shift() { return binary_level({"<<", ">>"}, &SyntaxParser::arith); }
 
   AstPtr arith() {
     Span span = peek().span;
@@ -490,14 +527,14 @@ class SyntaxParser {
   }
 
   AstPtr factor() {
-    if (at_op("-") || at_op("+")) {
+    if (at_op("-") || at_op("+") || at_op("~")) {
       DepthGuard guard(*this, peek().span);
       Span span = peek().span;
       std::string op = next().text;
       std::vector<AstPtr> parts;
       parts.push_back(factor());
       if (op == "+") return std::move(parts[0]);
-      return node(AstKind::kUnary, span, "-", std::move(parts));
+      return node(AstKind::kUnary, span, op, std::move(parts));
     }
     reject_bitwise();
     return power();
@@ -652,13 +689,29 @@ class SyntaxParser {
           expect_op(close, list ? "to close the list" : "to close the tuple");
           return seq;
         }
-        if (t.text == "{")
-          fail(span, "dict and set literals are not supported", "use tuples for shapes: (M, N)");
+        if (t.text == "{") return dict_literal();
         fail(span, "unexpected " + describe(t) + " in an expression");
       }
       default:
         fail(span, "expected an expression, found " + describe(t));
     }
+  }
+
+  // {key: value, ...}: layout maps, annotations and attributes.
+  AstPtr dict_literal() {
+    auto dict = leaf(AstKind::kDict, next().span, "");
+    while (!at_op("}")) {
+      adopt(*dict, expression());
+      if (!at_op(":"))
+        fail(peek().span, "set literals are not supported",
+             "a brace holds a dict {key: value}; use a tuple for several values");
+      next();
+      adopt(*dict, expression());
+      if (!at_op(",")) break;
+      next();
+    }
+    expect_op("}", "to close the dict");
+    return dict;
   }
 
   std::string_view source_;

@@ -127,6 +127,33 @@ struct LoadExpr : CExpr {
   }
 };
 
+// An atomic update (ir::atomic_update): the interpreter runs one block at a time, so a
+// plain read-modify-write is already indivisible. Yields the previous value.
+struct AtomicExpr : CExpr {
+  BinaryOp op;
+  int buffer;
+  const BufferInfo* info;
+  std::vector<CExprPtr> indices;
+  CExprPtr value;
+  Span span;
+  AtomicExpr(BinaryOp o, const BufferInfo* i, int b, std::vector<CExprPtr> idx, CExprPtr v, Span s)
+      : CExpr(i->dtype),
+        op(o),
+        buffer(b),
+        info(i),
+        indices(std::move(idx)),
+        value(std::move(v)),
+        span(s) {}
+  Slot eval(Frame& frame) const override {
+    Slot v = value->eval(frame);
+    const BufferSlot& slot = frame.buffers[size_t(buffer)];
+    int64_t at = checked_offset(slot, *info, indices, frame, "atomic update of", span);
+    Slot old = info->read(slot.data, at);
+    info->write(slot.data, at, arith(op, old, v, info->dtype));
+    return old;
+  }
+};
+
 // ---------------------------------------------------------------- statements
 
 struct StoreStmt : CStmt {
@@ -371,6 +398,13 @@ class Compiler {
         // every barrier is already satisfied.
         if (n->call_kind == CallKind::kBarrier)
           return std::make_unique<ConstExpr>(n->dtype, int_slot(0));
+        if (n->call_kind == CallKind::kAtomic) {
+          auto* element = n->args[0].as<LoadNode>();
+          int buffer = buffer_slot(element->buffer, e->span);
+          return std::make_unique<AtomicExpr>(atomic_op(*n), slot_info_.at(buffer), buffer,
+                                              indices(element->buffer, element->indices, e->span),
+                                              as(n->dtype, n->args[1]), e->span);
+        }
         if (n->call_kind == CallKind::kExtern) {
           throw IRError(where(e->span) + "the interpreter cannot run the extern call '" + n->name +
                         "': it only knows the math intrinsics, not functions the device code "

@@ -82,6 +82,20 @@ std::optional<IntFold> int_binary(BinaryOp op, int64_t a_bits, int64_t b_bits, D
       return IntFold{a != 0 && b != 0, false};
     case BinaryOp::kOr:
       return IntFold{a != 0 || b != 0, false};
+    case BinaryOp::kBitAnd:
+      return wrapped(a & b, false, t);
+    case BinaryOp::kBitOr:
+      return wrapped(a | b, false, t);
+    case BinaryOp::kBitXor:
+      return wrapped(a ^ b, false, t);
+    case BinaryOp::kShl:
+    case BinaryOp::kShr: {
+      int count = int(uint64_t(b_bits) & uint64_t(t.bits - 1));
+      if (t.is_bool()) count = int(b & 1);
+      if (op == BinaryOp::kShr)
+        return wrapped(a >> count, false, t);  // exact: arithmetic or logical
+      return wrapped(a * (Wide(1) << count), false, t);
+    }
   }
   return std::nullopt;
 }
@@ -131,6 +145,12 @@ double float_binary(BinaryOp op, double a, double b, DataType t) {
       return a != 0 && b != 0;
     case BinaryOp::kOr:
       return a != 0 || b != 0;
+    case BinaryOp::kBitAnd:
+    case BinaryOp::kBitOr:
+    case BinaryOp::kBitXor:
+    case BinaryOp::kShl:
+    case BinaryOp::kShr:
+      return std::nan("");  // never built on floats (binary() rejects them)
   }
   return 0;
 }

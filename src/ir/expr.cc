@@ -31,12 +31,18 @@ const char* to_string(BinaryOp op) {
     case BinaryOp::kGE: return ">=";
     case BinaryOp::kAnd: return "and";
     case BinaryOp::kOr: return "or";
+    case BinaryOp::kBitAnd: return "&";
+    case BinaryOp::kBitOr: return "|";
+    case BinaryOp::kBitXor: return "^";
+    case BinaryOp::kShl: return "<<";
+    case BinaryOp::kShr: return ">>";
   }
   return "?";
 }
 const char* to_string(UnaryOp op) { return op == UnaryOp::kNeg ? "-" : "not"; }
 bool is_comparison(BinaryOp op) { return op >= BinaryOp::kEQ && op <= BinaryOp::kGE; }
 bool is_logical(BinaryOp op) { return op == BinaryOp::kAnd || op == BinaryOp::kOr; }
+bool is_bitwise(BinaryOp op) { return op >= BinaryOp::kBitAnd && op <= BinaryOp::kShr; }
 
 Expr make_int(int64_t value, DataType dtype) {
   return Expr(std::make_shared<IntImmNode>(dtype, value));
@@ -95,6 +101,10 @@ Expr binary(BinaryOp op, Expr a, Expr b, Span span) {
     t = promote(a.dtype(), b.dtype());
   }
   if (is_logical(op)) t = DataType::Bool();
+  if (is_bitwise(op) && !(t.is_integer() || t.is_bool())) {
+    throw IRError(std::string("'") + to_string(op) + "' needs integer operands, not " +
+                  a.dtype().str() + " and " + b.dtype().str());
+  }
   if (op == BinaryOp::kDiv && !t.is_float()) {
     throw IRError("'/' on integer operands (" + a.dtype().str() + ", " + b.dtype().str() +
                   ") is not allowed: use '//' for floor division");
@@ -201,6 +211,7 @@ const char* to_string(CallKind kind) {
     case CallKind::kIntrinsic: return "intrinsic";
     case CallKind::kExtern: return "extern";
     case CallKind::kBarrier: return "barrier";
+    case CallKind::kAtomic: return "atomic";
   }
   return "?";
 }

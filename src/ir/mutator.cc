@@ -84,6 +84,8 @@ Expr ExprMutator::mutate_call(const CallNode* op, const Expr& self) {
   if (!mutate_all(op->args, &args)) return self;
   if (op->call_kind == CallKind::kExtern)
     return call_extern(op->dtype, op->name, std::move(args), op->span);
+  if (op->call_kind == CallKind::kAtomic)
+    return atomic_update(op->name, std::move(args[0]), std::move(args[1]), op->span);
   // A barrier has no arguments, so only intrinsics get here.
   return call(op->name, std::move(args), op->span);
 }

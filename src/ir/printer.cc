@@ -21,6 +21,10 @@ enum Prec : int {
   kPrecAnd = 3,
   kPrecNot = 4,
   kPrecCompare = 5,
+  kPrecBitOr = 6,
+  kPrecBitXor = 7,
+  kPrecBitAnd = 8,
+  kPrecShift = 9,
   kPrecAdd = 10,
   kPrecMul = 11,
   kPrecUnary = 12,
@@ -44,6 +48,15 @@ int precedence(BinaryOp op) {
     case BinaryOp::kMin:
     case BinaryOp::kMax:
       return kPrecAtom;
+    case BinaryOp::kBitOr:
+      return kPrecBitOr;
+    case BinaryOp::kBitXor:
+      return kPrecBitXor;
+    case BinaryOp::kBitAnd:
+      return kPrecBitAnd;
+    case BinaryOp::kShl:
+    case BinaryOp::kShr:
+      return kPrecShift;
     default:
       return kPrecCompare;
   }
@@ -301,7 +314,7 @@ class Printer {
         // Extern calls and barriers print in TVM's spelling, which the parser reads back.
         if (c->call_kind == CallKind::kBarrier)
           return {"T.tvm_storage_sync(\"" + c->name + "\")", kPrecAtom};
-        std::string s = "T." + c->name + "(";
+        std::string s = "T." + c->name + "(";  // atomics too: T.atomic_add(A[i], v)
         if (c->call_kind == CallKind::kExtern)
           s = "T.call_extern(\"" + c->dtype.str() + "\", \"" + c->name + "\"" +
               (c->args.empty() ? "" : ", ");

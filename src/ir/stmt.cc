@@ -161,6 +161,36 @@ const CallNode* as_barrier(const Expr& e) {
   return call && call->call_kind == CallKind::kBarrier ? call : nullptr;
 }
 
+Expr atomic_update(const std::string& name, Expr element, Expr value, Span span) {
+  if (name != "atomic_add" && name != "atomic_max" && name != "atomic_min")
+    throw IRError("unknown atomic update '" + name + "': atomic_add, atomic_max or atomic_min");
+  auto* load_node = element.as<LoadNode>();
+  if (!load_node) throw IRError("T." + name + " updates one buffer element, e.g. A[i, j]");
+  DataType t = element.dtype();
+  bool supported =
+      t.is_integer() || (t.code == TypeCode::kFloat && (t.bits == 32 || t.bits == 64));
+  if (!supported || !t.is_scalar())
+    throw IRError("T." + name + " on a " + t.str() +
+                  " element is not supported: integer, float32 and float64 elements are; "
+                  "accumulate 16-bit floats in a float32 buffer");
+  if (!value) throw IRError("T." + name + " needs a value");
+  auto node = std::make_shared<CallNode>(t, name, std::vector<Expr>{element, cast(t, value)},
+                                         CallKind::kAtomic);
+  node->span = span;
+  return Expr(std::move(node));
+}
+
+const CallNode* as_atomic(const Expr& e) {
+  auto* call = e.as<CallNode>();
+  return call && call->call_kind == CallKind::kAtomic ? call : nullptr;
+}
+
+BinaryOp atomic_op(const CallNode& atomic) {
+  if (atomic.name == "atomic_max") return BinaryOp::kMax;
+  if (atomic.name == "atomic_min") return BinaryOp::kMin;
+  return BinaryOp::kAdd;
+}
+
 Stmt copy(TileRegion src, TileRegion dst, Span span) {
   auto n = new_node<CopyNode>(span);
   n->src = std::move(src);

@@ -12,7 +12,9 @@ namespace tilec::cli {
 void add_kernel_file_options(CLI::App& sub, KernelFileOptions& options) {
   sub.add_option("file", options.file, "kernel file (.py, TileLang DSL)")->required();
   sub.add_option("-D,--define", options.defines,
-                 "override a module constant: -D NAME=VALUE (repeatable)");
+                 "set a module constant or factory parameter: -D NAME=VALUE (repeatable)");
+  sub.add_option("--entry", options.entry,
+                 "the kernel or factory to compile when the file defines several");
 }
 
 ir::IRModule load_kernel_file(const KernelFileOptions& options) {
@@ -21,7 +23,7 @@ ir::IRModule load_kernel_file(const KernelFileOptions& options) {
     auto [name, value] = ir::parse_define(d);
     values[name] = value;
   }
-  return ir::parse_kernel_file(options.file, values);
+  return ir::parse_kernel_file(options.file, values, options.entry);
 }
 
 std::string read_source(const std::string& file) {
@@ -48,7 +50,9 @@ void add_compile_options(CLI::App& sub, CompileOptions& options) {
   sub.add_option("--execution-backend", options.execution_backend, "execution backend, e.g. native")
       ->capture_default_str();
   sub.add_option("-D,--define", options.defines,
-                 "override a module constant: -D NAME=VALUE (repeatable)");
+                 "set a module constant or factory parameter: -D NAME=VALUE (repeatable)");
+  sub.add_option("--entry", options.entry,
+                 "the kernel or factory to compile when the file defines several");
 }
 
 CompiledFile compile_kernel_file(const CompileOptions& options) {

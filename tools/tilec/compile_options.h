@@ -18,9 +18,10 @@ namespace tilec::cli {
 struct KernelFileOptions {
   std::string file;
   std::vector<std::string> defines;  // -D NAME=VALUE, unparsed
+  std::string entry;                 // --entry NAME ("" = the file's only choice)
 };
 
-// Adds the positional FILE and -D/--define.
+// Adds the positional FILE, -D/--define and --entry.
 void add_kernel_file_options(CLI::App& sub, KernelFileOptions& options);
 
 // Parses the kernel file with its -D overrides (a later -D of a name wins); throws

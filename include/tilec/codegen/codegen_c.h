@@ -100,8 +100,12 @@ class CodeGenC {
   static constexpr int kUnaryPrec = 2;
   static constexpr int kMulPrec = 3;
   static constexpr int kAddPrec = 4;
+  static constexpr int kShiftPrec = 5;
   static constexpr int kRelPrec = 6;
   static constexpr int kEqPrec = 7;
+  static constexpr int kBitAndPrec = 8;
+  static constexpr int kBitXorPrec = 9;
+  static constexpr int kBitOrPrec = 10;
   static constexpr int kAndPrec = 11;
   static constexpr int kOrPrec = 12;
   static constexpr int kTernaryPrec = 13;

@@ -20,12 +20,17 @@ struct ParseOptions {
   // dtype string; a T.symbolic name becomes that constant). Naming a constant the
   // file does not define is an error listing the ones it does define.
   std::map<std::string, std::string> defines;
+  // --entry NAME: lower only the kernel or factory NAME. Without it every kernel is
+  // lowered, unless the file has a factory and more than one candidate (an error listing
+  // them). A factory's parameters come from `defines`, else their defaults; its kernel
+  // is named after the factory.
+  std::string entry;
 };
 
 IRModule parse_kernel_source(std::string_view source, const ParseOptions& options = {});
 // Reads `path` (IRError if unreadable) and parses it with the path as filename.
-IRModule parse_kernel_file(const std::string& path,
-                           std::map<std::string, std::string> defines = {});
+IRModule parse_kernel_file(const std::string& path, std::map<std::string, std::string> defines = {},
+                           std::string entry = "");
 
 // Splits a command-line define "NAME=VALUE"; throws IRError when it has no '=' or
 // NAME is not an identifier.

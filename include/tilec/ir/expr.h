@@ -36,6 +36,9 @@ enum class BinaryOp : uint8_t {
   kMin, kMax,
   kEQ, kNE, kLT, kLE, kGT, kGE,  // result bool
   kAnd, kOr,                     // bool operands, result bool
+  // Bitwise, on integer (or bool) operands of one dtype. Shift counts are taken modulo
+  // the bit width; >> is arithmetic for signed dtypes, logical for unsigned ones.
+  kBitAnd, kBitOr, kBitXor, kShl, kShr,
 };
 enum class UnaryOp : uint8_t { kNeg, kNot };
 
@@ -43,6 +46,7 @@ const char* to_string(BinaryOp op);  // "+", "//", "min", "==", "and", ...
 const char* to_string(UnaryOp op);   // "-", "not"
 bool is_comparison(BinaryOp op);
 bool is_logical(BinaryOp op);
+bool is_bitwise(BinaryOp op);  // & | ^ << >>
 
 struct ExprNode {
   ExprKind kind;
@@ -144,6 +148,7 @@ enum class CallKind : uint8_t {
   kIntrinsic,  // a math intrinsic by name ("exp", "sqrt", "fma", ...): call()
   kExtern,     // a C function the device code links against: call_extern()
   kBarrier,    // a barrier of the threads of a block; name is the scope: barrier()
+  kAtomic,     // an atomic read-modify-write of one buffer element: atomic_update()
 };
 const char* to_string(CallKind kind);  // "intrinsic", "extern", "barrier"
 

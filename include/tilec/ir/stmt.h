@@ -196,6 +196,19 @@ Stmt evaluate(Expr value, Span span = {});
 Expr barrier(StorageScope scope, Span span = {});
 // The barrier call that is `e`, else nullptr.
 const CallNode* as_barrier(const Expr& e);
+// TileLang's T.atomic_add / atomic_max / atomic_min(A[i, j], value): a CallNode of kind
+// kAtomic named "atomic_add", "atomic_max" or "atomic_min" with args {element, value},
+// where element is the LoadNode of the updated element and value is converted to its
+// dtype. It replaces the element by element + value (max, min: the rule of BinaryOp
+// kMax/kMin) in one indivisible step with respect to every other atomic update of that
+// element, from any block or thread, and yields the element's previous value. Used as
+// a statement it is the whole value of an Evaluate, like a barrier. Integer, float32
+// and float64 elements; other dtypes throw IRError.
+Expr atomic_update(const std::string& name, Expr element, Expr value, Span span = {});
+// The atomic update that is `e`, else nullptr.
+const CallNode* as_atomic(const Expr& e);
+// The BinaryOp an atomic update combines with (kAdd, kMax or kMin).
+BinaryOp atomic_op(const CallNode& atomic);
 Stmt copy(TileRegion src, TileRegion dst, Span span = {});
 Stmt fill(TileRegion dst, Expr value, Span span = {});
 
