@@ -287,7 +287,7 @@ CodeGenC::Printed CodeGenC::print_binary(const BinaryNode* op) {
     case BinaryOp::kShr: {
       // Count modulo the width (the IR's rule); << through unsigned, so no C overflow.
       std::string count =
-          fmt::format("({} & {})", wrap(b, kBitAndPrec - 1), t.is_bool() ? 1 : t.bits - 1);
+          fmt::format("({} & {})", wrap(b, kBitAndPrec - 1), t.bits - 1);
       if (op->op == BinaryOp::kShr)
         return {fmt::format("{} >> {}", wrap(a, kShiftPrec), count), kShiftPrec};
       std::string shifted =

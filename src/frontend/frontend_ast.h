@@ -64,6 +64,7 @@ enum class AstStmtKind {
   kImport,
   kReturn,     // `return [value]`: only in factories (functions returning a kernel)
   kAnnAssign,  // `target: annotation [= value]`
+  kAssert,     // `assert value[, message]`: only in factories and helpers
 };
 
 struct AstParam {
@@ -84,6 +85,7 @@ struct AstStmt {
   AstPtr value;       // assigned value, for iterable, if condition, with context, expression
   std::string op;     // aug-assign operator without '=' ("+", "//", ...)
   AstPtr annotation;  // kAnnAssign
+  std::vector<AstPtr> more_targets;  // kAssign: `a = b = value` (target a, then b)
   AstBlock body, orelse;
   // kFunctionDef
   std::string name;

@@ -146,6 +146,7 @@ class Lowering {
             b.function = stmt.get();
             b.macro = kind == DefKind::kMacro;
             scopes_[0][stmt->name] = b;
+            if (!first_helper_) first_helper_ = stmt.get();
           } else {
             entries.push_back({stmt.get(), kind == DefKind::kFactory});
           }
@@ -165,6 +166,11 @@ class Lowering {
                "M = T.symbolic(\"M\")), helper functions, factories and @T.prim_func functions");
       }
     }
+    if (entries.empty() && first_helper_)
+      fail(first_helper_->span,
+           "function '" + first_helper_->name + "' is not decorated with @T.prim_func",
+           "kernels are @T.prim_func functions, factories returning one or @tilelang.jit "
+           "functions; the file defines none");
     std::vector<const Entry*> chosen;
     bool any_factory = false;
     for (const auto& e : entries) any_factory = any_factory || e.factory;
@@ -290,7 +296,11 @@ class Lowering {
   // ---------------------------------------------------------------- module level
   void import_statement(const AstStmt& s) {
     std::string full = s.imported.empty() ? s.module : s.module + "." + s.imported;
-    if (full != "tilelang" && full != "tilelang.language")
+    // Other tilelang modules (autotuner, carver, ...) only decorate or drive kernels:
+    // their names are bound, opaque, and `from tilelang.x import *` binds nothing.
+    bool tilelang_module = full.rfind("tilelang.", 0) == 0 && full != "tilelang.language";
+    if (tilelang_module && s.imported == "*") return;
+    if (full != "tilelang" && full != "tilelang.language" && !tilelang_module)
       fail(s.span, "unsupported import of '" + full + "'",
            "kernel files import only tilelang: `import tilelang` and "
            "`import tilelang.language as T` (or `from tilelang import language as T`)");
@@ -298,8 +308,8 @@ class Lowering {
     if (name.empty()) {
       if (!s.imported.empty())
         name = s.imported;
-      else if (full == "tilelang")
-        name = "tilelang";
+      else if (full == "tilelang" || tilelang_module)  // `import tilelang.x` binds tilelang
+        name = full = "tilelang";
       else
         fail(s.span, "`import tilelang.language` needs an alias",
              "write `import tilelang.language as T`");
@@ -309,6 +319,9 @@ class Lowering {
 
   void module_constant(const AstStmt& s) {
     if (!s.value) return;  // `x: int` declares nothing
+    if (!s.more_targets.empty())
+      fail(s.more_targets[0]->span, "module constants are assigned one per line",
+           "write M = 1024 and N = 1024 on two lines");
     if (s.target->kind == AstKind::kTuple || s.target->kind == AstKind::kList) {
       assign_constant(*s.target, *s.value);
       for (const auto& c : s.target->children) constant_order_.push_back(c->name);
@@ -458,7 +471,8 @@ class Lowering {
     }
     if (target.kind == AstKind::kName) {
       const Binding* b = lookup(target.name);
-      return b && b->kind == Binding::kModule && b->text.rfind("tilelang.", 0) == 0 &&
+      if (!b) return names.count(target.name) > 0;  // from tilelang import * / autotuner import *
+      return b->kind == Binding::kModule && b->text.rfind("tilelang.", 0) == 0 &&
              names.count(b->text.substr(b->text.rfind('.') + 1));
     }
     return false;
@@ -613,7 +627,19 @@ class Lowering {
         case AstStmtKind::kAnnAssign:
           if (!st->value) break;  // `x: int` declares nothing
           assign_constant(*st->target, *st->value);
+          for (const auto& t : st->more_targets) assign_constant(*t, *st->value);
           break;
+        case AstStmtKind::kAssert: {
+          Binding c = const_value(*st->value, "assert");
+          auto* ci = c.kind == Binding::kConst ? c.value.as<IntImmNode>() : nullptr;
+          if (!ci)
+            fail(st->value->span,
+                 "the condition of an assert in '" + owner + "' must be a constant");
+          if (!ci->value)
+            fail(st->span, "assertion failed in '" + owner + "' for these parameters",
+                 "choose -D values that satisfy it");
+          break;
+        }
         case AstStmtKind::kIf: {
           Expr c = expr(*st->value);
           auto* ci = c.as<IntImmNode>();
@@ -692,11 +718,20 @@ class Lowering {
         return t;
       }
       case AstKind::kIfExp: {
-        Expr test = expr(*e.children[1]);
-        auto* ti = test.as<IntImmNode>();
+        Binding test = const_value(*e.children[1], name);
+        auto* ti = test.kind == Binding::kConst ? test.value.as<IntImmNode>() : nullptr;
         if (!ti) fail(e.children[1]->span, "the condition must be a constant here");
         return const_value(*e.children[ti->value ? 0 : 2], name);
       }
+      case AstKind::kCompare:
+        if (e.ops[0] == "is" || e.ops[0] == "is not") {
+          bool left = const_value(*e.children[0], name).kind == Binding::kNone;
+          bool right = const_value(*e.children[1], name).kind == Binding::kNone;
+          if (!left && !right) fail(e.span, "'is' compares with None only", "write `x is None`");
+          bool same = left == right;
+          return {Binding::kConst, make_bool(e.ops[0] == "is" ? same : !same), "", {}};
+        }
+        break;
       case AstKind::kName: {
         const Binding* b = lookup(e.name);
         if (b && b->kind != Binding::kVarBuffer && b->kind != Binding::kModule &&
@@ -1202,6 +1237,7 @@ class Lowering {
         return guarded(e.span, [&] { return unary(UnaryOp::kNot, a, e.span); });
       }
       case AstKind::kCompare: {
+        if (e.ops[0] == "is" || e.ops[0] == "is not") return const_value(e, "comparison").value;
         Expr result;
         Expr left = expr(*e.children[0]);
         for (size_t i = 0; i < e.ops.size(); ++i) {
@@ -1222,8 +1258,10 @@ class Lowering {
         return result;
       }
       case AstKind::kIfExp: {
-        Expr body = expr(*e.children[0]);
         Expr test = expr(*e.children[1]);
+        // A constant condition (a factory flag) picks its side, as Python evaluates it.
+        if (auto* t = test.as<IntImmNode>()) return expr(*e.children[t->value ? 0 : 2]);
+        Expr body = expr(*e.children[0]);
         Expr orelse = expr(*e.children[2]);
         return guarded(e.span, [&] { return select(test, body, orelse, e.span); });
       }
@@ -1302,6 +1340,23 @@ class Lowering {
       }
     } else if (e.base->kind == AstKind::kAttribute) {
       fn = language_function(*e.base);
+      if (fn.empty() && e.base->name == "cdiv" && e.base->base->kind == AstKind::kName) {
+        const Binding* m = lookup(e.base->base->name);
+        if (m && m->kind == Binding::kModule && m->text == "tilelang") {  // tilelang.cdiv
+          no_keywords(e, "tilelang.cdiv");
+          if (e.children.size() != 2) fail(e.span, "tilelang.cdiv takes 2 arguments");
+          Expr a = expr(*e.children[0]), b = expr(*e.children[1]);
+          Expr less = binary_op(BinaryOp::kSub, binary_op(BinaryOp::kAdd, a, b, e.span),
+                                make_int(1), e.span);
+          return binary_op(BinaryOp::kFloorDiv, less, b, e.span);
+        }
+      }
+      if (fn.empty() && e.base->name == "astype") {  // x.astype(dtype), TVM's PrimExpr method
+        auto a = bind_args(e, "astype", {"dtype"}, 1);
+        Expr v = expr(*e.base->base);
+        DataType t = dtype_arg(*a[0]);
+        return guarded(e.span, [&] { return cast(t, v, e.span); });
+      }
       if (fn.empty()) fail_not_language(*e.base);
     } else {
       fail(e.span, "only T.* functions can be called", kSupportedExprCalls);
@@ -1346,6 +1401,12 @@ class Lowering {
       return guarded(e.span, [&] { return barrier(*scope, e.span); });
     }
     if (is_hopper_only(fn)) hopper_only(e, fn);
+    if (fn == "launch_thread" || fn == "thread_return")
+      fail(e.span,
+           "T." + fn +
+               " is not supported yet: tilec's CPU model runs a block as one sequence "
+               "of tile operations, not as threads",
+           "write the per-thread work as T.Parallel loops over the block's tile");
     if (fn == "get_block_binding" || fn == "get_thread_binding") {
       auto a = bind_args(e, qualified, {"dim"}, 0);
       int64_t d = a[0] ? int_arg(*a[0], "dim") : 0;
@@ -1450,9 +1511,14 @@ class Lowering {
       case AstStmtKind::kExpr:
         return expression_statement(s, acc);
       case AstStmtKind::kAssign:
-        return assignment(s, acc);
+        assignment(s, *s.target, acc);
+        for (const auto& t : s.more_targets) assignment(s, *t, acc);
+        return;
       case AstStmtKind::kAnnAssign:
         return annotated_local(s, acc);
+      case AstStmtKind::kAssert:
+        fail(s.span, "'assert' is not allowed inside a kernel",
+             "check sizes in the factory: `assert M % block_M == 0` before the @T.prim_func");
       case AstStmtKind::kReturn:
         fail(s.span, "'return' is not allowed inside a kernel",
              "a kernel writes its results to its tensor parameters; factories return kernels");
@@ -1702,12 +1768,12 @@ class Lowering {
     --helper_depth_;
   }
 
-  void assignment(const AstStmt& s, BlockAccumulator& acc) {
-    const AstExpr& target = *s.target;
+  void assignment(const AstStmt& s, const AstExpr& target, BlockAccumulator& acc) {
     const AstExpr& value = *s.value;
     if (target.kind == AstKind::kSubscript)
       return acc.add(element_store(target, expr(value), s.span));
-    if (target.kind == AstKind::kTuple || target.kind == AstKind::kList) return unpacking(s, acc);
+    if (target.kind == AstKind::kTuple || target.kind == AstKind::kList)
+      return unpacking(s, target, acc);
     if (target.kind != AstKind::kName)
       fail(target.span, "unsupported assignment target",
            "assign one name (x = ...) or one element (A[i, j] = ...) per statement");
@@ -1715,6 +1781,7 @@ class Lowering {
     std::string fn = value.kind == AstKind::kCall && value.base->kind == AstKind::kAttribute
                          ? language_function(*value.base)
                          : "";
+    if (is_hopper_only(fn)) hopper_only(value, fn);
     if (fn == "alloc_shared" || fn == "alloc_fragment" || fn == "alloc_local" ||
         fn == "alloc_buffer" || fn == "decl_buffer" || fn == "alloc_reducer") {
       std::vector<std::string> names = {"shape", "dtype", "scope"};
@@ -1769,8 +1836,7 @@ class Lowering {
   }
 
   // `a, b = x // H, x % H`: every value is computed before any name is bound.
-  void unpacking(const AstStmt& s, BlockAccumulator& acc) {
-    const AstExpr& target = *s.target;
+  void unpacking(const AstStmt& s, const AstExpr& target, BlockAccumulator& acc) {
     const AstExpr& value = *s.value;
     if (value.kind != AstKind::kTuple && value.kind != AstKind::kList)
       fail(value.span, "only a tuple of values can be unpacked inside a kernel",
@@ -2105,7 +2171,8 @@ class Lowering {
   std::unordered_map<std::string, Span> out_of_scope_;
   bool in_kernel_ = false;
   int helper_depth_ = 0;
-  std::vector<Var> kernel_block_vars_;  // of the T.Kernel being lowered
+  const AstStmt* first_helper_ = nullptr;  // a module-level def that is no kernel
+  std::vector<Var> kernel_block_vars_;     // of the T.Kernel being lowered
 };
 
 }  // namespace

@@ -113,13 +113,22 @@ class SyntaxParser {
         fail(span, "'while' loops are not supported",
              "supported loops: T.Parallel, T.serial, T.Pipelined, range");
       if (w == "class" || w == "try" || w == "async" || w == "lambda" || w == "global" ||
-          w == "nonlocal" || w == "del" || w == "assert" || w == "raise" || w == "yield" ||
-          w == "break" || w == "continue" || w == "else" || w == "elif" || w == "except" ||
-          w == "finally")
+          w == "nonlocal" || w == "del" || w == "raise" || w == "yield" || w == "break" ||
+          w == "continue" || w == "else" || w == "elif" || w == "except" || w == "finally")
         fail(span, "'" + w + "' is not supported in kernel files",
              "kernel files contain imports, constants and @T.prim_func functions whose bodies "
              "use T.Kernel, loops, if/else, assignments and T.* tile operations");
       if (w == "import" || w == "from") return out.push_back(import_statement());
+      if (w == "assert") {
+        auto s = new_stmt(AstStmtKind::kAssert, next().span);
+        s->value = expression();
+        if (at_op(",")) {
+          next();
+          expression();  // the message
+        }
+        expect_newline();
+        return out.push_back(std::move(s));
+      }
       if (w == "return") {
         auto s = new_stmt(AstStmtKind::kReturn, next().span);
         if (!at(TokenKind::kNewline) && !at(TokenKind::kEnd)) s->value = expression_list();
@@ -183,8 +192,11 @@ class SyntaxParser {
       auto s = new_stmt(AstStmtKind::kAssign, span);
       s->target = std::move(lhs);
       s->value = expression_list();
-      if (at_op("="))
-        fail(peek().span, "chained assignment is not supported", "assign one name per statement");
+      while (at_op("=")) {  // a = b = value
+        next();
+        s->more_targets.push_back(std::move(s->value));
+        s->value = expression_list();
+      }
       expect_newline();
       return s;
     }
@@ -202,6 +214,12 @@ class SyntaxParser {
     if (from) {
       if (!at_word("import")) fail(peek().span, "expected 'import' after 'from " + s->module + "'");
       next();
+      if (at_op("*")) {  // from tilelang.autotuner import *
+        next();
+        s->imported = "*";
+        expect_newline();
+        return s;
+      }
       s->imported = expect_name("after 'import'");
       if (at_op(","))
         fail(peek().span, "import one name per statement",
@@ -263,7 +281,13 @@ class SyntaxParser {
 
   AstStmtPtr for_statement() {
     auto s = new_stmt(AstStmtKind::kFor, next().span);
-    s->target = target_list("as loop variables");
+    if (at_op("(")) {  // for (i, j) in T.Parallel(...)
+      next();
+      s->target = target_list("as loop variables");
+      expect_op(")", "to close the loop variables");
+    } else {
+      s->target = target_list("as loop variables");
+    }
     if (!at_word("in"))
       fail(peek().span, "expected 'in' after the loop variables, found " + describe(peek()));
     next();
@@ -452,9 +476,19 @@ class SyntaxParser {
     auto is_cmp = [&] {
       return at_op("<") || at_op(">") || at_op("==") || at_op("!=") || at_op("<=") || at_op(">=");
     };
-    if (at_word("in") || at_word("is") || (at_word("not") && at_word("in", 1)))
+    if (at_word("in") || (at_word("not") && at_word("in", 1)))
       fail(peek().span, "'" + peek().text + "' comparisons are not supported",
-           "supported comparisons: <, <=, >, >=, ==, !=");
+           "supported comparisons: <, <=, >, >=, ==, !=, `x is None`");
+    if (at_word("is")) {  // `x is None` / `x is not None`, for factory parameters
+      auto e = leaf(AstKind::kCompare, span, "");
+      adopt(*e, std::move(first));
+      next();
+      bool negated = at_word("not");
+      if (negated) next();
+      e->ops.push_back(negated ? "is not" : "is");
+      adopt(*e, bit_or());
+      return e;
+    }
     if (!is_cmp()) return first;
     auto e = leaf(AstKind::kCompare, span, "");
     adopt(*e, std::move(first));

@@ -91,7 +91,6 @@ std::optional<IntFold> int_binary(BinaryOp op, int64_t a_bits, int64_t b_bits, D
     case BinaryOp::kShl:
     case BinaryOp::kShr: {
       int count = int(uint64_t(b_bits) & uint64_t(t.bits - 1));
-      if (t.is_bool()) count = int(b & 1);
       if (op == BinaryOp::kShr)
         return wrapped(a >> count, false, t);  // exact: arithmetic or logical
       return wrapped(a * (Wide(1) << count), false, t);

@@ -101,7 +101,8 @@ Expr binary(BinaryOp op, Expr a, Expr b, Span span) {
     t = promote(a.dtype(), b.dtype());
   }
   if (is_logical(op)) t = DataType::Bool();
-  if (is_bitwise(op) && !(t.is_integer() || t.is_bool())) {
+  bool shift = op == BinaryOp::kShl || op == BinaryOp::kShr;
+  if (is_bitwise(op) && !(t.is_integer() || (t.is_bool() && !shift))) {
     throw IRError(std::string("'") + to_string(op) + "' needs integer operands, not " +
                   a.dtype().str() + " and " + b.dtype().str());
   }

@@ -1,7 +1,8 @@
 // The TileLang constructs of issue 11, each in a small kernel written the way TileLang
-// users write it: parsed, checked, compiled on target `c` (explicitly: `auto` may pick
-// another backend) with the native execution backend, and compared with the reference
-// interpreter on the same random inputs.
+// users write it: parsed, checked, compiled on every CPU backend pair (`c` with native,
+// `llvm` with llvm_jit and native; named explicitly, not `auto`), and compared with the
+// reference interpreter on the same random inputs.
+#include "cpu_backends.h"
 #include "test_support.h"
 
 #include "tilec/frontend/parser.h"
@@ -16,7 +17,9 @@ struct ConstructCase {
   std::map<std::string, std::string> defines = {};
 };
 
-void PrintTo(const ConstructCase& c, std::ostream* out) { *out << c.name; }
+void PrintTo(const ConstructCase& c, std::ostream* out) {
+  *out << c.name;
+}
 
 const char* kImports = "import tilelang\nimport tilelang.language as T\n\n";
 
@@ -109,8 +112,9 @@ def f(A: T.Tensor((16, 16), "float32"), S: T.Tensor((16,), "float32")):
     with T.Kernel(1) as bx:
         r = T.alloc_reducer((16,), "float32", op="sum", replication="all")
         T.fill(r, 0)
-        for i, j in T.Parallel(16, 16):
-            r[j] += A[i, j]
+        for i in T.serial(16):
+            for j in T.Parallel(16):
+                r[j] += A[i, j]
         T.finalize_reducer(r)
         T.copy(r, S)
 )"},
@@ -171,7 +175,8 @@ def f(A: T.Tensor((32,), "int8"), B: T.Tensor((32,), "uint8"), C: T.Tensor((32,)
             C[k] = A[k] * 3 + 7
             D[k] = T.Cast("float32", A[k]) * 0.5 + T.Cast("float32", B[k])
 )"},
-      {"FactoryWithDefaultsAndDefines", R"(
+      {"FactoryWithDefaultsAndDefines",
+       R"(
 @tilelang.jit(out_idx=[-1])
 def scale(M, N=16, block=(4, 8), factor=2.5, dtype="float32", flip=False):
     bm, bn = block
@@ -187,7 +192,8 @@ def scale(M, N=16, block=(4, 8), factor=2.5, dtype="float32", flip=False):
     return main
 )",
        {{"M", "12"}, {"flip", "True"}, {"dtype", "float16"}}},
-      {"EagerJitWithConstAndEmpty", R"(
+      {"EagerJitWithConstAndEmpty",
+       R"(
 @tilelang.jit
 def add(A, B, block_M=4, dtype="float32"):
     M, N = T.const("M, N")
@@ -203,11 +209,13 @@ def add(A, B, block_M=4, dtype="float32"):
   };
 }
 
-class Constructs : public testing::EngineTest, public ::testing::WithParamInterface<ConstructCase> {
-};
+using Param = std::tuple<ConstructCase, testing::CpuBackend>;
 
-TEST_P(Constructs, ParseCheckCompileOnCAndMatchTheInterpreter) {
-  const ConstructCase& c = GetParam();
+class Constructs : public testing::EngineTest, public ::testing::WithParamInterface<Param> {};
+
+TEST_P(Constructs, ParseCheckCompileAndMatchTheInterpreter) {
+  const auto& [c, backend] = GetParam();
+  TILEC_SKIP_UNLESS_BUILT(backend);
   ir::ParseOptions options;
   options.filename = c.name + ".py";
   options.defines = c.defines;
@@ -215,15 +223,18 @@ TEST_P(Constructs, ParseCheckCompileOnCAndMatchTheInterpreter) {
   ir::IRModule mod = ir::parse_kernel_source(source, options);
   ASSERT_EQ(mod.functions().size(), 1u);
   ir::check_module_or_throw(mod, options.filename, source);
-  Kernel kernel = compile(mod, "c", std::nullopt, "native");
-  ASSERT_EQ(kernel.context().target().kind(), "c");
+  Kernel kernel = compile(mod, backend.target, std::nullopt, backend.execution_backend);
+  ASSERT_EQ(kernel.context().target().kind(), backend.target);
   auto result = testing::run_and_compare(kernel, mod.functions()[0]);
   EXPECT_TRUE(result.ok) << result.detail;
 }
 
-INSTANTIATE_TEST_SUITE_P(TileLang, Constructs, ::testing::ValuesIn(cases()),
-                         [](const ::testing::TestParamInfo<ConstructCase>& info) {
-                           return info.param.name;
+INSTANTIATE_TEST_SUITE_P(TileLang, Constructs,
+                         ::testing::Combine(::testing::ValuesIn(cases()),
+                                            ::testing::ValuesIn(testing::cpu_backends())),
+                         [](const ::testing::TestParamInfo<Param>& info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::get<1>(info.param).name();
                          });
 
 }  // namespace

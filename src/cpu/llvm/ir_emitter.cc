@@ -423,6 +423,18 @@ llvm::Value* IREmitter::emit_binary(const BinaryNode* op) {
       return f ? B.CreateFCmpOGT(a, b) : s ? B.CreateICmpSGT(a, b) : B.CreateICmpUGT(a, b);
     case BinaryOp::kGE:
       return f ? B.CreateFCmpOGE(a, b) : s ? B.CreateICmpSGE(a, b) : B.CreateICmpUGE(a, b);
+    case BinaryOp::kBitAnd:
+      return B.CreateAnd(a, b);
+    case BinaryOp::kBitOr:
+      return B.CreateOr(a, b);
+    case BinaryOp::kBitXor:
+      return B.CreateXor(a, b);
+    case BinaryOp::kShl:
+    case BinaryOp::kShr: {  // the count modulo the width, as the IR defines it
+      llvm::Value* count = B.CreateAnd(b, llvm::ConstantInt::get(b->getType(), t.bits - 1));
+      if (op->op == BinaryOp::kShl) return B.CreateShl(a, count);
+      return s ? B.CreateAShr(a, count) : B.CreateLShr(a, count);
+    }
     case BinaryOp::kAnd:
     case BinaryOp::kOr:
       break;
@@ -436,6 +448,8 @@ llvm::Value* IREmitter::emit_call(const CallNode* op) {
       return emit_intrinsic(op);
     case CallKind::kExtern:
       return emit_extern(op);
+    case CallKind::kAtomic:
+      return emit_atomic(op);
     case CallKind::kBarrier:
       break;
   }
@@ -443,6 +457,28 @@ llvm::Value* IREmitter::emit_call(const CallNode* op) {
       fmt::format("a {} barrier is used as a value; a barrier is a statement: "
                   "evaluate(barrier(scope))",
                   op->name));
+}
+
+llvm::Value* IREmitter::emit_atomic(const CallNode* op) {
+  auto* element = op->args[0].as<LoadNode>();
+  DataType t = op->dtype;
+  llvm::Value* address =
+      element->buffer->scope == StorageScope::kVar ? buffer_slot(element->buffer).ptr : [&] {
+        const BufferSlot* slot = nullptr;
+        return element_pointer(element->buffer, element->indices, &slot);
+      }();
+  llvm::Value* value = cast_value(t, op->args[1]);
+  using Rmw = llvm::AtomicRMWInst;
+  BinaryOp combine = atomic_op(*op);
+  Rmw::BinOp rmw = combine == BinaryOp::kAdd   ? (t.is_float() ? Rmw::FAdd : Rmw::Add)
+                   : combine == BinaryOp::kMax ? (t.is_float() ? Rmw::FMax
+                                                  : t.is_int() ? Rmw::Max
+                                                               : Rmw::UMax)
+                                               : (t.is_float() ? Rmw::FMin
+                                                  : t.is_int() ? Rmw::Min
+                                                               : Rmw::UMin);
+  return builder_.CreateAtomicRMW(rmw, address, value, llvm::MaybeAlign(t.bytes()),
+                                  llvm::AtomicOrdering::Monotonic);
 }
 
 llvm::Value* IREmitter::emit_extern(const CallNode* op) {

@@ -110,6 +110,7 @@ class IREmitter {
   llvm::Value* emit_logical(const ir::BinaryNode* op);
   llvm::Value* emit_select(const ir::SelectNode* op);
   llvm::Value* emit_load(const ir::LoadNode* op);
+  llvm::Value* emit_atomic(const ir::CallNode* op);  // ir::atomic_update: one atomicrmw
   llvm::Value* emit_call(const ir::CallNode* op);
   llvm::Value* emit_intrinsic(const ir::CallNode* op);
   llvm::Value* emit_extern(const ir::CallNode* op);

@@ -1,0 +1,223 @@
+// The front end on what TileLang users write (issue 11): factories and both
+// @tilelang.jit styles with -D parameters, defaults and --entry; the IR each new
+// construct lowers to; and the located errors for what tilec cannot run (Hopper-only
+// constructs, thread bindings, functions without a T.Kernel, missing parameters).
+#include "tilec/frontend/parser.h"
+
+#include <gtest/gtest.h>
+
+namespace tilec::ir {
+namespace {
+
+const char* kHeader = "import tilelang\nimport tilelang.language as T\n";
+
+IRModule parse(const std::string& body, std::map<std::string, std::string> defines = {},
+               std::string entry = "") {
+  ParseOptions options;
+  options.filename = "k.py";
+  options.defines = std::move(defines);
+  options.entry = std::move(entry);
+  return parse_kernel_source(std::string(kHeader) + body, options);
+}
+
+// The SourceError of parsing `body`; fails the test when it parses.
+SourceError error_of(const std::string& body, std::map<std::string, std::string> defines = {},
+                     std::string entry = "") {
+  try {
+    parse(body, std::move(defines), std::move(entry));
+  } catch (const SourceError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "parsed without error:\n" << body;
+  return SourceError("", {}, "none", "", "");
+}
+
+const std::string kFactory = R"(
+@tilelang.jit(out_idx=[-1])
+def matmul(M, N, K=32, block_M=16, dtype="float16"):
+    grid = T.ceildiv(M, block_M)
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(grid, threads=128) as bx:
+            T.copy(A[bx * block_M, 0], C[bx * block_M, 0])
+
+    return main
+)";
+
+const std::string kAdd = R"(
+@T.prim_func
+def add(A: T.Tensor((4,), "float32")):
+    with T.Kernel(1) as bx:
+        A[0] = 1.0
+)";
+
+TEST(Factories, ParametersComeFromDefinesElseDefaults) {
+  IRModule m = parse(kFactory, {{"M", "64"}, {"N", "48"}, {"dtype", "float32"}});
+  ASSERT_EQ(m.functions().size(), 1u);
+  const PrimFunc& f = m.functions()[0];
+  EXPECT_EQ(f->name, "matmul");  // named after the factory
+  ASSERT_EQ(f->params.size(), 3u);
+  const Buffer& a = f->params[0].buffer;
+  EXPECT_EQ(a->dtype, DataType::Float32());
+  EXPECT_TRUE(is_const_int(a->shape[0], 64));
+  EXPECT_TRUE(is_const_int(a->shape[1], 32));  // K's default
+  auto* kernel = f->body.as<KernelNode>();
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_TRUE(is_const_int(kernel->grid[0], 4));  // ceildiv(64, 16)
+}
+
+TEST(Factories, AMissingParameterIsNamed) {
+  SourceError e = error_of(kFactory, {{"M", "64"}});
+  EXPECT_NE(std::string(e.what()).find("factory 'matmul' needs a value for parameter 'N'"),
+            std::string::npos)
+      << e.what();
+  EXPECT_NE(e.hint().find("-D N=VALUE"), std::string::npos) << e.hint();
+}
+
+TEST(Factories, EntryPicksOneOfSeveralAndAmbiguityListsThem) {
+  std::string both = kFactory + kAdd;
+  SourceError e = error_of(both, {{"M", "64"}, {"N", "48"}});
+  EXPECT_NE(std::string(e.what()).find("pick one with --entry NAME"), std::string::npos);
+  EXPECT_NE(e.hint().find("matmul (factory), add"), std::string::npos) << e.hint();
+  IRModule only_add = parse(both, {}, "add");
+  ASSERT_EQ(only_add.functions().size(), 1u);
+  EXPECT_EQ(only_add.functions()[0]->name, "add");
+  IRModule only_mm = parse(both, {{"M", "64"}, {"N", "48"}}, "matmul");
+  EXPECT_EQ(only_mm.functions()[0]->name, "matmul");
+  SourceError unknown = error_of(both, {}, "gemm");
+  EXPECT_NE(std::string(unknown.what()).find("--entry gemm"), std::string::npos);
+  EXPECT_NE(unknown.hint().find("matmul (factory), add"), std::string::npos);
+}
+
+TEST(Factories, ConstantEvaluatorHandlesTuplesConditionalsAndHelpers) {
+  IRModule m = parse(R"(
+def pick(n, big):
+    if n > big:
+        return big
+    return n
+
+@tilelang.jit
+def f(N=100, blocks=(16, 32), fast=True):
+    bm, bn = blocks
+    block = pick(N, bn) if fast else min(N, bm)
+    extent = max(N // block, 1) % 7 + (1 << 2)
+
+    @T.prim_func
+    def main(A: T.Tensor((N, block), "float32")):
+        with T.Kernel(extent) as bx:
+            A[0, 0] = 1.0
+
+    return main
+)");
+  const PrimFunc& f = m.functions()[0];
+  EXPECT_TRUE(is_const_int(f->params[0].buffer->shape[1], 32));
+  EXPECT_TRUE(is_const_int(f->body.as<KernelNode>()->grid[0], 3 % 7 + 4));
+}
+
+TEST(Factories, EagerJitParamsAreTensorsThenEmptyOutputs) {
+  std::string src = R"(
+@tilelang.jit
+def scale(X, factor=2.0, block=8):
+    M, N = T.const("M, N")
+    X: T.Tensor((M, N), "float32")
+    Y = T.empty((M, N), "float32")
+    with T.Kernel(T.ceildiv(M, block)) as bx:
+        for i, j in T.Parallel(block, N):
+            Y[bx * block + i, j] = X[bx * block + i, j] * factor
+    return Y
+)";
+  IRModule symbolic = parse(src);
+  const PrimFunc& f = symbolic.functions()[0];
+  ASSERT_EQ(f->params.size(), 2u);
+  EXPECT_EQ(f->params[0].buffer->name, "X");
+  EXPECT_EQ(f->params[1].buffer->name, "Y");
+  EXPECT_EQ(symbolic_shape_vars(f).size(), 2u);  // M, N from T.const
+  IRModule fixed = parse(src, {{"M", "16"}, {"N", "4"}});
+  EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[1].buffer->shape[0], 16));
+}
+
+TEST(Factories, UnknownDefinesAreRejected) {
+  SourceError e = error_of(kAdd, {{"Q", "1"}});
+  EXPECT_NE(std::string(e.what()).find("-D Q=1"), std::string::npos) << e.what();
+}
+
+TEST(Constructs, LowerToTheirIR) {
+  IRModule m = parse(R"(
+@T.prim_func
+def f(A: T.Tensor((8,), "int32"), S: T.Tensor((1,), "float32")):
+    with T.Kernel(2):
+        b = T.get_block_binding(0)
+        lo, hi = A[b] & 3, A[b] >> 1
+        T.atomic_add(S[0], T.Cast("float32", lo + hi))
+)");
+  auto* kernel = m.functions()[0]->body.as<KernelNode>();
+  ASSERT_NE(kernel, nullptr);
+  ASSERT_EQ(kernel->block_vars.size(), 1u);
+  // Let b, Let lo, Let hi, Evaluate(atomic)
+  auto* let_b = kernel->body.as<LetNode>();
+  ASSERT_NE(let_b, nullptr);
+  EXPECT_TRUE(let_b->value.same_as(kernel->block_vars[0]));
+  auto* let_lo = let_b->body.as<LetNode>();
+  ASSERT_NE(let_lo, nullptr);
+  EXPECT_EQ(let_lo->value.as<BinaryNode>()->op, BinaryOp::kBitAnd);
+  auto* let_hi = let_lo->body.as<LetNode>();
+  EXPECT_EQ(let_hi->value.as<BinaryNode>()->op, BinaryOp::kShr);
+  auto* ev = let_hi->body.as<EvaluateNode>();
+  ASSERT_NE(ev, nullptr);
+  const CallNode* atomic = as_atomic(ev->value);
+  ASSERT_NE(atomic, nullptr);
+  EXPECT_EQ(atomic->name, "atomic_add");
+  EXPECT_EQ(atomic_op(*atomic), BinaryOp::kAdd);
+}
+
+const std::string kFn =
+    "@T.prim_func\n"
+    "def f(A: T.Tensor((8, 8), \"float32\"), n: T.int32):\n"
+    "    with T.Kernel(1) as bx:\n";
+
+void expect_error_at(const std::string& body, int line, int col, const std::string& message,
+                     const std::string& hint = "") {
+  SourceError e = error_of(body);
+  EXPECT_EQ(e.span().line, line + 2) << e.what();
+  EXPECT_EQ(e.span().col, col) << e.what();
+  EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  if (!hint.empty()) {
+    EXPECT_NE(e.hint().find(hint), std::string::npos) << e.hint();
+  }
+}
+
+TEST(ConstructErrors, HopperOnlyConstructsNameTheTargetThatHasThem) {
+  expect_error_at(kFn + "        t = T.alloc_tmem((8, 8), \"float32\")\n", 4, 13,
+                  "T.alloc_tmem is an NVIDIA Hopper/Blackwell-only construct (TileLang's cuda "
+                  "target");
+  expect_error_at(kFn + "        T.mbarrier_wait_parity(0, 0)\n", 4, 9,
+                  "T.mbarrier_wait_parity is an NVIDIA Hopper/Blackwell-only construct");
+  expect_error_at(kFn + "        T.ptx_ldmatrix(A, 0)\n", 4, 9, "cuda target, sm_90");
+}
+
+TEST(ConstructErrors, ThreadBindingsAndBadUses) {
+  expect_error_at(kFn + "        t = T.get_thread_binding(0)\n", 4, 13,
+                  "T.get_thread_binding is not supported yet", "T.Parallel");
+  expect_error_at(kFn + "        t = T.get_block_binding(1)\n", 4, 13,
+                  "the kernel has 1 grid dimension(s)");
+  expect_error_at(kFn + "        T.gemm(A, A, A, policy=T.GemmWarpPolicy.Diagonal)\n", 4, 32,
+                  "unknown T.GemmWarpPolicy.Diagonal", "Square, FullRow, FullCol");
+  expect_error_at(kFn + "        s = T.alloc_buffer((4,), \"float32\", scope=\"texture\")\n", 4, 51,
+                  "unknown storage scope 'texture'");
+  expect_error_at(kFn + "        r = A[0, 0] & 1\n", 4, 21, "'&' needs integer operands");
+  expect_error_at(
+      kFn + "        h = T.alloc_shared((4,), \"float16\")\n        T.atomic_add(h[0], 1.0)\n", 5,
+      9, "T.atomic_add on a float16 element is not supported");
+}
+
+TEST(ConstructErrors, CheckRejectsAFunctionWithoutAKernel) {
+  SourceError e =
+      error_of("@T.prim_func\ndef f(A: T.Tensor((4,), \"float32\")):\n    A[0] = 1.0\n");
+  EXPECT_NE(std::string(e.what()).find("function 'f' has no T.Kernel"), std::string::npos)
+      << e.what();
+  EXPECT_EQ(e.span().line, 3);
+}
+
+}  // namespace
+}  // namespace tilec::ir
