@@ -7,7 +7,8 @@
 //                              (pipelining is a hint here and threads run as loops)
 // Both at kBackendTileOpPriority, so they take precedence over the generic ones.
 // Pass-config key kGemmFmaConfigKey (bool, default true, registered with the module):
-// the micro-kernel accumulates with fused multiply-add; false keeps the multiply and the
+// the micro-kernel accumulates float32/float64 with fused multiply-add (16-bit
+// accumulators never: it drifts past their tolerance); false keeps the multiply and the
 // add apart, for results bit-identical to the interpreter's.
 #pragma once
 

@@ -131,17 +131,7 @@ bool IREmitter::provably_non_negative(const Expr& e) {
 }
 
 void IREmitter::set_loop_bounds(const ForNode* op) {
-  transform::IntBounds lo = transform::bounds_of(op->begin, var_bounds_);
-  transform::IntBounds hi = transform::bounds_of(op->end, var_bounds_);
-  transform::IntBounds b;
-  if (op->step > 0) {
-    b.min = lo.min;
-    if (hi.max) b.max = *hi.max - 1;
-  } else {
-    b.max = lo.max;
-    if (hi.min) b.min = *hi.min + 1;
-  }
-  var_bounds_[op->var.get()] = b;
+  var_bounds_[op->var.get()] = transform::loop_var_bounds(*op, var_bounds_);
 }
 
 // ---------------------------------------------------------------- 16-bit floats

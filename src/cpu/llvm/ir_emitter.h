@@ -128,6 +128,16 @@ class IREmitter {
   llvm::Type* like(llvm::Value* v, llvm::Type* scalar);
   // Splats the scalar one of a and b when the other is a vector.
   void unify(llvm::Value*& a, llvm::Value*& b);
+  // Where a vector body's access to `buffer` at index_expr (emitted as `index`) goes: a
+  // per-lane tile's element, lanes contiguous from lane 0's element, or one address a lane.
+  struct VectorAccess {
+    llvm::Type* type = nullptr;  // the vector loaded or stored
+    llvm::Value* address = nullptr;
+    llvm::Align align;
+    bool gather = false;  // address is a vector of pointers
+  };
+  VectorAccess vector_access(const ir::Buffer& buffer, const ir::Expr& index_expr,
+                             const BufferSlot& slot, llvm::Value* index);
   llvm::Value* vector_load(const ir::LoadNode* op, const BufferSlot& slot, llvm::Value* index);
   void vector_store(const ir::StoreNode* op, const BufferSlot& slot, llvm::Value* index,
                     llvm::Value* stored);

@@ -258,55 +258,48 @@ bool IREmitter::try_vectorize(const ForNode* op) {
   return true;
 }
 
-llvm::Value* IREmitter::vector_load(const LoadNode* op, const BufferSlot& slot,
-                                    llvm::Value* index) {
-  llvm::Type* element = storage_type(op->buffer->dtype);
-  llvm::Align align(op->buffer->dtype.bytes() ? op->buffer->dtype.bytes() : 1);
+IREmitter::VectorAccess IREmitter::vector_access(const Buffer& buffer, const Expr& index_expr,
+                                                 const BufferSlot& slot, llvm::Value* index) {
+  llvm::Type* element = storage_type(buffer->dtype);
+  VectorAccess access;
+  access.align = llvm::Align(std::max(1, buffer->dtype.bytes()));
   if (slot.lanes) {
     // A per-lane tile: element `index` (uniform) is one vector of lanes.
-    llvm::Type* vector = llvm::FixedVectorType::get(element, slot.lanes);
-    llvm::Value* address =
-        builder_.CreateInBoundsGEP(vector, slot.ptr, builder_.CreateSExtOrTrunc(index, i64()));
-    return builder_.CreateLoad(vector, address);
+    access.type = llvm::FixedVectorType::get(element, slot.lanes);
+    access.address =
+        builder_.CreateInBoundsGEP(access.type, slot.ptr, builder_.CreateSExtOrTrunc(index, i64()));
+    return access;
   }
-  unsigned lanes = vector_lanes_;
-  llvm::Type* vector = llvm::FixedVectorType::get(element, lanes);
-  if (lane_stride(op->indices[0]) == std::optional<int64_t>(1)) {
+  access.type = llvm::FixedVectorType::get(element, vector_lanes_);
+  if (lane_stride(index_expr) == std::optional<int64_t>(1)) {
     llvm::Value* first = builder_.CreateExtractElement(index, uint64_t(0));
-    llvm::Value* address =
+    access.address =
         builder_.CreateInBoundsGEP(element, slot.ptr, builder_.CreateSExtOrTrunc(first, i64()));
-    return builder_.CreateAlignedLoad(vector, address, align);
+    return access;
   }
-  index = splat(index, lanes);
-  llvm::Value* addresses = builder_.CreateInBoundsGEP(
+  index = splat(index, vector_lanes_);
+  access.address = builder_.CreateInBoundsGEP(
       element, slot.ptr, builder_.CreateSExtOrTrunc(index, like(index, i64())));
-  return builder_.CreateMaskedGather(vector, addresses, align);
+  access.gather = true;
+  return access;
+}
+
+llvm::Value* IREmitter::vector_load(const LoadNode* op, const BufferSlot& slot,
+                                    llvm::Value* index) {
+  VectorAccess access = vector_access(op->buffer, op->indices[0], slot, index);
+  if (access.gather) return builder_.CreateMaskedGather(access.type, access.address, access.align);
+  return builder_.CreateAlignedLoad(access.type, access.address, access.align);
 }
 
 void IREmitter::vector_store(const StoreNode* op, const BufferSlot& slot, llvm::Value* index,
                              llvm::Value* stored) {
-  llvm::Type* element = storage_type(op->buffer->dtype);
-  llvm::Align align(op->buffer->dtype.bytes() ? op->buffer->dtype.bytes() : 1);
-  if (slot.lanes) {
-    llvm::Type* vector = llvm::FixedVectorType::get(element, slot.lanes);
-    llvm::Value* address =
-        builder_.CreateInBoundsGEP(vector, slot.ptr, builder_.CreateSExtOrTrunc(index, i64()));
-    builder_.CreateStore(splat(stored, slot.lanes), address);
-    return;
+  VectorAccess access = vector_access(op->buffer, op->indices[0], slot, index);
+  stored = splat(stored, llvm::cast<llvm::FixedVectorType>(access.type)->getNumElements());
+  if (access.gather) {
+    builder_.CreateMaskedScatter(stored, access.address, access.align);
+  } else {
+    builder_.CreateAlignedStore(stored, access.address, access.align);
   }
-  unsigned lanes = vector_lanes_;
-  stored = splat(stored, lanes);
-  if (lane_stride(op->indices[0]) == std::optional<int64_t>(1)) {
-    llvm::Value* first = builder_.CreateExtractElement(index, uint64_t(0));
-    llvm::Value* address =
-        builder_.CreateInBoundsGEP(element, slot.ptr, builder_.CreateSExtOrTrunc(first, i64()));
-    builder_.CreateAlignedStore(stored, address, align);
-    return;
-  }
-  index = splat(index, lanes);
-  llvm::Value* addresses = builder_.CreateInBoundsGEP(
-      element, slot.ptr, builder_.CreateSExtOrTrunc(index, like(index, i64())));
-  builder_.CreateMaskedScatter(stored, addresses, align);
 }
 
 }  // namespace tilec::cpu::llvm_codegen
