@@ -1,8 +1,12 @@
-// Every kernel in examples/*.py, compiled on target `c` with the `native`
-// execution backend, matches the reference interpreter at the example's own
-// sizes (edge_tiles.py covers partial tiles) — at its own dtype and, when the
-// file has a `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
+// Every kernel in examples/*.py, compiled for every backend that can run here (target
+// `c` with the `native` execution backend; `opencl` on the `opencl` execution backend,
+// skipped with the reason when no OpenCL platform is found), matches the reference
+// interpreter at the example's own sizes (edge_tiles.py covers partial tiles) — at its
+// own dtype and, when the file has a `dtype` constant, in float16 and bfloat16 too
+// (-D dtype=...).
 #include "test_support.h"
+
+#include "tilec/exec/execution_backend.h"
 
 #include <fstream>
 #include <regex>
@@ -15,12 +19,23 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kSymbolicDim = 150;
 
+// A backend the examples run on: its target and execution backend.
+struct RunOn {
+  std::string target;
+  std::string execution_backend;
+};
+const std::vector<RunOn>& backends_to_run() {
+  static const std::vector<RunOn> backends = {{"c", "native"}, {"opencl", "opencl"}};
+  return backends;
+}
+
 struct ExampleCase {
   fs::path file;
   std::string dtype;  // "" = as written
+  RunOn on;
   std::string name() const {
     std::string stem = file.stem().string();
-    return dtype.empty() ? stem : stem + "_" + dtype;
+    return (dtype.empty() ? stem : stem + "_" + dtype) + "_on_" + on.target;
   }
 };
 
@@ -41,11 +56,13 @@ std::vector<ExampleCase> example_cases() {
   }
   std::sort(files.begin(), files.end());
   static const std::regex dtype_constant(R"((^|\n)dtype\s*=\s*["'])");
-  for (const auto& file : files) {
-    cases.push_back({file, ""});
-    if (std::regex_search(read_text(file), dtype_constant)) {
-      cases.push_back({file, "float16"});
-      cases.push_back({file, "bfloat16"});
+  for (const auto& on : backends_to_run()) {
+    for (const auto& file : files) {
+      cases.push_back({file, "", on});
+      if (std::regex_search(read_text(file), dtype_constant)) {
+        cases.push_back({file, "float16", on});
+        cases.push_back({file, "bfloat16", on});
+      }
     }
   }
   return cases;
@@ -62,11 +79,13 @@ void PrintTo(const ExampleCase& example, std::ostream* out) {
 
 class Examples : public testing::EngineTest, public ::testing::WithParamInterface<ExampleCase> {};
 
-TEST_P(Examples, MatchesTheInterpreterOnCNative) {
+TEST_P(Examples, MatchesTheInterpreter) {
   const ExampleCase& example = GetParam();
+  auto builder = exec::get_execution_backend(example.on.execution_backend);
+  if (!builder->available()) GTEST_SKIP() << builder->unavailable_reason();
   ir::IRModule mod = ir::parse_kernel_file(example.file.string(), defines_for(example));
-  Kernel kernel = compile(mod, "c", std::nullopt, "native");
-  EXPECT_EQ(kernel.context().target().kind(), "c");
+  Kernel kernel = compile(mod, example.on.target, std::nullopt, example.on.execution_backend);
+  EXPECT_EQ(kernel.context().target().kind(), example.on.target);
   for (const auto& func : mod.functions()) {
     std::map<std::string, int64_t> values;
     for (const auto& var : ir::symbolic_shape_vars(func)) values[var.name()] = kSymbolicDim;
