@@ -583,13 +583,16 @@ std::vector<std::string> source_lines_cited_by_build_log(const std::string& log,
   std::vector<std::string> lines;
   std::istringstream in(source);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
-  static const std::regex citation(R"(:(\d+):(\d+): (error|warning))");
+  // Clang-based compilers write "<source>:12:5: error: ..." (PoCL: "error: FILE:12:5: ...").
+  static const std::regex citation(R"(:(\d+):(\d+):)");
   std::vector<std::string> out;
   std::set<int> seen;
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), citation);
-       it != std::sregex_iterator(); ++it) {
-    if ((*it)[3] != "error") continue;
-    int n = std::stoi((*it)[1]);
+  std::istringstream log_lines(log);
+  for (std::string entry; std::getline(log_lines, entry);) {
+    if (entry.find("error") == std::string::npos) continue;
+    std::smatch m;
+    if (!std::regex_search(entry, m, citation)) continue;
+    int n = std::stoi(m[1]);
     if (n < 1 || n > int(lines.size()) || !seen.insert(n).second) continue;
     out.push_back(fmt::format("line {}: {}", n, lines[size_t(n - 1)]));
   }
