@@ -1,9 +1,9 @@
-// Every kernel in examples/*.py, compiled for every backend that can run here (target
-// `c` with the `native` execution backend; `opencl` on the `opencl` execution backend,
-// skipped with the reason when no OpenCL platform is found), matches the reference
-// interpreter at the example's own sizes (edge_tiles.py covers partial tiles) — at its
-// own dtype and, when the file has a `dtype` constant, in float16 and bfloat16 too
-// (-D dtype=...).
+// Every kernel in examples/*.py, compiled on every CPU backend (cpu_backends.h: `c` with
+// native, `llvm` with llvm_jit and with native) and on `opencl` with the opencl execution
+// backend (skipped, saying why, without an OpenCL platform), matches the reference
+// interpreter at the example's own sizes (edge_tiles.py covers partial tiles) — at its own
+// dtype and, when the file has a `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
+#include "cpu_backends.h"
 #include "test_support.h"
 
 #include "tilec/exec/execution_backend.h"
@@ -19,23 +19,12 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kSymbolicDim = 150;
 
-// A backend the examples run on: its target and execution backend.
-struct RunOn {
-  std::string target;
-  std::string execution_backend;
-};
-const std::vector<RunOn>& backends_to_run() {
-  static const std::vector<RunOn> backends = {{"c", "native"}, {"opencl", "opencl"}};
-  return backends;
-}
-
 struct ExampleCase {
   fs::path file;
   std::string dtype;  // "" = as written
-  RunOn on;
   std::string name() const {
     std::string stem = file.stem().string();
-    return (dtype.empty() ? stem : stem + "_" + dtype) + "_on_" + on.target;
+    return dtype.empty() ? stem : stem + "_" + dtype;
   }
 };
 
@@ -56,13 +45,11 @@ std::vector<ExampleCase> example_cases() {
   }
   std::sort(files.begin(), files.end());
   static const std::regex dtype_constant(R"((^|\n)dtype\s*=\s*["'])");
-  for (const auto& on : backends_to_run()) {
-    for (const auto& file : files) {
-      cases.push_back({file, "", on});
-      if (std::regex_search(read_text(file), dtype_constant)) {
-        cases.push_back({file, "float16", on});
-        cases.push_back({file, "bfloat16", on});
-      }
+  for (const auto& file : files) {
+    cases.push_back({file, ""});
+    if (std::regex_search(read_text(file), dtype_constant)) {
+      cases.push_back({file, "float16"});
+      cases.push_back({file, "bfloat16"});
     }
   }
   return cases;
@@ -77,15 +64,32 @@ void PrintTo(const ExampleCase& example, std::ostream* out) {
   *out << example.name();
 }
 
-class Examples : public testing::EngineTest, public ::testing::WithParamInterface<ExampleCase> {};
+using ExampleOnBackend = std::tuple<ExampleCase, testing::CpuBackend>;
+
+// The CPU backends, then the SIMT lowering on OpenCL (PoCL's CPU device here).
+std::vector<testing::CpuBackend> backends_to_run() {
+  std::vector<testing::CpuBackend> backends = testing::cpu_backends();
+  backends.push_back({"opencl", "opencl"});
+  return backends;
+}
+
+class Examples : public testing::EngineTest,
+                 public ::testing::WithParamInterface<ExampleOnBackend> {
+ protected:
+  void SetUp() override {
+    TILEC_SKIP_UNLESS_BUILT(std::get<1>(GetParam()));
+    auto builder = exec::get_execution_backend(std::get<1>(GetParam()).execution_backend);
+    if (!builder->available()) GTEST_SKIP() << builder->unavailable_reason();
+    EngineTest::SetUp();
+  }
+};
 
 TEST_P(Examples, MatchesTheInterpreter) {
-  const ExampleCase& example = GetParam();
-  auto builder = exec::get_execution_backend(example.on.execution_backend);
-  if (!builder->available()) GTEST_SKIP() << builder->unavailable_reason();
+  const auto& [example, backend] = GetParam();
   ir::IRModule mod = ir::parse_kernel_file(example.file.string(), defines_for(example));
-  Kernel kernel = compile(mod, example.on.target, std::nullopt, example.on.execution_backend);
-  EXPECT_EQ(kernel.context().target().kind(), example.on.target);
+  Kernel kernel = compile(mod, backend.target, std::nullopt, backend.execution_backend);
+  EXPECT_EQ(kernel.context().target().kind(), backend.target);
+  EXPECT_EQ(kernel.execution_backend(), backend.execution_backend);
   for (const auto& func : mod.functions()) {
     std::map<std::string, int64_t> values;
     for (const auto& var : ir::symbolic_shape_vars(func)) values[var.name()] = kSymbolicDim;
@@ -94,9 +98,12 @@ TEST_P(Examples, MatchesTheInterpreter) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllExamples, Examples, ::testing::ValuesIn(example_cases()),
-                         [](const ::testing::TestParamInfo<ExampleCase>& info) {
-                           std::string name = info.param.name();
+INSTANTIATE_TEST_SUITE_P(AllExamples, Examples,
+                         ::testing::Combine(::testing::ValuesIn(example_cases()),
+                                            ::testing::ValuesIn(backends_to_run())),
+                         [](const ::testing::TestParamInfo<ExampleOnBackend>& info) {
+                           std::string name = std::get<0>(info.param).name() + "_" +
+                                              std::get<1>(info.param).name();
                            for (char& c : name) {
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }
