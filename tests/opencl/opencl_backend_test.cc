@@ -156,6 +156,18 @@ def red(X: T.Tensor((40, 96), "float32"), Y: T.Tensor((40,), "float32"), Z: T.Te
   }
 }
 
+TEST_F(OpenCLKernels, EitherStandardHostCodegenLaunchesOnTheDevice) {
+  SKIP_WITHOUT_OPENCL();
+  ir::IRModule mod = ir::parse_kernel_file(testing::example("edge_tiles.py"));
+  for (const char* host : {"c", "llvm"}) {
+    SCOPED_TRACE(host);
+    Kernel kernel = compile(mod, "opencl", std::string(host), "opencl");
+    EXPECT_EQ(kernel.context().target_host().kind(), host);
+    auto result = testing::run_and_compare(kernel, mod.functions().front());
+    EXPECT_TRUE(result.ok) << result.detail;
+  }
+}
+
 TEST_F(OpenCLKernels, TwoDimensionalThreadBlocksAndSymbolicShapes) {
   expect_matches(R"PY(
 import tilelang.language as T
