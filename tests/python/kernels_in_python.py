@@ -22,14 +22,6 @@ def vadd(A: T.Tensor((N,), dtype), B: T.Tensor((N,), dtype), C: T.Tensor((N,), d
                 C[idx] = A[idx] + B[idx]
 
 
-@T.prim_func
-def scale(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"), alpha: T.float32):
-    with T.Kernel(T.ceildiv(N, 64), threads=64) as bx:
-        for i in T.Parallel(64):
-            if bx * 64 + i < N:
-                B[bx * 64 + i] = A[bx * 64 + i] * alpha
-
-
 @tilec.jit(out_idx=[-1])
 @T.prim_func
 def gemm(

@@ -233,3 +233,20 @@ def test_lazy_import_path_that_is_neither_python_nor_a_plugin_says_where_it_look
     hc.register_lazy_host_codegen(kind, "tilec_plugin_does_not_exist")
     with pytest.raises(ValueError, match="tilec_plugin_does_not_exist"):
         hc.resolve_host_codegen(Target(kind))
+
+
+def test_lazy_registration_by_plugin_import_path(monkeypatch):
+    from conftest import REPO
+
+    plugins = REPO / "build" / "tests" / "backend" / "plugins"
+    if not (plugins / "libtilec_test_good_plugin.so").exists():
+        pytest.skip(f"the test plugins are built with the C++ tests into {plugins}; not found")
+    monkeypatch.setenv("TILEC_PLUGIN_PATH", str(plugins))
+    kind = fresh_kind("pylazyplugin")
+    # The plugin is loaded on the first use of the kind (here: applying its hooks) and
+    # registers, among others, the host codegen of its own kind `plugin_host`.
+    hc.register_lazy_host_codegen_hooks(kind, "tilec_test_good_plugin")
+    mod = _core.parse_kernel_source(VECTOR_ADD)
+    hc.apply_host_codegen_hooks(mod, Target("c"), Target(kind))
+    assert _core.is_module_loaded("tilec_test_good_plugin")
+    assert hc.resolve_host_codegen(Target("plugin_host")).name == "plugin_host_codegen"
