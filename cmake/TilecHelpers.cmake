@@ -40,6 +40,10 @@ function(tilec_add_test_dir layer)
   target_link_libraries(tilec_${layer}_tests PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(tilec_${layer}_tests PRIVATE
     TILEC_SOURCE_DIR="${PROJECT_SOURCE_DIR}" TILEC_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  if(TARGET tilec_llvm_dylib)
+    # Tests of the llvm target and llvm_jit run only in builds that have them.
+    target_compile_definitions(tilec_${layer}_tests PRIVATE TILEC_HAVE_LLVM=1)
+  endif()
   tilec_set_warnings(tilec_${layer}_tests)
   gtest_discover_tests(tilec_${layer}_tests DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS ${layer} ENVIRONMENT "TILEC_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache")

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
-  clang-14 libclang-rt-14-dev clang-format
+  clang-14 libclang-rt-14-dev clang-format llvm-16-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libdlpack-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev ocl-icd-opencl-dev pocl-opencl-icd

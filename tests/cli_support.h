@@ -16,6 +16,16 @@ inline std::string example(const char* name) {
   return (std::filesystem::path(TILEC_SOURCE_DIR) / "examples" / name).string();
 }
 
+// What `auto` resolves to on this CPU: `llvm -mcpu=<host>` on llvm_jit in a build with
+// LLVM (the seed's rule), `c` on native without.
+#ifdef TILEC_HAVE_LLVM
+inline constexpr const char* kAutoCpuKind = "llvm";
+inline constexpr const char* kAutoCpuExecutionBackend = "llvm_jit";
+#else
+inline constexpr const char* kAutoCpuKind = "c";
+inline constexpr const char* kAutoCpuExecutionBackend = "native";
+#endif
+
 // Runs `tilec args...` and returns its exit code and combined output.
 inline exec::ProcessResult tilec_cli(std::vector<std::string> args) {
   args.insert(args.begin(), TILEC_EXECUTABLE);

@@ -2,10 +2,18 @@
 
 #include "tilec/exec/native_backend.h"
 
+#ifdef TILEC_HAVE_LLVM
+#include "llvm/llvm_jit_backend.h"
+#endif
+
 namespace tilec::exec::detail {
 
 std::vector<ExecutionBackendPtr> builtin_execution_backends() {
+#ifdef TILEC_HAVE_LLVM
+  return {native_execution_backend(), llvm_jit_execution_backend()};
+#else
   return {native_execution_backend()};
+#endif
 }
 
 }  // namespace tilec::exec::detail

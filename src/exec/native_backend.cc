@@ -4,6 +4,10 @@
 #include "tilec/runtime/error.h"
 #include "tilec/runtime/kernel_library.h"
 
+#ifdef TILEC_HAVE_LLVM
+#include "llvm/llvm_object.h"
+#endif
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -13,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 namespace tilec::exec {
 namespace {
@@ -73,13 +78,33 @@ void write_file(const fs::path& path, const std::string& text) {
   if (!out) throw ExecError(fmt::format("cannot write '{}'", path.string()));
 }
 
-void require_c_source(const backend::CodeArtifact& artifact, std::string_view role) {
-  if (artifact.format != "c") {
-    throw ExecError(fmt::format(
-        "the native execution backend compiles C, but the {} code is in format '{}'; choose an "
-        "execution backend that accepts '{}' (or 'auto')",
-        role, artifact.format.empty() ? "<none>" : artifact.format, artifact.format));
+// One artifact as a file the C compiler driver links: C source, or (LLVM IR) an
+// object emitted through LLVM's TargetMachine for `target`. Empty device code gives none.
+std::optional<fs::path> prepare_input(const backend::CodeArtifact& artifact, std::string_view role,
+                                      const target::Target& target, const fs::path& output_dir) {
+  if (artifact.source.empty() && role == "device") return std::nullopt;
+  if (artifact.format == "c") {
+    fs::path source = output_dir / fmt::format("{}.c", role);
+    write_file(source, artifact.source);
+    return source;
   }
+  if (artifact.format == "llvm") {
+#ifdef TILEC_HAVE_LLVM
+    write_file(output_dir / fmt::format("{}.ll", role), artifact.source);  // kept for inspection
+    fs::path object = output_dir / fmt::format("{}.o", role);
+    llvm_object::emit_object({&artifact}, target, object);
+    return object;
+#else
+    throw ExecError(fmt::format(
+        "the {} code is LLVM IR, but this tilec was built without LLVM (-DTILEC_LLVM=OFF); "
+        "use the `c` target and host",
+        role));
+#endif
+  }
+  throw ExecError(fmt::format(
+      "the native execution backend builds C and LLVM IR, but the {} code is in format '{}'; "
+      "choose an execution backend that accepts '{}' (or 'auto')",
+      role, artifact.format.empty() ? "<none>" : artifact.format, artifact.format));
 }
 
 class NativeBackend final : public ExecutionBackend {
@@ -103,27 +128,41 @@ class NativeBackend final : public ExecutionBackend {
                              const target::Target& target_host) const override {
     auto command = native_compiler_command();
     auto identity = compiler_identity(command);
-    return fmt::format("{} | {} | {}", fmt::join(command, " "),
-                       identity.value_or("<unavailable compiler>"),
-                       fmt::join(native_compile_flags(target), " "));
+    std::string text = fmt::format("{} | {} | {}", fmt::join(command, " "),
+                                   identity.value_or("<unavailable compiler>"),
+                                   fmt::join(native_compile_flags(target), " "));
+#ifdef TILEC_HAVE_LLVM
+    // What LLVM would make of LLVM IR host or device code for these targets.
+    text += fmt::format(" | {} | {}", llvm_object::machine_identity(target),
+                        llvm_object::machine_identity(target_host));
+#endif
+    return text;
   }
 
-  std::string artifact_file_name() const override { return kArtifactName; }
+  std::string artifact_file_name() const override {
+    return kArtifactName;
+  }
 
   BuiltModule build(const backend::CodeArtifact& host, const backend::CodeArtifact& device,
                     const target::Target& target, const target::Target& target_host,
                     const fs::path& output_dir) const override {
-    require_c_source(host, "host");
-    std::vector<fs::path> sources = {output_dir / "host.c"};
-    write_file(sources[0], host.source);
-    if (!device.source.empty()) {
-      require_c_source(device, "device");
-      sources.push_back(output_dir / "device.c");
-      write_file(sources[1], device.source);
+    std::vector<fs::path> sources;
+    bool has_c = false;
+    for (auto [artifact, role, for_target] :
+         {std::tuple{&host, "host", &target_host}, std::tuple{&device, "device", &target}}) {
+      if (auto input = prepare_input(*artifact, role, *for_target, output_dir)) {
+        has_c = has_c || input->extension() == ".c";
+        sources.push_back(*input);
+      }
     }
     fs::path artifact = output_dir / kArtifactName;
     std::vector<std::string> argv = native_compiler_command();
-    for (auto& flag : native_compile_flags(target)) argv.push_back(flag);
+    // Objects alone need only the link (an LLVM CPU name need not be one the C compiler knows).
+    if (has_c) {
+      for (auto& flag : native_compile_flags(target)) argv.push_back(flag);
+    } else {
+      argv.push_back("-shared");
+    }
     argv.push_back("-o");
     argv.push_back(artifact.string());
     for (const auto& source : sources) argv.push_back(source.string());

@@ -30,20 +30,38 @@ TEST(CpuBackend, ManifestDeclaresTheCpuBackend) {
   backend::BackendModule m = make_cpu_backend_module();
   EXPECT_NO_THROW(m.validate());
   EXPECT_EQ(m.name, "cpu");
-  EXPECT_EQ(m.target_kinds, std::vector<std::string>{"c"});
+  EXPECT_EQ(m.target_kinds, (std::vector<std::string>{"c", "llvm"}));
   ASSERT_EQ(m.pipelines.count("c"), 1u);
+  ASSERT_EQ(m.pipelines.count("llvm"), 1u);
+  EXPECT_EQ(m.pipelines.at("llvm").pass_names(), m.pipelines.at("c").pass_names());
   EXPECT_EQ(m.pipelines.at("c").name(), "cpu");
   EXPECT_EQ(m.pipelines.at("c").pass_names(),
             (std::vector<std::string>{"tilec.lower_tile_ops", "tilec.simplify",
                                       "tilec.flatten_buffers", "tilec.simplify",
                                       "tilec.vectorize_loops", "tilec.split_host_device"}));
+#ifdef TILEC_HAVE_LLVM
+  // `auto` order: llvm_jit (llvm targets only), then native (both kinds).
+  ASSERT_EQ(m.execution_backends.size(), 2u);
+  EXPECT_EQ(m.execution_backends[0].name, "llvm_jit");
+  EXPECT_TRUE(m.execution_backends[0].matches(target::Target::parse("llvm")));
+  EXPECT_FALSE(m.execution_backends[0].matches(target::Target::parse("c")));
+  EXPECT_EQ(m.allowed_execution_backends(target::Target::parse("llvm")),
+            (std::vector<std::string>{"llvm_jit", "native"}));
+  EXPECT_EQ(m.allowed_execution_backends(target::Target::parse("c")),
+            std::vector<std::string>{"native"});
+  ASSERT_EQ(m.host_codegens.count("llvm"), 1u);
+  EXPECT_EQ(m.host_codegens.at("llvm").name, "llvm");
+#else
   ASSERT_EQ(m.execution_backends.size(), 1u);
-  EXPECT_EQ(m.execution_backends[0].name, "native");
-  EXPECT_TRUE(m.execution_backends[0].enable_host_codegen);
-  EXPECT_FALSE(m.execution_backends[0].enable_device_compile);
+#endif
+  const backend::ExecutionBackendSpec& native = m.execution_backends.back();
+  EXPECT_EQ(native.name, "native");
+  EXPECT_TRUE(native.enable_host_codegen);
+  EXPECT_FALSE(native.enable_device_compile);
   ASSERT_EQ(m.host_codegens.count("c"), 1u);
   EXPECT_EQ(m.host_codegens.at("c").name, "c");
   ASSERT_EQ(m.device_codegens.count("c"), 1u);
+  ASSERT_EQ(m.device_codegens.count("llvm"), 1u);
 }
 
 TEST(CpuBackend, RegistrationIsIdempotent) {

@@ -5,6 +5,10 @@
 #include "tilec/cpu/backend.h"
 #include "tilec/target/detect.h"
 
+#ifdef TILEC_HAVE_LLVM
+#include "tilec/cpu/llvm_codegen.h"
+#endif
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,6 +45,12 @@ TEST(CpuDetector, RegisteredByTheCpuModuleAsTheHostFallback) {
 
 TEST(CpuDetector, AnswersLlvmWithTheHostCpuOnceLlvmIsEnabled) {
   register_cpu_backend();
+#ifdef TILEC_HAVE_LLVM
+  // Registering the cpu module of an LLVM build enables LLVM with this host's CPU name.
+  ASSERT_TRUE(target::llvm_enabled());
+  EXPECT_EQ(detect_cpu().target, Target::parse("llvm -mcpu=" + llvm_host_cpu_name()));
+  target::enable_llvm_host_cpu({});
+#endif
   ASSERT_FALSE(target::llvm_enabled());
   auto report = probe(kCpuDetectorName);
   ASSERT_TRUE(report && report->target) << (report ? report->reason : "not registered");
@@ -53,6 +63,9 @@ TEST(CpuDetector, AnswersLlvmWithTheHostCpuOnceLlvmIsEnabled) {
   EXPECT_EQ(report->target, Target::parse("llvm -mcpu=znver4"));
   target::enable_llvm_host_cpu({});
   EXPECT_FALSE(target::llvm_enabled());
+#ifdef TILEC_HAVE_LLVM
+  target::enable_llvm_host_cpu(&llvm_host_cpu_name);
+#endif
 }
 
 }  // namespace

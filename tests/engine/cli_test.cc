@@ -18,9 +18,14 @@ class Cli : public testing::EngineTest {};
 TEST_F(Cli, RunCheckPrintsOneLinePerKernel) {
   auto result = tilec_cli({"run", example("edge_tiles.py"), "--check"});
   EXPECT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("scale_add: ok (backend cpu, target c"), std::string::npos)
+  EXPECT_NE(result.output.find(std::string("scale_add: ok (backend cpu, target ") +
+                               testing::kAutoCpuKind),
+            std::string::npos)
       << result.output;
-  EXPECT_NE(result.output.find("execution backend native"), std::string::npos) << result.output;
+  EXPECT_NE(
+      result.output.find(std::string("execution backend ") + testing::kAutoCpuExecutionBackend),
+      std::string::npos)
+      << result.output;
 }
 
 TEST_F(Cli, RunJsonReportsEveryField) {
@@ -34,7 +39,7 @@ TEST_F(Cli, RunJsonReportsEveryField) {
     EXPECT_TRUE(report.contains(field)) << field;
   }
   EXPECT_EQ(report["backend"], "cpu");
-  EXPECT_EQ(report["execution_backend"], "native");
+  EXPECT_EQ(report["execution_backend"], testing::kAutoCpuExecutionBackend);
   EXPECT_TRUE(report["ok"].get<bool>());
   EXPECT_FALSE(report["cache_hit"].get<bool>());
 

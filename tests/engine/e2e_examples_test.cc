@@ -1,7 +1,8 @@
-// Every kernel in examples/*.py, compiled on target `c` with the `native`
-// execution backend, matches the reference interpreter at the example's own
-// sizes (edge_tiles.py covers partial tiles) — at its own dtype and, when the
-// file has a `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
+// Every kernel in examples/*.py, compiled on every CPU backend (cpu_backends.h: `c` with
+// native, `llvm` with llvm_jit and with native), matches the reference interpreter at the example's
+// own sizes (edge_tiles.py covers partial tiles) — at its own dtype and, when the file has a
+// `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
+#include "cpu_backends.h"
 #include "test_support.h"
 
 #include <fstream>
@@ -60,13 +61,23 @@ void PrintTo(const ExampleCase& example, std::ostream* out) {
   *out << example.name();
 }
 
-class Examples : public testing::EngineTest, public ::testing::WithParamInterface<ExampleCase> {};
+using ExampleOnBackend = std::tuple<ExampleCase, testing::CpuBackend>;
 
-TEST_P(Examples, MatchesTheInterpreterOnCNative) {
-  const ExampleCase& example = GetParam();
+class Examples : public testing::EngineTest,
+                 public ::testing::WithParamInterface<ExampleOnBackend> {
+ protected:
+  void SetUp() override {
+    TILEC_SKIP_UNLESS_BUILT(std::get<1>(GetParam()));
+    EngineTest::SetUp();
+  }
+};
+
+TEST_P(Examples, MatchesTheInterpreter) {
+  const auto& [example, backend] = GetParam();
   ir::IRModule mod = ir::parse_kernel_file(example.file.string(), defines_for(example));
-  Kernel kernel = compile(mod, "c", std::nullopt, "native");
-  EXPECT_EQ(kernel.context().target().kind(), "c");
+  Kernel kernel = compile(mod, backend.target, std::nullopt, backend.execution_backend);
+  EXPECT_EQ(kernel.context().target().kind(), backend.target);
+  EXPECT_EQ(kernel.execution_backend(), backend.execution_backend);
   for (const auto& func : mod.functions()) {
     std::map<std::string, int64_t> values;
     for (const auto& var : ir::symbolic_shape_vars(func)) values[var.name()] = kSymbolicDim;
@@ -75,9 +86,12 @@ TEST_P(Examples, MatchesTheInterpreterOnCNative) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllExamples, Examples, ::testing::ValuesIn(example_cases()),
-                         [](const ::testing::TestParamInfo<ExampleCase>& info) {
-                           std::string name = info.param.name();
+INSTANTIATE_TEST_SUITE_P(AllExamples, Examples,
+                         ::testing::Combine(::testing::ValuesIn(example_cases()),
+                                            ::testing::ValuesIn(testing::cpu_backends())),
+                         [](const ::testing::TestParamInfo<ExampleOnBackend>& info) {
+                           std::string name = std::get<0>(info.param).name() + "_" +
+                                              std::get<1>(info.param).name();
                            for (char& c : name) {
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }

@@ -1,6 +1,8 @@
-// Kernels written inline (and examples/gemm.py at edge-tile sizes), compiled on target `c` with the
-// `native` execution backend and checked against the interpreter: GEMM with edge tiles in every
-// float dtype, transposed operands, symbolic dims, reductions and scalars.
+// Kernels written inline (and examples/gemm.py at edge-tile sizes), compiled on every CPU
+// backend (cpu_backends.h: `c` with native, `llvm` with llvm_jit and with native) and checked
+// against the interpreter: GEMM with edge tiles in every float dtype, transposed operands,
+// symbolic dims, reductions and scalars.
+#include "cpu_backends.h"
 #include "test_support.h"
 #include "tilec/frontend/parser.h"
 
@@ -95,38 +97,49 @@ def scale(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"), alpha: T.f
                 B[bx * 64 + i] = A[bx * 64 + i] * alpha
 )";
 
-void expect_matches(const ir::IRModule& mod, const std::map<std::string, int64_t>& values = {}) {
-  Kernel kernel = compile(mod, "c", std::nullopt, "native");
-  EXPECT_EQ(kernel.execution_backend(), "native");
-  for (const auto& func : mod.functions()) {
-    auto result = run_and_compare(kernel, func, values);
-    EXPECT_TRUE(result.ok) << result.detail;
+using testing::CpuBackend;
+
+class EndToEnd : public EngineTest, public ::testing::WithParamInterface<CpuBackend> {
+ protected:
+  void SetUp() override {
+    TILEC_SKIP_UNLESS_BUILT(GetParam());
+    EngineTest::SetUp();
   }
-}
+  Kernel compile_here(const ir::IRModule& mod) {
+    return compile(mod, GetParam().target, std::nullopt, GetParam().execution_backend);
+  }
+  void expect_matches(const ir::IRModule& mod, const std::map<std::string, int64_t>& values = {}) {
+    Kernel kernel = compile_here(mod);
+    EXPECT_EQ(kernel.execution_backend(), GetParam().execution_backend);
+    EXPECT_EQ(kernel.context().target().kind(), GetParam().target);
+    for (const auto& func : mod.functions()) {
+      auto result = run_and_compare(kernel, func, values);
+      EXPECT_TRUE(result.ok) << result.detail;
+    }
+  }
+};
 
-class EndToEnd : public EngineTest {};
-
-TEST_F(EndToEnd, GemmWithEdgeTilesFloat32) {
+TEST_P(EndToEnd, GemmWithEdgeTilesFloat32) {
   expect_matches(gemm_with_edge_tiles());
 }
 
-TEST_F(EndToEnd, GemmFloat16WithFloat32Accumulator) {
+TEST_P(EndToEnd, GemmFloat16WithFloat32Accumulator) {
   expect_matches(gemm_with_edge_tiles({{"dtype", "float16"}}));
 }
 
-TEST_F(EndToEnd, GemmFloat16Accumulator) {
+TEST_P(EndToEnd, GemmFloat16Accumulator) {
   expect_matches(gemm_with_edge_tiles({{"dtype", "float16"}, {"accum_dtype", "float16"}}));
 }
 
-TEST_F(EndToEnd, GemmBfloat16) {
+TEST_P(EndToEnd, GemmBfloat16) {
   expect_matches(gemm_with_edge_tiles({{"dtype", "bfloat16"}}));
 }
 
-TEST_F(EndToEnd, GemmTransposedOperands) {
+TEST_P(EndToEnd, GemmTransposedOperands) {
   expect_matches(ir::parse_kernel_source(kGemmTransposedSource));
 }
 
-TEST_F(EndToEnd, VectorAddWithSymbolicLengthInEveryDtype) {
+TEST_P(EndToEnd, VectorAddWithSymbolicLengthInEveryDtype) {
   for (const char* dtype : {"float32", "float16", "bfloat16", "float64", "int32", "int8"}) {
     ir::ParseOptions options;
     options.defines = {{"dtype", dtype}};
@@ -135,31 +148,41 @@ TEST_F(EndToEnd, VectorAddWithSymbolicLengthInEveryDtype) {
   }
 }
 
-TEST_F(EndToEnd, RowReductionsWithPartialLastBlock) {
+TEST_P(EndToEnd, RowReductionsWithPartialLastBlock) {
   expect_matches(ir::parse_kernel_source(kRowSumSource));
 }
 
-TEST_F(EndToEnd, ScalarParameter) {
+TEST_P(EndToEnd, ScalarParameter) {
   ir::IRModule mod = ir::parse_kernel_source(kScaleSource);
-  Kernel kernel = compile(mod, "c", std::nullopt, "native");
+  Kernel kernel = compile_here(mod);
   std::vector<float> a(130), b(130, 0.0f);
   for (size_t i = 0; i < a.size(); ++i) a[i] = float(i) - 60.0f;
   kernel.call_raw({RawTensor{a.data(), {130}}, RawTensor{b.data(), {130}}, 0.5});
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(b[i], a[i] * 0.5f) << i;
 }
 
-TEST_F(EndToEnd, AutoTargetResolvesToCpuCNative) {
+// With LLVM the CPU's `auto` is `llvm -mcpu=<host>` on llvm_jit (the seed's rule: the
+// default host is llvm when LLVM is enabled); without it, `c` on native.
+TEST(EndToEndAuto, AutoTargetResolvesToTheCpuDefault) {
+  testing::ScopedEnv cache("TILEC_DISABLE_CACHE", "1");
   ir::IRModule mod = ir::parse_kernel_source(kVaddSource);
   Kernel kernel = compile(mod);
   EXPECT_EQ(kernel.context().name(), "cpu");
+#ifdef TILEC_HAVE_LLVM
+  EXPECT_EQ(kernel.context().target().kind(), "llvm");
+  EXPECT_FALSE(kernel.context().target().get_string("mcpu").empty());
+  EXPECT_EQ(kernel.context().target_host().kind(), "llvm");
+  EXPECT_EQ(kernel.execution_backend(), "llvm_jit");
+#else
   EXPECT_EQ(kernel.context().target().kind(), "c");
   EXPECT_EQ(kernel.execution_backend(), "native");
+#endif
   EXPECT_TRUE(run_and_compare(kernel, mod.functions()[0], {{"N", 77}}).ok);
 }
 
-TEST_F(EndToEnd, KernelExposesLoweredIrAndSources) {
+TEST_P(EndToEnd, KernelExposesLoweredIrAndSources) {
   ir::IRModule mod = ir::parse_kernel_source(kVaddSource);
-  Kernel kernel = compile(mod, "c", std::nullopt, "native");
+  Kernel kernel = compile_here(mod);
   EXPECT_NE(kernel.host_source().find("vadd"), std::string::npos);
   EXPECT_FALSE(kernel.device_source().empty());
   bool has_host = false, has_device = false;
@@ -176,16 +199,19 @@ TEST_F(EndToEnd, KernelExposesLoweredIrAndSources) {
   EXPECT_TRUE(std::filesystem::exists(kernel.library_path()));
 }
 
-TEST_F(EndToEnd, UnknownTargetOrExecutionBackendIsAClearError) {
+TEST_P(EndToEnd, UnknownTargetOrExecutionBackendIsAClearError) {
   ir::IRModule mod = ir::parse_kernel_source(kVaddSource);
   try {
-    compile(mod, "c", std::nullopt, "nvrtc");
+    compile(mod, GetParam().target, std::nullopt, "nvrtc");
     FAIL() << "expected an error";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("native"), std::string::npos) << e.what();
   }
   EXPECT_THROW(compile(mod, "no_such_kind"), std::exception);
 }
+
+INSTANTIATE_TEST_SUITE_P(CpuBackends, EndToEnd, ::testing::ValuesIn(testing::cpu_backends()),
+                         [](const auto& info) { return info.param.name(); });
 
 }  // namespace
 }  // namespace tilec

@@ -92,7 +92,10 @@ out=$(step installed_tilec compile "$source_dir/examples/vector_add.py" --target
   --emit device)
 expect "$out" "/* acme: vector_width=4 */" "tilec compile --emit device (the acme codegen's marker)"
 expect "$out" "simdlen(4)" "tilec compile --emit device (the vector width's pragma)"
-out=$(step installed_tilec compile "$source_dir/examples/vector_add.py" --target acme --emit host)
+# The hook's record is C text of the `c` host codegen acme declares (with LLVM built in,
+# the default host is `llvm`, so the host is named here).
+out=$(step installed_tilec compile "$source_dir/examples/vector_add.py" --target acme --target-host c \
+  --emit host)
 expect "$out" "acme_vector_width = 8" "tilec compile --emit host (the acme host codegen hook)"
 
 out=$(step installed_tilec run "$source_dir/examples/vector_add.py" --target acme --check --json)

@@ -61,8 +61,8 @@ TEST(CliDefines, TheLastDefineOfANameWinsInEveryCommand) {
   auto fmt = tilec_cli({"fmt", example("vector_add.py"), "-D", "N=10", "-D", "N=1000"});
   ASSERT_EQ(fmt.exit_code, 0) << fmt.output;
   EXPECT_NE(fmt.output.find("(1000,)"), std::string::npos) << fmt.output;
-  auto compiled = tilec_cli(
-      {"compile", example("vector_add.py"), "--emit", "device", "-D", "N=10", "-D", "N=1000"});
+  auto compiled = tilec_cli({"compile", example("vector_add.py"), "--target", "c", "--emit",
+                             "device", "-D", "N=10", "-D", "N=1000"});
   ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
   EXPECT_NE(compiled.output.find("idx < 1000"), std::string::npos) << compiled.output;
 }
@@ -155,9 +155,16 @@ TEST(CliResolve, AutoResolvesToTheCpuHere) {
   ASSERT_EQ(result.exit_code, 0) << result.output;
   auto json = parse_json(result);
   EXPECT_EQ(json.at("backend"), "cpu");
-  EXPECT_EQ(json.at("execution_backend"), "native");
-  EXPECT_EQ(json.at("target").get<std::string>().rfind("c ", 0), 0u) << json.dump();
-  EXPECT_TRUE(json.contains("target_host"));
+  EXPECT_EQ(json.at("execution_backend"), testing::kAutoCpuExecutionBackend);
+  EXPECT_EQ(json.at("target").get<std::string>().rfind(std::string(testing::kAutoCpuKind) + " ", 0),
+            0u)
+      << json.dump();
+  ASSERT_TRUE(json.contains("target_host"));
+#ifdef TILEC_HAVE_LLVM
+  // `llvm -mcpu=<host cpu>`, host `llvm`: the seed's default host with LLVM enabled.
+  EXPECT_NE(json.at("target").get<std::string>().find("-mcpu="), std::string::npos) << json.dump();
+  EXPECT_EQ(json.at("target_host").get<std::string>().rfind("llvm", 0), 0u) << json.dump();
+#endif
 }
 
 TEST(CliResolve, BadRequestsExitTwoWithTheAlternatives) {

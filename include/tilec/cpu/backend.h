@@ -1,6 +1,9 @@
 // The `cpu` target backend: the only place it is assembled (src/cpu/backend.cc).
-// Target kind `c`; pipeline "cpu"; C device codegen; the standard `c` host codegen;
-// execution backends in auto order: native.
+// Target kinds `c` and (built with -DTILEC_LLVM=ON) `llvm`, both on pipeline "cpu";
+// device codegens: C text for `c`, LLVM IR for `llvm` (tilec/cpu/llvm_codegen.h); host
+// codegens: the standard `c` and `llvm` ones. Execution backends in auto order:
+// llvm_jit (llvm targets only), native. With LLVM, registering also enables
+// target::llvm_host_cpu, so `auto` on this CPU and the default host are `llvm`.
 #pragma once
 
 #include "tilec/backend/module.h"

@@ -1,5 +1,7 @@
 // The `native` execution backend: compiles the C host and device sources with
-// the system C compiler ($CC, else cc) into one shared library and dlopens it.
+// the system C compiler ($CC, else cc) into one shared library and dlopens it. LLVM IR
+// artifacts (with -DTILEC_LLVM=ON) become objects through LLVM's TargetMachine first
+// (the host's for target_host, the device's for target) and are linked the same way.
 // Flags come from the target (-march from its mcpu, else the build host's CPU);
 // the cache identity is the compiler's `--version` first line plus the flags.
 #pragma once

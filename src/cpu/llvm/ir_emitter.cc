@@ -1,0 +1,791 @@
+#include "ir_emitter.h"
+
+#include <fmt/format.h>
+#include <llvm/ADT/APFloat.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cmath>
+
+namespace tilec::cpu::llvm_codegen {
+
+using namespace ir;
+
+namespace {
+
+bool is_16bit_float(DataType t) {
+  return t.is_float() && t.bits == 16;
+}
+
+// Full unrolling up to this trip count (the C printer's "#pragma GCC unroll 8" unrolls
+// the gemm micro-kernel's rows and groups completely; LLVM is told so directly).
+constexpr int64_t kFullUnrollLimit = 64;
+constexpr unsigned kTileAlignment = 64;
+
+}  // namespace
+
+std::string verified_module_text(llvm::Module& module, const std::string& what) {
+  std::string problems;
+  llvm::raw_string_ostream problem_stream(problems);
+  if (llvm::verifyModule(module, &problem_stream)) {
+    throw IRError(fmt::format("llvm codegen: the {} module is invalid LLVM IR: {}", what,
+                              problem_stream.str()));
+  }
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  module.print(out, nullptr);
+  return out.str();
+}
+
+IREmitter::IREmitter(llvm::LLVMContext& context, llvm::Module& module)
+    : ctx_(context), module_(module), builder_(context) {}
+
+IREmitter::~IREmitter() = default;
+
+void IREmitter::fail(const std::string& message) const {
+  throw IRError(
+      fmt::format("llvm codegen: {} (in function '{}')", message, func_ ? func_->name : "?"));
+}
+
+// ---------------------------------------------------------------- types
+
+llvm::Type* IREmitter::value_type(DataType t) {
+  if (t.lanes != 1)
+    fail("vector dtype " + t.str() + " is not produced by the cpu lowering and has no lowering");
+  if (t.is_bool()) return builder_.getInt1Ty();
+  if (t.is_float()) return t.bits == 64 ? builder_.getDoubleTy() : builder_.getFloatTy();
+  return builder_.getIntNTy(t.bits);
+}
+
+llvm::Type* IREmitter::storage_type(DataType t) {
+  if (t.is_bool()) return builder_.getInt8Ty();
+  if (is_16bit_float(t)) return builder_.getInt16Ty();
+  return value_type(t);
+}
+
+// ---------------------------------------------------------------- helpers
+
+llvm::Constant* IREmitter::c_string(const std::string& text) {
+  return builder_.CreateGlobalStringPtr(text, "str", 0, &module_);
+}
+
+llvm::FunctionCallee IREmitter::runtime_function(const std::string& name, llvm::Type* ret,
+                                                 std::vector<llvm::Type*> params, bool var_arg) {
+  return module_.getOrInsertFunction(name, llvm::FunctionType::get(ret, params, var_arg));
+}
+
+void IREmitter::continue_in_new_block(const char* name) {
+  builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, name, fn_));
+}
+
+void IREmitter::return_if(llvm::Value* cond, llvm::Value* status) {
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "fail", fn_);
+  llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "ok", fn_);
+  builder_.CreateCondBr(cond, exit, next);
+  builder_.SetInsertPoint(exit);
+  builder_.CreateRet(status);
+  builder_.SetInsertPoint(next);
+}
+
+llvm::AllocaInst* IREmitter::entry_alloca(llvm::Type* type, llvm::Value* count,
+                                          const std::string& name, unsigned align) {
+  llvm::IRBuilder<> at_entry(entry_, entry_->begin());
+  llvm::AllocaInst* slot = at_entry.CreateAlloca(type, count, name);
+  slot->setAlignment(llvm::Align(align));
+  return slot;
+}
+
+void IREmitter::bind_var(const Var& var, llvm::Value* value) {
+  vars_[var.get()] = value;
+}
+
+void IREmitter::bind_param_buffer(const Buffer& buffer, llvm::Value* data) {
+  BufferSlot slot{data, 0};
+  buffers_[buffer.get()] = slot;
+  param_buffers_[buffer->name] = slot;
+}
+
+llvm::Value* IREmitter::var_value(const Var& v) {
+  auto it = vars_.find(v.get());
+  if (it != vars_.end()) return it->second;
+  fail(
+      fmt::format("variable '{}' is used but never defined (not a parameter, loop variable, let or "
+                  "symbolic dimension); the lowering left it free",
+                  v.name()));
+}
+
+const IREmitter::BufferSlot& IREmitter::buffer_slot(const Buffer& b) {
+  auto it = buffers_.find(b.get());
+  if (it != buffers_.end()) return it->second;
+  if (b->scope == StorageScope::kGlobal) {
+    auto p = param_buffers_.find(b->name);
+    if (p != param_buffers_.end()) return p->second;
+  }
+  fail(fmt::format("buffer '{}' ({}) is neither a parameter nor allocated in scope", b->name,
+                   to_string(b->scope)));
+}
+
+bool IREmitter::provably_non_negative(const Expr& e) {
+  return transform::bounds_of(e, var_bounds_).non_negative();
+}
+
+void IREmitter::set_loop_bounds(const ForNode* op) {
+  transform::IntBounds lo = transform::bounds_of(op->begin, var_bounds_);
+  transform::IntBounds hi = transform::bounds_of(op->end, var_bounds_);
+  transform::IntBounds b;
+  if (op->step > 0) {
+    b.min = lo.min;
+    if (hi.max) b.max = *hi.max - 1;
+  } else {
+    b.max = lo.max;
+    if (hi.min) b.min = *hi.min + 1;
+  }
+  var_bounds_[op->var.get()] = b;
+}
+
+// ---------------------------------------------------------------- 16-bit floats
+
+llvm::Value* IREmitter::f32_to_storage16(llvm::Value* v, DataType t) {
+  if (!t.is_bfloat16()) {
+    // fptrunc rounds to nearest-even, as the C helper does.
+    return builder_.CreateBitCast(builder_.CreateFPTrunc(v, builder_.getHalfTy()),
+                                  builder_.getInt16Ty());
+  }
+  // The C helper's bfloat16 rounding: NaN stays a quiet NaN, else round to nearest-even.
+  llvm::Value* u = builder_.CreateBitCast(v, i32());
+  llvm::Value* is_nan =
+      builder_.CreateICmpUGT(builder_.CreateAnd(u, 0x7FFFFFFF), builder_.getInt32(0x7F800000));
+  llvm::Value* nan_bits = builder_.CreateOr(builder_.CreateLShr(u, 16), 0x40);
+  llvm::Value* lsb = builder_.CreateAnd(builder_.CreateLShr(u, 16), 1);
+  llvm::Value* rounded = builder_.CreateLShr(
+      builder_.CreateAdd(builder_.CreateAdd(u, builder_.getInt32(0x7FFF)), lsb), 16);
+  return builder_.CreateTrunc(builder_.CreateSelect(is_nan, nan_bits, rounded),
+                              builder_.getInt16Ty());
+}
+
+llvm::Value* IREmitter::storage16_to_f32(llvm::Value* bits, DataType t) {
+  if (!t.is_bfloat16()) {
+    return builder_.CreateFPExt(builder_.CreateBitCast(bits, builder_.getHalfTy()),
+                                builder_.getFloatTy());
+  }
+  return builder_.CreateBitCast(builder_.CreateShl(builder_.CreateZExt(bits, i32()), 16),
+                                builder_.getFloatTy());
+}
+
+llvm::Value* IREmitter::round_to_dtype(llvm::Value* v, DataType t) {
+  if (!is_16bit_float(t)) return v;
+  return storage16_to_f32(f32_to_storage16(v, t), t);
+}
+
+// ---------------------------------------------------------------- conversions
+
+llvm::Value* IREmitter::convert(llvm::Value* v, DataType from, DataType to) {
+  if (from == to) return v;
+  llvm::Type* target = value_type(to);
+  if (to.is_bool()) {
+    if (from.is_float()) return builder_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+    return builder_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  }
+  if (to.is_float()) {
+    if (is_16bit_float(to)) {
+      // Through float first, as the C cast (float)x does, then rounded.
+      llvm::Value* as_float =
+          from.is_float() && from.bits != 64 ? v : convert(v, from, DataType::Float32());
+      return round_to_dtype(as_float, to);
+    }
+    if (from.is_float()) {
+      if (v->getType() == target) return v;
+      return target->getPrimitiveSizeInBits() > v->getType()->getPrimitiveSizeInBits()
+                 ? builder_.CreateFPExt(v, target)
+                 : builder_.CreateFPTrunc(v, target);
+    }
+    return from.is_int() ? builder_.CreateSIToFP(v, target) : builder_.CreateUIToFP(v, target);
+  }
+  // Integer destination.
+  if (from.is_float()) {
+    return to.is_int() ? builder_.CreateFPToSI(v, target) : builder_.CreateFPToUI(v, target);
+  }
+  return from.is_int() ? builder_.CreateSExtOrTrunc(v, target)
+                       : builder_.CreateZExtOrTrunc(v, target);
+}
+
+llvm::Value* IREmitter::cast_value(DataType to, const Expr& e) {
+  return convert(emit(e), e.dtype(), to);
+}
+
+// ---------------------------------------------------------------- expressions
+
+llvm::Value* IREmitter::emit_float_imm(const FloatImmNode* op) {
+  DataType t = op->dtype;
+  if (t.bits == 64) return llvm::ConstantFP::get(builder_.getDoubleTy(), op->value);
+  llvm::APFloat value(static_cast<float>(op->value));
+  if (is_16bit_float(t)) {
+    // As C does it: (float)literal, then rounded to nearest-even in 16 bits, at compile time.
+    bool lost = false;
+    value.convert(t.is_bfloat16() ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf(),
+                  llvm::APFloat::rmNearestTiesToEven, &lost);
+    value.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  }
+  return llvm::ConstantFP::get(ctx_, value);
+}
+
+llvm::Value* IREmitter::emit(const Expr& e) {
+  if (!e) fail("undefined expression");
+  switch (e.kind()) {
+    case ExprKind::kIntImm: {
+      auto* i = e.as<IntImmNode>();
+      return llvm::ConstantInt::get(value_type(i->dtype), static_cast<uint64_t>(i->value),
+                                    i->dtype.is_int());
+    }
+    case ExprKind::kFloatImm:
+      return emit_float_imm(e.as<FloatImmNode>());
+    case ExprKind::kVar:
+      return var_value(Var(std::static_pointer_cast<const VarNode>(e.node())));
+    case ExprKind::kBinary:
+      return emit_binary(e.as<BinaryNode>());
+    case ExprKind::kUnary: {
+      auto* op = e.as<UnaryNode>();
+      llvm::Value* a = emit(op->a);
+      if (op->op == UnaryOp::kNot) return builder_.CreateNot(a);
+      if (op->dtype.is_float()) return builder_.CreateFNeg(a);
+      return builder_.CreateNeg(a);
+    }
+    case ExprKind::kSelect:
+      return emit_select(e.as<SelectNode>());
+    case ExprKind::kCast: {
+      auto* op = e.as<CastNode>();
+      return cast_value(op->dtype, op->value);
+    }
+    case ExprKind::kLoad:
+      return emit_load(e.as<LoadNode>());
+    case ExprKind::kCall:
+      return emit_call(e.as<CallNode>());
+  }
+  fail("unknown expression kind");
+}
+
+llvm::Value* IREmitter::emit_logical(const BinaryNode* op) {
+  // Short-circuit, as C's && and || are: the right side may read memory only the left
+  // side's answer makes valid (idx < N and A[idx] > 0).
+  bool is_and = op->op == BinaryOp::kAnd;
+  llvm::Value* a = emit(op->a);
+  llvm::BasicBlock* from = builder_.GetInsertBlock();
+  llvm::BasicBlock* rhs = llvm::BasicBlock::Create(ctx_, is_and ? "and.rhs" : "or.rhs", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, is_and ? "and.end" : "or.end", fn_);
+  if (is_and) {
+    builder_.CreateCondBr(a, rhs, done);
+  } else {
+    builder_.CreateCondBr(a, done, rhs);
+  }
+  builder_.SetInsertPoint(rhs);
+  llvm::Value* b = emit(op->b);
+  llvm::BasicBlock* rhs_end = builder_.GetInsertBlock();
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(done);
+  llvm::PHINode* phi = builder_.CreatePHI(builder_.getInt1Ty(), 2);
+  phi->addIncoming(builder_.getInt1(!is_and), from);
+  phi->addIncoming(b, rhs_end);
+  return phi;
+}
+
+llvm::Value* IREmitter::emit_select(const SelectNode* op) {
+  // Only the chosen side is evaluated.
+  llvm::Value* cond = emit(op->cond);
+  llvm::BasicBlock* then_block = llvm::BasicBlock::Create(ctx_, "sel.true", fn_);
+  llvm::BasicBlock* else_block = llvm::BasicBlock::Create(ctx_, "sel.false", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "sel.end", fn_);
+  builder_.CreateCondBr(cond, then_block, else_block);
+  builder_.SetInsertPoint(then_block);
+  llvm::Value* t = cast_value(op->dtype, op->true_value);
+  llvm::BasicBlock* then_end = builder_.GetInsertBlock();
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(else_block);
+  llvm::Value* f = cast_value(op->dtype, op->false_value);
+  llvm::BasicBlock* else_end = builder_.GetInsertBlock();
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(done);
+  llvm::PHINode* phi = builder_.CreatePHI(value_type(op->dtype), 2);
+  phi->addIncoming(t, then_end);
+  phi->addIncoming(f, else_end);
+  return phi;
+}
+
+llvm::Value* IREmitter::emit_int_division(const BinaryNode* op, llvm::Value* a, llvm::Value* b) {
+  DataType t = op->a.dtype();
+  bool div = op->op == BinaryOp::kFloorDiv;
+  // Sub-int32 integers divide as int32 (C's promotion), so INT8_MIN // -1 wraps as there.
+  llvm::Type* wide = t.bits < 32 ? i32() : a->getType();
+  if (wide != a->getType()) {
+    a = t.is_int() ? builder_.CreateSExt(a, wide) : builder_.CreateZExt(a, wide);
+    b = t.is_int() ? builder_.CreateSExt(b, wide) : builder_.CreateZExt(b, wide);
+  }
+  llvm::Value* zero = llvm::ConstantInt::get(wide, 0);
+  llvm::Value* one = llvm::ConstantInt::get(wide, 1);
+  const int64_t* divisor = as_const_int(op->b);
+  bool divisor_nonzero = divisor && *divisor != 0;
+  llvm::Value* result = nullptr;
+  bool plain = t.is_uint() || (provably_non_negative(op->a) && provably_non_negative(op->b));
+  if (divisor_nonzero && plain) {
+    // Both sides non-negative: truncation is floor, and a constant divisor folds.
+    result = div ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
+  } else {
+    llvm::Value* is_zero = builder_.CreateICmpEQ(b, zero);
+    llvm::Value* unsafe = is_zero;
+    if (t.is_int()) {
+      // INT_MIN / -1 overflows the hardware divide; dividing by 1 gives the wrapped answer.
+      llvm::Value* min =
+          llvm::ConstantInt::get(wide, llvm::APInt::getSignedMinValue(wide->getIntegerBitWidth()));
+      unsafe = builder_.CreateOr(
+          unsafe,
+          builder_.CreateAnd(builder_.CreateICmpEQ(a, min),
+                             builder_.CreateICmpEQ(b, llvm::ConstantInt::getSigned(wide, -1))));
+    }
+    llvm::Value* safe_b = builder_.CreateSelect(unsafe, one, b);
+    llvm::Value* q;
+    llvm::Value* r;
+    if (t.is_uint()) {
+      q = builder_.CreateUDiv(a, safe_b);
+      r = builder_.CreateURem(a, safe_b);
+    } else {
+      q = builder_.CreateSDiv(a, safe_b);
+      r = builder_.CreateSRem(a, safe_b);
+      // Floor: when the remainder's sign differs from the divisor's, step down.
+      llvm::Value* adjust =
+          builder_.CreateAnd(builder_.CreateICmpNE(r, zero),
+                             builder_.CreateICmpNE(builder_.CreateICmpSLT(r, zero),
+                                                   builder_.CreateICmpSLT(safe_b, zero)));
+      q = builder_.CreateSelect(adjust, builder_.CreateSub(q, one), q);
+      r = builder_.CreateSelect(adjust, builder_.CreateAdd(r, safe_b), r);
+    }
+    result = builder_.CreateSelect(is_zero, zero, div ? q : r);
+    if (!divisor_nonzero) {
+      if (!division_flag_) {
+        division_flag_ = entry_alloca(builder_.getInt1Ty(), nullptr, "division_by_zero", 1);
+        llvm::IRBuilder<> at_entry(entry_, std::next(llvm::BasicBlock::iterator(division_flag_)));
+        at_entry.CreateStore(builder_.getFalse(), division_flag_);
+      }
+      llvm::Value* seen = builder_.CreateLoad(builder_.getInt1Ty(), division_flag_);
+      builder_.CreateStore(builder_.CreateOr(seen, is_zero), division_flag_);
+    }
+  }
+  return builder_.CreateTrunc(result, value_type(t));
+}
+
+llvm::Value* IREmitter::emit_binary(const BinaryNode* op) {
+  if (op->op == BinaryOp::kAnd || op->op == BinaryOp::kOr) return emit_logical(op);
+  DataType t = op->a.dtype();  // operands share a dtype; op->dtype is bool for comparisons
+  llvm::Value* a = emit(op->a);
+  llvm::Value* b = emit(op->b);
+  bool f = t.is_float();
+  bool s = t.is_int();
+  auto& B = builder_;
+  switch (op->op) {
+    case BinaryOp::kAdd:
+      return f ? round_to_dtype(B.CreateFAdd(a, b), op->dtype) : B.CreateAdd(a, b);
+    case BinaryOp::kSub:
+      return f ? round_to_dtype(B.CreateFSub(a, b), op->dtype) : B.CreateSub(a, b);
+    case BinaryOp::kMul:
+      return f ? round_to_dtype(B.CreateFMul(a, b), op->dtype) : B.CreateMul(a, b);
+    case BinaryOp::kDiv:
+      if (!f) fail("'/' on integers (the front end rejects it; use '//')");
+      return round_to_dtype(B.CreateFDiv(a, b), op->dtype);
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kFloorMod: {
+      if (!f) return emit_int_division(op, a, b);
+      llvm::Function* floor =
+          llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::floor, {a->getType()});
+      llvm::Value* q = B.CreateCall(floor, {B.CreateFDiv(a, b)});
+      llvm::Value* r = op->op == BinaryOp::kFloorDiv ? q : B.CreateFSub(a, B.CreateFMul(q, b));
+      return round_to_dtype(r, op->dtype);
+    }
+    case BinaryOp::kMin: {  // b < a ? b : a, so NaN behaves as in the interpreter
+      llvm::Value* less = f   ? B.CreateFCmpOLT(b, a)
+                          : s ? B.CreateICmpSLT(b, a)
+                              : B.CreateICmpULT(b, a);
+      return B.CreateSelect(less, b, a);
+    }
+    case BinaryOp::kMax: {  // a < b ? b : a
+      llvm::Value* less = f   ? B.CreateFCmpOLT(a, b)
+                          : s ? B.CreateICmpSLT(a, b)
+                              : B.CreateICmpULT(a, b);
+      return B.CreateSelect(less, b, a);
+    }
+    case BinaryOp::kEQ:
+      return f ? B.CreateFCmpOEQ(a, b) : B.CreateICmpEQ(a, b);
+    case BinaryOp::kNE:
+      return f ? B.CreateFCmpUNE(a, b) : B.CreateICmpNE(a, b);
+    case BinaryOp::kLT:
+      return f ? B.CreateFCmpOLT(a, b) : s ? B.CreateICmpSLT(a, b) : B.CreateICmpULT(a, b);
+    case BinaryOp::kLE:
+      return f ? B.CreateFCmpOLE(a, b) : s ? B.CreateICmpSLE(a, b) : B.CreateICmpULE(a, b);
+    case BinaryOp::kGT:
+      return f ? B.CreateFCmpOGT(a, b) : s ? B.CreateICmpSGT(a, b) : B.CreateICmpUGT(a, b);
+    case BinaryOp::kGE:
+      return f ? B.CreateFCmpOGE(a, b) : s ? B.CreateICmpSGE(a, b) : B.CreateICmpUGE(a, b);
+    case BinaryOp::kAnd:
+    case BinaryOp::kOr:
+      break;
+  }
+  fail(std::string("unknown binary operator ") + to_string(op->op));
+}
+
+llvm::Value* IREmitter::emit_call(const CallNode* op) {
+  switch (op->call_kind) {
+    case CallKind::kIntrinsic:
+      return emit_intrinsic(op);
+    case CallKind::kExtern:
+      return emit_extern(op);
+    case CallKind::kBarrier:
+      break;
+  }
+  fail(
+      fmt::format("a {} barrier is used as a value; a barrier is a statement: "
+                  "evaluate(barrier(scope))",
+                  op->name));
+}
+
+llvm::Value* IREmitter::emit_extern(const CallNode* op) {
+  std::vector<llvm::Type*> types;
+  std::vector<llvm::Value*> args;
+  for (const auto& a : op->args) {
+    args.push_back(emit(a));
+    types.push_back(args.back()->getType());
+  }
+  llvm::FunctionType* type = llvm::FunctionType::get(value_type(op->dtype), types, false);
+  if (llvm::Function* existing = module_.getFunction(op->name);
+      existing && existing->getFunctionType() != type) {
+    fail(
+        fmt::format("extern function '{}' is called with two different signatures; cast the "
+                    "arguments to the same dtypes",
+                    op->name));
+  }
+  return builder_.CreateCall(module_.getOrInsertFunction(op->name, type), args);
+}
+
+llvm::Value* IREmitter::emit_intrinsic(const CallNode* op) {
+  DataType t = op->dtype;
+  const std::string& n = op->name;
+  std::vector<llvm::Value*> args;
+  for (const auto& a : op->args) args.push_back(cast_value(t, a));
+  auto& B = builder_;
+  if (!t.is_float()) {
+    if (n == "abs") {
+      llvm::Value* x = args.at(0);
+      if (t.is_uint()) return x;
+      return B.CreateSelect(B.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)),
+                            B.CreateNeg(x), x);
+    }
+    fail(fmt::format("math function '{}' on {} (only abs takes integers)", n, t.str()));
+  }
+  llvm::Type* type = args.empty() ? value_type(t) : args[0]->getType();
+  auto intrinsic = [&](llvm::Intrinsic::ID id) -> llvm::Value* {
+    return B.CreateCall(llvm::Intrinsic::getDeclaration(&module_, id, {type}), args);
+  };
+  auto libm = [&](const char* name) -> llvm::Value* {
+    std::string symbol = type->isDoubleTy() ? name : std::string(name) + "f";
+    std::vector<llvm::Type*> params(args.size(), type);
+    return B.CreateCall(runtime_function(symbol, type, params), args);
+  };
+  llvm::Constant* one = llvm::ConstantFP::get(type, 1.0);
+  llvm::Value* r = nullptr;
+  if (n == "exp")
+    r = intrinsic(llvm::Intrinsic::exp);
+  else if (n == "exp2")
+    r = intrinsic(llvm::Intrinsic::exp2);
+  else if (n == "log")
+    r = intrinsic(llvm::Intrinsic::log);
+  else if (n == "log2")
+    r = intrinsic(llvm::Intrinsic::log2);
+  else if (n == "sqrt")
+    r = intrinsic(llvm::Intrinsic::sqrt);
+  else if (n == "abs")
+    r = intrinsic(llvm::Intrinsic::fabs);
+  else if (n == "pow")
+    r = intrinsic(llvm::Intrinsic::pow);
+  else if (n == "floor")
+    r = intrinsic(llvm::Intrinsic::floor);
+  else if (n == "ceil")
+    r = intrinsic(llvm::Intrinsic::ceil);
+  else if (n == "fma")
+    r = intrinsic(llvm::Intrinsic::fma);
+  else if (n == "tanh")
+    r = libm("tanh");
+  else if (n == "rsqrt") {
+    r = B.CreateFDiv(
+        one, B.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::sqrt, {type}),
+                          {args.at(0)}));
+  } else if (n == "sigmoid") {
+    llvm::Value* e =
+        B.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::exp, {type}),
+                     {B.CreateFNeg(args.at(0))});
+    r = B.CreateFDiv(one, B.CreateFAdd(one, e));
+  } else {
+    fail(fmt::format("math intrinsic '{}' has no LLVM lowering", n));
+  }
+  return round_to_dtype(r, t);
+}
+
+llvm::Value* IREmitter::element_pointer(const Buffer& b, const std::vector<Expr>& indices,
+                                        const BufferSlot** slot_out) {
+  const BufferSlot& slot = buffer_slot(b);
+  *slot_out = &slot;
+  if (indices.size() != 1) {
+    fail(
+        fmt::format("buffer '{}' is accessed with {} indices; LLVM code needs flat 1-D "
+                    "accesses (run the flatten_buffers pass first)",
+                    b->name, indices.size()));
+  }
+  llvm::Value* index = emit(indices[0]);
+  index = indices[0].dtype().is_uint() ? builder_.CreateZExtOrTrunc(index, i64())
+                                       : builder_.CreateSExtOrTrunc(index, i64());
+  return builder_.CreateInBoundsGEP(storage_type(b->dtype), slot.ptr, index);
+}
+
+void IREmitter::tag_parallel_access(llvm::Instruction* access, const BufferSlot& slot) {
+  // Only loops entered before the buffer was allocated: a tile allocated inside a loop
+  // body is private to each iteration, which parallel-access metadata cannot say.
+  if (slot.loop_depth >= parallel_loops_.size()) return;
+  std::vector<llvm::Metadata*> groups;
+  for (size_t i = slot.loop_depth; i < parallel_loops_.size(); ++i)
+    groups.push_back(parallel_loops_[i].access_group);
+  access->setMetadata(llvm::LLVMContext::MD_access_group, groups.size() == 1
+                                                              ? llvm::cast<llvm::MDNode>(groups[0])
+                                                              : llvm::MDNode::get(ctx_, groups));
+}
+
+llvm::Value* IREmitter::emit_load(const LoadNode* op) {
+  DataType t = op->buffer->dtype;
+  if (op->buffer->scope == StorageScope::kVar) {
+    return builder_.CreateLoad(value_type(t), buffer_slot(op->buffer).ptr, op->buffer->name);
+  }
+  const BufferSlot* slot = nullptr;
+  llvm::Value* address = element_pointer(op->buffer, op->indices, &slot);
+  llvm::LoadInst* load = builder_.CreateLoad(storage_type(t), address);
+  tag_parallel_access(load, *slot);
+  if (t.is_bool()) return builder_.CreateICmpNE(load, builder_.getInt8(0));
+  if (is_16bit_float(t)) return storage16_to_f32(load, t);
+  return load;
+}
+
+// ---------------------------------------------------------------- statements
+
+void IREmitter::emit_store(const StoreNode* op) {
+  DataType t = op->buffer->dtype;
+  if (op->buffer->scope == StorageScope::kVar) {
+    builder_.CreateStore(cast_value(t, op->value), buffer_slot(op->buffer).ptr);
+    return;
+  }
+  llvm::Value* stored;
+  auto* same_type_load = op->value.as<LoadNode>();
+  if (is_16bit_float(t) && same_type_load && same_type_load->dtype == t &&
+      same_type_load->buffer->scope != StorageScope::kVar) {
+    // A 16-bit value copied between buffers keeps its bits: no conversion round trip.
+    const BufferSlot* from = nullptr;
+    llvm::Value* source = element_pointer(same_type_load->buffer, same_type_load->indices, &from);
+    llvm::LoadInst* bits = builder_.CreateLoad(builder_.getInt16Ty(), source);
+    tag_parallel_access(bits, *from);
+    stored = bits;
+  } else {
+    llvm::Value* value = cast_value(t, op->value);
+    stored = t.is_bool()         ? builder_.CreateZExt(value, builder_.getInt8Ty())
+             : is_16bit_float(t) ? f32_to_storage16(value, t)
+                                 : value;
+  }
+  const BufferSlot* slot = nullptr;
+  llvm::Value* address = element_pointer(op->buffer, op->indices, &slot);
+  tag_parallel_access(builder_.CreateStore(stored, address), *slot);
+}
+
+void IREmitter::emit_let(const LetNode* op) {
+  llvm::Value* value = emit(op->value);
+  value->setName(op->var.name());
+  var_bounds_[op->var.get()] = transform::bounds_of(op->value, var_bounds_);
+  bind_var(op->var, value);
+  emit_stmt(op->body);
+}
+
+void IREmitter::emit_for(const ForNode* op) {
+  llvm::Type* type = value_type(op->var.dtype());
+  llvm::Value* begin = cast_value(op->var.dtype(), op->begin);
+  llvm::Value* end = cast_value(op->var.dtype(), op->end);
+  bool is_signed = !op->var.dtype().is_uint();
+  llvm::BasicBlock* preheader = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for." + op->var.name(), fn_);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
+  llvm::BasicBlock* latch = llvm::BasicBlock::Create(ctx_, "for.latch", fn_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "for.end", fn_);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* var = builder_.CreatePHI(type, 2, op->var.name());
+  var->addIncoming(begin, preheader);
+  llvm::Value* more =
+      op->step > 0
+          ? (is_signed ? builder_.CreateICmpSLT(var, end) : builder_.CreateICmpULT(var, end))
+          : (is_signed ? builder_.CreateICmpSGT(var, end) : builder_.CreateICmpUGT(var, end));
+  builder_.CreateCondBr(more, body, exit);
+
+  builder_.SetInsertPoint(body);
+  set_loop_bounds(op);
+  bind_var(op->var, var);
+  bool parallel = op->for_kind == ForKind::kVectorized;
+  llvm::MDNode* access_group = nullptr;
+  if (parallel) {
+    access_group = llvm::MDNode::getDistinct(ctx_, {});
+    parallel_loops_.push_back({access_group});
+  }
+  emit_stmt(op->body);
+  if (parallel) parallel_loops_.pop_back();
+  builder_.CreateBr(latch);
+
+  builder_.SetInsertPoint(latch);
+  llvm::Value* next = builder_.CreateAdd(var, llvm::ConstantInt::get(type, op->step, true),
+                                         op->var.name() + ".next");
+  llvm::BranchInst* back = builder_.CreateBr(header);
+  var->addIncoming(next, latch);
+
+  std::vector<llvm::Metadata*> loop_md = {nullptr};
+  auto flag = [&](const char* name, llvm::Metadata* value) {
+    loop_md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, name), value}));
+  };
+  if (parallel) {
+    flag("llvm.loop.vectorize.enable", llvm::ConstantAsMetadata::get(builder_.getTrue()));
+    flag("llvm.loop.parallel_accesses", access_group);
+  } else if (op->for_kind == ForKind::kUnrolled) {
+    const int64_t* lo = as_const_int(op->begin);
+    const int64_t* hi = as_const_int(op->end);
+    if (lo && hi && std::abs(*hi - *lo) <= kFullUnrollLimit) {
+      loop_md.push_back(
+          llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")}));
+    } else {
+      flag("llvm.loop.unroll.count", llvm::ConstantAsMetadata::get(builder_.getInt32(8)));
+    }
+  }
+  if (loop_md.size() > 1) {
+    llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx_, loop_md);
+    loop_id->replaceOperandWith(0, loop_id);
+    back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+  }
+  builder_.SetInsertPoint(exit);
+}
+
+void IREmitter::emit_if(const IfNode* op) {
+  llvm::Value* cond = emit(op->cond);
+  llvm::BasicBlock* then_block = llvm::BasicBlock::Create(ctx_, "if.then", fn_);
+  llvm::BasicBlock* else_block =
+      op->else_case ? llvm::BasicBlock::Create(ctx_, "if.else", fn_) : nullptr;
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "if.end", fn_);
+  builder_.CreateCondBr(cond, then_block, else_block ? else_block : done);
+  builder_.SetInsertPoint(then_block);
+  emit_stmt(op->then_case);
+  builder_.CreateBr(done);
+  if (else_block) {
+    builder_.SetInsertPoint(else_block);
+    emit_stmt(op->else_case);
+    builder_.CreateBr(done);
+  }
+  builder_.SetInsertPoint(done);
+}
+
+void IREmitter::emit_allocate(const AllocateNode* op) {
+  const Buffer& b = op->buffer;
+  if (b->scope == StorageScope::kVar) {
+    llvm::AllocaInst* slot = entry_alloca(value_type(b->dtype), nullptr, b->name, 8);
+    if (op->init) builder_.CreateStore(cast_value(b->dtype, *op->init), slot);
+    buffers_[b.get()] = {slot, parallel_loops_.size()};
+    emit_stmt(op->body);
+    return;
+  }
+  Expr numel = make_int(1, DataType::Int64());
+  for (const auto& d : b->shape) numel = numel * cast(DataType::Int64(), d);
+  numel = transform::simplify(numel);
+  llvm::Type* element = storage_type(b->dtype);
+  int64_t elem_bytes = b->dtype.bytes();
+  if (const int64_t* count = as_const_int(numel); count && *count * elem_bytes <= kMaxStackBytes) {
+    // In the entry block: a tile allocated inside a loop reuses one stack slot.
+    llvm::AllocaInst* tile =
+        entry_alloca(llvm::ArrayType::get(element, std::max<int64_t>(*count, 1)), nullptr, b->name,
+                     kTileAlignment);
+    buffers_[b.get()] = {tile, parallel_loops_.size()};
+    emit_stmt(op->body);
+    return;
+  }
+  // Large or symbolic tiles go to the heap: a pool thread's stack is small.
+  llvm::Value* bytes = builder_.CreateMul(emit(numel), builder_.getInt64(elem_bytes));
+  bytes = builder_.CreateMul(
+      builder_.CreateUDiv(builder_.CreateAdd(bytes, builder_.getInt64(kTileAlignment - 1)),
+                          builder_.getInt64(kTileAlignment)),
+      builder_.getInt64(kTileAlignment));
+  llvm::Value* tile = builder_.CreateCall(runtime_function("aligned_alloc", ptr(), {i64(), i64()}),
+                                          {builder_.getInt64(kTileAlignment), bytes}, b->name);
+  return_if(builder_.CreateICmpEQ(tile, llvm::ConstantPointerNull::get(ptr())),
+            builder_.getInt32(kStatusOutOfMemory));
+  buffers_[b.get()] = {tile, parallel_loops_.size()};
+  emit_stmt(op->body);
+  builder_.CreateCall(runtime_function("free", builder_.getVoidTy(), {ptr()}), {tile});
+}
+
+void IREmitter::emit_launch(const LaunchNode* op) {
+  fail("a launch of '" + op->callee + "' belongs to host code; emit it with the llvm host codegen");
+}
+
+void IREmitter::emit_division_by_zero_exit(const PrimFunc&, llvm::Value* flag) {
+  return_if(flag, builder_.getInt32(kStatusDivisionByZero));
+}
+
+void IREmitter::emit_stmt(const Stmt& s) {
+  if (!s) return;
+  switch (s.kind()) {
+    case StmtKind::kStore:
+      return emit_store(s.as<StoreNode>());
+    case StmtKind::kLet:
+      return emit_let(s.as<LetNode>());
+    case StmtKind::kFor:
+      return emit_for(s.as<ForNode>());
+    case StmtKind::kIf:
+      return emit_if(s.as<IfNode>());
+    case StmtKind::kSeq:
+      for (const auto& child : s.as<SeqNode>()->stmts) emit_stmt(child);
+      return;
+    case StmtKind::kAllocate:
+      return emit_allocate(s.as<AllocateNode>());
+    case StmtKind::kEvaluate: {
+      const Expr& value = s.as<EvaluateNode>()->value;
+      if (as_barrier(value)) return;  // the threads of a block run in order on the CPU
+      emit(value);
+      return;
+    }
+    case StmtKind::kLaunch:
+      return emit_launch(s.as<LaunchNode>());
+    case StmtKind::kKernel:
+    case StmtKind::kCopy:
+    case StmtKind::kFill:
+    case StmtKind::kGemm:
+    case StmtKind::kReduce:
+      break;
+  }
+  fail(
+      "the function still contains a tile-level statement (T.Kernel/copy/fill/gemm/reduce); "
+      "run the backend's lowering pipeline before code generation");
+}
+
+void IREmitter::emit_body(const PrimFunc& func, llvm::Function* fn) {
+  func_ = func;
+  fn_ = fn;
+  vars_.clear();
+  buffers_.clear();
+  param_buffers_.clear();
+  parallel_loops_.clear();
+  var_bounds_.clear();
+  division_flag_ = nullptr;
+  for (const auto& v : symbolic_shape_vars(func)) var_bounds_[v.get()] = {0, std::nullopt};
+  entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn);
+  builder_.SetInsertPoint(entry_);
+  emit_prologue(func, fn);
+  emit_stmt(func->body);
+  if (division_flag_)
+    emit_division_by_zero_exit(func, builder_.CreateLoad(builder_.getInt1Ty(), division_flag_));
+  builder_.CreateRet(builder_.getInt32(0));
+}
+
+}  // namespace tilec::cpu::llvm_codegen

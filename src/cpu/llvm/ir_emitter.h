@@ -1,0 +1,141 @@
+// IREmitter: emits lowered tile IR functions (loops, lets, ifs, allocations, flat loads
+// and stores; no tile operations) into an llvm::Module with IRBuilder, with the
+// interpreter's semantics, as CodeGenC prints them in C: floor division for signed
+// integers (a zero divisor sets the function's flag and yields 0), float16/bfloat16
+// stored as i16 and held in float, rounded to nearest-even after every operation,
+// integers of their own width, short-circuit `and`/`or` and if_then_else. Buffer
+// parameters are `noalias` (the IR's restrict); loops of kind kVectorized carry
+// llvm.loop vectorize metadata and mark their accesses parallel, as the lowering
+// proved them independent; kUnrolled loops ask for unrolling.
+// Subclasses (the device and host codegens) define the signature, the prologue and the
+// launch. Internal to src/cpu/llvm: the only headers that include LLVM's.
+#pragma once
+
+#include "tilec/ir/function.h"
+#include "tilec/transform/simplify.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tilec::cpu::llvm_codegen {
+
+// The status a device function returns after an integer division met a zero divisor,
+// and after a heap tile could not be allocated (the C preamble's values).
+inline constexpr int kStatusOutOfMemory = 3;
+inline constexpr int kStatusDivisionByZero = 4;
+// An allocation larger than this lives on the heap (codegen::kMaxStackAllocationBytes).
+inline constexpr int64_t kMaxStackBytes = 256 * 1024;
+
+// The module's textual IR after llvm::verifyModule; a broken module throws ir::IRError
+// naming `what` and the verifier's message (a codegen bug, never a user error).
+std::string verified_module_text(llvm::Module& module, const std::string& what);
+
+class IREmitter {
+ public:
+  IREmitter(llvm::LLVMContext& context, llvm::Module& module);
+  virtual ~IREmitter();
+  IREmitter(const IREmitter&) = delete;
+  IREmitter& operator=(const IREmitter&) = delete;
+
+  // Register-held type of a scalar dtype: i1, iN, float (float16/bfloat16/float32), double.
+  llvm::Type* value_type(ir::DataType t);
+  // In-memory type of one element: i8 for bool, i16 for 16-bit floats.
+  llvm::Type* storage_type(ir::DataType t);
+
+ protected:
+  // Emits `func` as the llvm::Function `fn` (created by the subclass with its
+  // signature): entry block, prologue, body, division-by-zero exit, `ret 0`.
+  void emit_body(const ir::PrimFunc& func, llvm::Function* fn);
+  // Binds the function's parameters (and anything else) before the body.
+  virtual void emit_prologue(const ir::PrimFunc& func, llvm::Function* fn) = 0;
+  // After the body of a function that divides integers by a non-constant; `flag` (i1)
+  // is true when a divisor was zero. The default returns kStatusDivisionByZero then.
+  virtual void emit_division_by_zero_exit(const ir::PrimFunc& func, llvm::Value* flag);
+  virtual void emit_launch(const ir::LaunchNode* op);
+
+  // ---- helpers for subclasses ----
+  void bind_var(const ir::Var& var, llvm::Value* value);
+  // A buffer parameter: the pointer to its first element.
+  void bind_param_buffer(const ir::Buffer& buffer, llvm::Value* data);
+  llvm::Value* emit(const ir::Expr& e);
+  // `value` (held as from's value_type) converted to `to` as a C cast would.
+  llvm::Value* convert(llvm::Value* value, ir::DataType from, ir::DataType to);
+  llvm::Value* cast_value(ir::DataType to, const ir::Expr& e);
+  // A private constant C string.
+  llvm::Constant* c_string(const std::string& text);
+  llvm::Type* i32() { return builder_.getInt32Ty(); }
+  llvm::Type* i64() { return builder_.getInt64Ty(); }
+  llvm::PointerType* ptr() { return builder_.getPtrTy(); }
+  llvm::FunctionCallee runtime_function(const std::string& name, llvm::Type* ret,
+                                        std::vector<llvm::Type*> params, bool var_arg = false);
+  // Starts a fresh block after a terminator, so emission can go on (dead code).
+  void continue_in_new_block(const char* name);
+  // `ret status` when cond holds, then continues.
+  void return_if(llvm::Value* cond, llvm::Value* status);
+  const ir::PrimFunc& current_function() const { return func_; }
+  // An alloca in the entry block (so mem2reg sees it and loops reuse one slot).
+  llvm::AllocaInst* entry_alloca(llvm::Type* type, llvm::Value* count, const std::string& name,
+                                 unsigned align);
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> builder_;
+  llvm::Function* fn_ = nullptr;
+
+ private:
+  struct BufferSlot {
+    llvm::Value* ptr = nullptr;  // the element array, or the scalar slot of a local.var
+    size_t loop_depth = 0;       // parallel loops entered when it was allocated
+  };
+  struct ParallelLoop {
+    llvm::MDNode* access_group;
+  };
+
+  void emit_stmt(const ir::Stmt& s);
+  void emit_store(const ir::StoreNode* op);
+  void emit_for(const ir::ForNode* op);
+  void emit_if(const ir::IfNode* op);
+  void emit_allocate(const ir::AllocateNode* op);
+  void emit_let(const ir::LetNode* op);
+
+  llvm::Value* emit_binary(const ir::BinaryNode* op);
+  llvm::Value* emit_int_division(const ir::BinaryNode* op, llvm::Value* a, llvm::Value* b);
+  llvm::Value* emit_logical(const ir::BinaryNode* op);
+  llvm::Value* emit_select(const ir::SelectNode* op);
+  llvm::Value* emit_load(const ir::LoadNode* op);
+  llvm::Value* emit_call(const ir::CallNode* op);
+  llvm::Value* emit_intrinsic(const ir::CallNode* op);
+  llvm::Value* emit_extern(const ir::CallNode* op);
+  llvm::Value* emit_float_imm(const ir::FloatImmNode* op);
+
+  // Rounds a float-held value to its 16-bit dtype (identity for other dtypes).
+  llvm::Value* round_to_dtype(llvm::Value* v, ir::DataType t);
+  llvm::Value* f32_to_storage16(llvm::Value* v, ir::DataType t);
+  llvm::Value* storage16_to_f32(llvm::Value* bits, ir::DataType t);
+  llvm::Value* element_pointer(const ir::Buffer& b, const std::vector<ir::Expr>& indices,
+                               const BufferSlot** slot);
+  void tag_parallel_access(llvm::Instruction* access, const BufferSlot& slot);
+  const BufferSlot& buffer_slot(const ir::Buffer& b);
+  llvm::Value* var_value(const ir::Var& v);
+  bool provably_non_negative(const ir::Expr& e);
+  void set_loop_bounds(const ir::ForNode* op);
+  [[noreturn]] void fail(const std::string& message) const;
+
+  ir::PrimFunc func_;
+  llvm::BasicBlock* entry_ = nullptr;
+  llvm::AllocaInst* division_flag_ = nullptr;  // created on the first checked division
+  std::unordered_map<const ir::VarNode*, llvm::Value*> vars_;
+  std::unordered_map<const ir::BufferNode*, BufferSlot> buffers_;
+  std::map<std::string, BufferSlot> param_buffers_;  // global buffers by source name
+  std::vector<ParallelLoop> parallel_loops_;
+  transform::VarBounds var_bounds_;
+};
+
+}  // namespace tilec::cpu::llvm_codegen

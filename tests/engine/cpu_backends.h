@@ -1,0 +1,48 @@
+// The CPU (target, execution backend) pairs the end-to-end tests run every kernel on:
+// `c` with native, and (built with LLVM) `llvm` with llvm_jit and with native. Tests
+// parametrized over them skip, saying why, when this build has no LLVM.
+#pragma once
+
+#include "tilec/tilec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace tilec::testing {
+
+struct CpuBackend {
+  std::string target;
+  std::string execution_backend;
+  std::string name() const { return target + "_" + execution_backend; }
+};
+
+inline std::vector<CpuBackend> cpu_backends() {
+  return {{"c", "native"}, {"llvm", "llvm_jit"}, {"llvm", "native"}};
+}
+
+// Empty when the pair can run in this build, else why not.
+inline std::string cpu_backend_missing(const CpuBackend& backend) {
+#ifdef TILEC_HAVE_LLVM
+  return "";
+#else
+  return backend.target == "llvm"
+             ? "this build has no LLVM (-DTILEC_LLVM=OFF), so the llvm target is unavailable"
+             : "";
+#endif
+}
+
+}  // namespace tilec::testing
+
+#define TILEC_SKIP_UNLESS_BUILT(backend)                                                   \
+  do {                                                                                     \
+    std::string tilec_missing = ::tilec::testing::cpu_backend_missing(backend);            \
+    if (!tilec_missing.empty()) GTEST_SKIP() << (backend).name() << ": " << tilec_missing; \
+  } while (0)
+
+namespace tilec::testing {
+inline void PrintTo(const CpuBackend& backend, std::ostream* out) {
+  *out << backend.name();
+}
+}  // namespace tilec::testing
