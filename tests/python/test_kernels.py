@@ -15,16 +15,34 @@ rng = np.random.default_rng(7)
 CPU = "c"  # the tests pin the cpu backend's target: `auto` may pick another CPU target
 
 
-def test_vector_add_file_with_define(examples):
-    kernel = tilec.compile(str(examples / "vector_add.py"), target=CPU, N=1000)
+def runnable_targets():
+    """Every (target kind, execution backend) of the registered backends that runs here."""
+    combos = []
+    for backend in tilec.backend.list_backends().values():
+        for kind in backend.target_kinds:
+            if kind not in ("c", "llvm"):
+                continue  # kernels of other kinds do not run on this CPU
+            target = tilec.target.Target(kind)
+            if not backend.matches(target):
+                continue
+            for execution in backend.allowed_execution_backends(target, include_unavailable=False):
+                combos.append(pytest.param(kind, execution, id=f"{kind}-{execution}"))
+    return combos
+
+
+@pytest.mark.parametrize("target, execution_backend", runnable_targets())
+def test_vector_add_file_with_define(examples, target, execution_backend):
+    kernel = tilec.compile(str(examples / "vector_add.py"), target=target, execution_backend=execution_backend, N=1000)
+    assert kernel.execution_backend == execution_backend
     a, b = rng.random(1000, dtype=np.float32), rng.random(1000, dtype=np.float32)
     c = np.zeros(1000, np.float32)
     kernel(a, b, c)
     np.testing.assert_array_equal(c, a + b)
 
 
-def test_gemm_fp16_file_against_numpy(examples):
-    kernel = tilec.compile(examples / "gemm.py", target=CPU, M=96, N=80, K=72)
+@pytest.mark.parametrize("target, execution_backend", runnable_targets())
+def test_gemm_fp16_file_against_numpy(examples, target, execution_backend):
+    kernel = tilec.compile(examples / "gemm.py", target=target, execution_backend=execution_backend, M=96, N=80, K=72)
     a = rng.standard_normal((96, 72)).astype(np.float16)
     b = rng.standard_normal((72, 80)).astype(np.float16)
     c = np.empty((96, 80), np.float16)
@@ -83,8 +101,9 @@ def test_source_string_with_symbolic_dims_a_scalar_and_two_functions():
         kernel(a, b)
 
 
-def test_function_kernel_with_module_constants_and_symbolic_dims():
-    kernel = tilec.compile(kp.vadd, target=CPU)
+@pytest.mark.parametrize("target, execution_backend", runnable_targets())
+def test_function_kernel_with_module_constants_and_symbolic_dims(target, execution_backend):
+    kernel = tilec.compile(kp.vadd, target=target, execution_backend=execution_backend)
     for n in (1, 33, 200):
         a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
         c = np.zeros(n, np.float32)
@@ -98,6 +117,10 @@ def test_function_kernel_closing_over_a_constant():
     b = np.zeros(16, np.float32)
     kernel(a, b)
     np.testing.assert_allclose(b, a + np.float32(3.5))
+
+
+def test_runnable_targets_include_the_c_target():
+    assert ("c", "native") in [tuple(p.values) for p in runnable_targets()]
 
 
 def test_jit_out_idx_allocates_and_returns_the_output():
