@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -177,10 +178,17 @@ class NativeBackend final : public ExecutionBackend {
           result.output, fmt::join(source_names, ", ")));
     }
     if (result.exit_code != 0) {
+      // The driver runs cc1 once per source, so an error about a flag (a bad -march)
+      // comes once per file; the user needs to read it once.
+      std::string output;
+      std::set<std::string> seen;
+      std::istringstream lines(result.output);
+      for (std::string text; std::getline(lines, text);)
+        if (seen.insert(text).second) output += text + "\n";
       throw ExecError(fmt::format(
           "C compilation of the generated kernel failed (exit status {}); the sources are kept "
           "at {}\ncommand: {}\ncompiler output:\n{}",
-          result.exit_code, fmt::join(source_names, ", "), fmt::join(argv, " "), result.output));
+          result.exit_code, fmt::join(source_names, ", "), fmt::join(argv, " "), output));
     }
     return {artifact, load(artifact)};
   }

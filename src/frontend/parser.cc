@@ -4,6 +4,7 @@
 #include "frontend_syntax.h"
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -16,6 +17,10 @@ IRModule parse_kernel_source(std::string_view source, const ParseOptions& option
 
 IRModule parse_kernel_file(const std::string& path, std::map<std::string, std::string> defines,
                            std::string entry) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw IRError("cannot read kernel file '" + path +
+                  "': it is a directory; give the path of a kernel file (.py)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IRError("cannot read kernel file '" + path + "': no such file or not readable");
   std::ostringstream text;

@@ -357,6 +357,10 @@ class Lowering {
     int64_t i = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
     bool is_int = ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
+    if (ec == std::errc::result_out_of_range && ptr == text.data() + text.size())
+      bad("the value is out of range; integer constants must lie in [" +
+          std::to_string(std::numeric_limits<int64_t>::min()) + ", " +
+          std::to_string(std::numeric_limits<int64_t>::max()) + "]");
     char* end = nullptr;
     double d = text.empty() ? 0 : std::strtod(text.c_str(), &end);
     bool is_float = !text.empty() && end == text.c_str() + text.size() && std::isfinite(d);

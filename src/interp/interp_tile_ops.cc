@@ -217,6 +217,10 @@ class GemmStmt : public CStmt {
     };
     std::vector<Slot> at = gather(a, ta_, m_size, k_size);   // [m][k]
     std::vector<Slot> bt = gather(b, !tb_, n_size, k_size);  // [n][k]
+    if (ct == DataType::Float32())
+      return native_float_gemm<float>(c, at, bt, m_size, n_size, k_size);
+    if (ct == DataType::Float(64))
+      return native_float_gemm<double>(c, at, bt, m_size, n_size, k_size);
     std::vector<int64_t> index = c.box.start;
     for (int64_t m = 0; m < m_size; ++m) {
       for (int64_t n = 0; n < n_size; ++n) {
@@ -240,6 +244,43 @@ class GemmStmt : public CStmt {
   }
 
  private:
+  // float32/float64 accumulation in the machine type: one IEEE multiply or add in
+  // float is exactly round_float() of the same operation in double (the double
+  // product of two floats is exact, and double rounding of a sum of two floats is
+  // innocuous), so this is bit-identical to the Slot loop, with the same ascending-k
+  // order per element, but laid out n-innermost so the compiler can vectorise over n
+  // (the interpreter is built with -ffp-contract=off: no fused multiply-adds).
+  template <typename F>
+  void native_float_gemm(const Matrix& c, const std::vector<Slot>& at, const std::vector<Slot>& bt,
+                         int64_t m_size, int64_t n_size, int64_t k_size) const {
+    std::vector<F> a(static_cast<size_t>(m_size * k_size));
+    std::vector<F> b(static_cast<size_t>(k_size * n_size));
+    std::vector<F> acc(static_cast<size_t>(n_size));
+    for (size_t i = 0; i < a.size(); ++i) a[i] = F(at[i].f);
+    for (int64_t n = 0; n < n_size; ++n)  // bt is [n][k]; b becomes [k][n]
+      for (int64_t k = 0; k < k_size; ++k)
+        b[size_t(k * n_size + n)] = F(bt[size_t(n * k_size + k)].f);
+    std::vector<int64_t> index = c.box.start;
+    std::vector<int64_t> offsets(static_cast<size_t>(n_size));
+    for (int64_t m = 0; m < m_size; ++m) {
+      for (int64_t n = 0; n < n_size; ++n) {
+        int64_t off = c.offset(m, n, index);
+        offsets[size_t(n)] = off;
+        acc[size_t(n)] = !clear_ && off >= 0 ? F(c.box.info->read(c.box.slot->data, off).f) : F(0);
+      }
+      F* sum = acc.data();
+      const F* arow = &a[size_t(m * k_size)];
+      for (int64_t k = 0; k < k_size; ++k) {
+        F ak = arow[k];
+        const F* brow = &b[size_t(k * n_size)];
+        for (int64_t n = 0; n < n_size; ++n) sum[n] = sum[n] + ak * brow[n];
+      }
+      for (int64_t n = 0; n < n_size; ++n)
+        if (offsets[size_t(n)] >= 0)
+          c.box.info->write(c.box.slot->data, offsets[size_t(n)], float_slot(double(sum[n])));
+    }
+  }
+
   Matrix matrix(const CRegion& region, const char* role, Frame& frame) const {
     Matrix mat;
     mat.box = resolve(region, frame, span_);

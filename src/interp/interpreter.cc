@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -819,12 +821,50 @@ class WrittenBuffers : public StmtVisitor {
     StmtVisitor::visit_reduce(op);
   }
 };
+
+// Integer parameter buffers whose elements are read inside an index of another
+// access (`A[offsets[i]]`), with the smallest extent of the dimensions they index.
+class IndexData : public StmtVisitor {
+ public:
+  explicit IndexData(const std::map<std::string, int64_t>& values) : values_(values) {}
+  std::unordered_map<const BufferNode*, int64_t> bound;
+
+ protected:
+  void visit_load(const LoadNode* op) override {
+    note(op->buffer, op->indices);
+    StmtVisitor::visit_load(op);
+  }
+  void visit_store(const StoreNode* op) override {
+    note(op->buffer, op->indices);
+    StmtVisitor::visit_store(op);
+  }
+
+ private:
+  void note(const Buffer& buffer, const std::vector<Expr>& indices) {
+    for (size_t d = 0; d < indices.size() && d < buffer->shape.size(); ++d) {
+      std::optional<int64_t> extent;
+      if (auto* c = as_const_int(buffer->shape[d])) extent = *c;
+      if (auto* v = buffer->shape[d].as<VarNode>())
+        if (auto it = values_.find(v->name); it != values_.end()) extent = it->second;
+      if (!extent) continue;
+      post_order_visit(indices[d], [&](const Expr& e) {
+        auto* load = e.as<LoadNode>();
+        if (!load || !load->buffer->dtype.is_integer()) return;
+        auto [it, fresh] = bound.emplace(load->buffer.get(), *extent);
+        if (!fresh) it->second = std::min(it->second, *extent);
+      });
+    }
+  }
+  const std::map<std::string, int64_t>& values_;
+};
 }  // namespace
 
 RandomArgs make_random_args(const PrimFunc& func, const std::map<std::string, int64_t>& values,
                             uint64_t seed) {
   WrittenBuffers writes;
   writes.visit(func->body);
+  IndexData index_data(values);
+  index_data.visit(func->body);
   RandomArgs out;
   auto missing = [&](const std::string& what, const std::string& name) {
     std::vector<std::string> needed;
@@ -856,7 +896,10 @@ RandomArgs make_random_args(const PrimFunc& func, const std::map<std::string, in
     }
     HostTensor t(p.buffer->dtype, shape);
     bool written = writes.written.count(p.buffer.get()) > 0;
-    if (!written) fill_random(t.view(), seed + i);
+    if (auto it = index_data.bound.find(p.buffer.get()); !written && it != index_data.bound.end())
+      fill_random_indices(t.view(), seed + i, it->second);
+    else if (!written)
+      fill_random(t.view(), seed + i);
     out.written.push_back(written);
     out.tensors.push_back(std::move(t));
   }

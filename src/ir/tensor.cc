@@ -1,5 +1,8 @@
 #include "tilec/ir/tensor.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "tilec/ir/expr.h"
 #include "tilec/ir/float16.h"
 
@@ -238,6 +241,22 @@ void fill_random(const TensorView& tensor, uint64_t seed) {
     } else {
       write_int(tensor.data, t, i, int64_t(r % 17) - 8);
     }
+  }
+}
+
+void fill_random_indices(const TensorView& tensor, uint64_t seed, int64_t bound) {
+  DataType t = tensor.dtype;
+  int64_t top = t.bits >= 64
+                    ? std::numeric_limits<int64_t>::max()
+                    : (t.is_uint() ? (int64_t(1) << t.bits) - 1 : (int64_t(1) << (t.bits - 1)) - 1);
+  uint64_t range = uint64_t(std::max<int64_t>(1, bound));
+  if (t.bits < 64) range = std::min<uint64_t>(range, uint64_t(top) + 1);
+  uint64_t state = seed;
+  for (int64_t i = 0, n = tensor.numel(); i < n; ++i) {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);  // splitmix64, as fill_random
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    write_int(tensor.data, t, i, int64_t((z ^ (z >> 31)) % range));
   }
 }
 

@@ -1,6 +1,7 @@
 #include "tilec/transform/flatten_buffers.h"
 
 #include "tilec/ir/mutator.h"
+#include "tilec/transform/index_width.h"
 #include "tilec/transform/simplify.h"
 
 #include <limits>
@@ -12,29 +13,29 @@ using namespace ir;
 
 namespace {
 
-// Global buffers with symbolic or huge shapes index in int64 so offsets cannot wrap.
-bool needs_wide_index(const Buffer& b) {
-  if (b->scope != StorageScope::kGlobal) return false;
-  __int128 numel = 1;
-  for (const auto& d : b->shape) {
-    const int64_t* c = as_const_int(d);
-    if (!c) return true;
-    numel *= *c;
-  }
-  return numel > std::numeric_limits<int32_t>::max();
-}
-
 class Flattener : public StmtMutator {
  protected:
   Expr mutate_load(const LoadNode* op, const Expr& self) override {
-    if (!needs_flattening(op->buffer)) return StmtMutator::mutate_load(op, self);
+    if (!needs_flattening(op->buffer)) {
+      if (!needs_wide_index(op->buffer)) return StmtMutator::mutate_load(op, self);
+      std::vector<Expr> idx;
+      mutate_all(op->indices, &idx);
+      for (auto& i : idx) i = simplify(widen_index(i), bounds_);
+      return load(op->buffer, idx, op->span);
+    }
     std::vector<Expr> idx;
     mutate_all(op->indices, &idx);
     return load(flat(op->buffer), {linear(op->buffer, idx)}, op->span);
   }
 
   Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
-    if (!needs_flattening(op->buffer)) return StmtMutator::mutate_store(op, self);
+    if (!needs_flattening(op->buffer)) {
+      if (!needs_wide_index(op->buffer)) return StmtMutator::mutate_store(op, self);
+      std::vector<Expr> idx;
+      mutate_all(op->indices, &idx);
+      for (auto& i : idx) i = simplify(widen_index(i), bounds_);
+      return store(op->buffer, idx, mutate(op->value), op->span);
+    }
     std::vector<Expr> idx;
     mutate_all(op->indices, &idx);
     return store(flat(op->buffer), {linear(op->buffer, idx)}, mutate(op->value), op->span);
@@ -68,7 +69,7 @@ class Flattener : public StmtMutator {
   Expr linear(const Buffer& b, const std::vector<Expr>& idx) {
     if (idx.empty()) return make_int(0);
     bool wide = needs_wide_index(b);
-    auto widen = [&](const Expr& e) { return wide ? cast(DataType::Int64(), e) : e; };
+    auto widen = [&](const Expr& e) { return wide ? widen_index(e) : e; };
     Expr offset;
     if (b->strides.empty()) {  // Horner form of the row-major offset
       offset = widen(idx[0]);
@@ -88,7 +89,9 @@ class Flattener : public StmtMutator {
 }  // namespace
 
 PrimFunc flatten_buffers(const PrimFunc& func) {
-  Stmt body = Flattener().mutate(func->body);
+  // Bindings first, so an index built from `idx = bx * 256 + i` is int64 all the way.
+  Stmt body = function_needs_wide_index(func) ? widen_index_bindings(func->body) : func->body;
+  body = Flattener().mutate(body);
   return body.same_as(func->body) ? func : with_body(func, body);
 }
 

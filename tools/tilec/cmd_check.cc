@@ -2,6 +2,7 @@
 // check. Every diagnostic is printed as file:line:col: error: ..., the source line, a
 // caret and a hint (exit status 2); a clean file prints "ok: N function(s)".
 #include "compile_options.h"
+#include "error_report.h"
 #include "tilec/ir/check.h"
 
 #include <iostream>
@@ -18,7 +19,8 @@ std::function<int()> setup_check(CLI::App& sub) {
       std::string source = read_source(options->file);
       auto diagnostics = ir::check_module(module);
       if (!diagnostics.empty()) {
-        std::cerr << ir::format_diagnostics(diagnostics, options->file, source) << "\n";
+        std::cerr << format_cli_error(ir::format_diagnostics(diagnostics, options->file, source))
+                  << "\n";
         std::cerr << diagnostics.size() << " error(s) in " << options->file << "\n";
         return kExitUsage;
       }

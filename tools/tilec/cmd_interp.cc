@@ -3,6 +3,7 @@
 // random inputs (outputs start at zero) and prints, per tensor argument,
 // "function.arg dtype[shape] checksum=0x...", the same for the same seed on every run.
 #include "compile_options.h"
+#include "error_report.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/interp/interpreter.h"
 #include "tilec/ir/check.h"
@@ -14,22 +15,6 @@
 
 namespace tilec::cli {
 namespace {
-
-std::map<std::string, int64_t> parse_shape_values(const std::vector<std::string>& items) {
-  std::map<std::string, int64_t> values;
-  for (const auto& item : items) {
-    auto [name, text] = ir::parse_define(item);
-    int64_t value = 0;
-    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || ptr != text.data() + text.size()) {
-      throw ir::IRError(
-          "--shape " + item + ": '" + text +
-          "' is not an integer; give symbolic dims as NAME=INTEGER, e.g. --shape N=1024");
-    }
-    values[name] = value;
-  }
-  return values;
-}
 
 std::function<int()> setup_interp(CLI::App& sub) {
   auto options = std::make_shared<KernelFileOptions>();
@@ -44,9 +29,12 @@ std::function<int()> setup_interp(CLI::App& sub) {
       for (const auto& d : options->defines) ir::parse_define(d);  // -D errors before --shape's
       std::map<std::string, int64_t> dims = parse_shape_values(*shapes);
       ir::IRModule module = load_kernel_file(*options);
+      require_functions(module, options->file);
+      check_shape_names(module, dims, read_source(options->file));
       auto diagnostics = ir::check_module(module);
       if (!diagnostics.empty()) {
-        std::cerr << ir::format_diagnostics(diagnostics, options->file, read_source(options->file))
+        std::cerr << format_cli_error(ir::format_diagnostics(diagnostics, options->file,
+                                                             read_source(options->file)))
                   << "\n";
         return kExitUsage;
       }

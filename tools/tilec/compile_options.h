@@ -28,12 +28,25 @@ void add_kernel_file_options(CLI::App& sub, KernelFileOptions& options);
 // ir::IRError (a SourceError for bad input) like ir::parse_kernel_file.
 ir::IRModule load_kernel_file(const KernelFileOptions& options);
 
+// Throws EngineError naming `file` when the module has no function to run or compile.
+void require_functions(const ir::IRModule& module, const std::string& file);
+
 // The whole text of `file` ("" when unreadable), for diagnostics with source lines.
 std::string read_source(const std::string& file);
 
 // Runs `body`; an ir::IRError it throws (file:line:col, the line and a caret) is
 // printed to stderr and becomes exit status kExitUsage.
 int report_source_errors(const std::function<int()>& body);
+
+// --shape NAME=VALUE items (run, interp) as values; throws EngineError when a value
+// is not a positive integer.
+std::map<std::string, int64_t> parse_shape_values(const std::vector<std::string>& items);
+
+// Throws EngineError when a --shape name is not a symbolic dimension or scalar
+// parameter of any function in `module` (a module constant is named as one, with
+// the -D spelling to use instead); lists the names that can be given.
+void check_shape_names(const ir::IRModule& module, const std::map<std::string, int64_t>& values,
+                       const std::string& source);
 
 struct CompileOptions : KernelFileOptions {
   std::string target = "auto";

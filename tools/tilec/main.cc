@@ -3,6 +3,7 @@
 // `tilec` alone prints the help (exit 0), `tilec --version` the project version,
 // and an unknown subcommand is named with the nearest one and the full list.
 #include "command.h"
+#include "error_report.h"
 
 #include "tilec/engine/compile.h"
 #include "tilec/target/nearest_name.h"
@@ -57,8 +58,15 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0)
+      return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help, --version
+    std::string command = argc > 1 && std::find(names.begin(), names.end(), argv[1]) != names.end()
+                              ? std::string(argv[1]) + " "
+                              : std::string();
+    std::cerr << format_cli_error(std::string(e.what()) + "; run `tilec " + command +
+                                  "--help` for the options")
+              << "\n";
+    return kExitUsage;
   }
   if (!action) {  // no subcommand: greet with the help
     std::cout << app.help();
@@ -67,7 +75,7 @@ int main(int argc, char** argv) {
   try {
     return action();
   } catch (const std::exception& e) {
-    std::cerr << "tilec: error: " << e.what() << "\n";
+    std::cerr << format_cli_error(e.what()) << "\n";
     return kExitUsage;
   }
 }

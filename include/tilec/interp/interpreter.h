@@ -43,7 +43,11 @@ void interpret(const PrimFunc& func, const std::vector<ArgValue>& args);
 
 // Random arguments for `func`: tensors for buffer parameters (dims from their
 // constants or `values` by symbolic name), scalars from `values` by name. Tensors the
-// function writes are zero-filled, the rest filled by fill_random(seed + position).
+// function writes are zero-filled, the rest filled by fill_random(seed + position),
+// except integer tensors whose elements the function reads inside an index of
+// another access (`A[offsets[i]]`): those get values in [0, n), n the smallest
+// extent of a dimension they index (fill_random_indices), so random data stays in
+// range.
 // Throws IRError naming a missing symbolic dim or scalar and listing what is needed.
 struct RandomArgs {
   std::vector<HostTensor> tensors;  // one per buffer parameter, in order

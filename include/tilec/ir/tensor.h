@@ -67,6 +67,10 @@ class HostTensor {
 // [-1, 1) rounded to the dtype, signed ints in [-8, 8], unsigned in [0, 15], bools 0/1.
 void fill_random(const TensorView& tensor, uint64_t seed);
 
+// The integer tensor filled with values uniform in [0, bound) (bound clipped to the
+// dtype's largest value + 1), deterministic like fill_random: data used as indices.
+void fill_random_indices(const TensorView& tensor, uint64_t seed, int64_t bound);
+
 // Per-dtype tolerance: |actual - expected| <= atol + rtol * |expected|.
 //   float64  rtol 1e-9, atol 1e-9     float32  rtol 1e-4, atol 1e-5
 //   float16  rtol 1e-2, atol 1e-2     bfloat16 rtol 2e-2, atol 2e-2

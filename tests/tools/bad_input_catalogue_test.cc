@@ -1,0 +1,348 @@
+// The bad-input catalogue: mistakes a user makes with targets, kernels, options,
+// arguments, data files and plugins, each run through the real `tilec` executable.
+// Every case asserts the exit status and the key words of the message, that the
+// process ended normally (never a signal), and that an error is printed once in
+// the CLI's one format ("tilec: error: ..."), so none of these can regress silently.
+#include "../cli_support.h"
+#include "tilec/ir/npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace tilec {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+  const char* name;
+  std::vector<std::string> args;  // $K/ = catalogue kernels, $EX/ = examples, $D/ = data dir
+  int exit_code;
+  std::vector<std::string> keywords;     // all must appear in the output
+  bool with_plugins = false;             // TILEC_PLUGIN_PATH = the test plugins (one broken)
+  std::vector<std::string> absent = {};  // none of these may appear
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
+
+fs::path data_dir() {
+  return fs::path(TILEC_BINARY_DIR) / "test-tmp" / "catalogue";
+}
+
+void write_bytes(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A .npy v1.0 file with the given header dict and `data_bytes` zero bytes of data.
+std::string npy_with_header(const std::string& dict, size_t data_bytes) {
+  std::string header = dict;
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += char(1);
+  out += char(0);
+  out += char(header.size() & 0xff);
+  out += char(header.size() >> 8);
+  out += header;
+  out.append(data_bytes, '\0');
+  return out;
+}
+
+// The data files the cases read, written once per test process.
+void write_data_files() {
+  fs::path d = data_dir();
+  fs::create_directories(d);
+  ir::HostTensor x(ir::DataType::Float32(), {1000});
+  ir::write_npy((d / "x.npy").string(), x.view());
+  ir::HostTensor bad_index(ir::DataType::Int32(), {1000});
+  for (int64_t i = 0; i < 1000; ++i) bad_index.set(i, i == 537 ? 5000 : i);
+  ir::write_npy((d / "i_bad.npy").string(), bad_index.view());
+  ir::HostTensor i64(ir::DataType::Int64(), {1000});
+  ir::write_npy((d / "i_int64.npy").string(), i64.view());
+  ir::HostTensor short_index(ir::DataType::Int32(), {999});
+  ir::write_npy((d / "i_short.npy").string(), short_index.view());
+  write_bytes(d / "not_npy.npy", "this is a text file, not a NumPy array\n");
+  write_bytes(
+      d / "big_endian.npy",
+      npy_with_header("{'descr': '>i4', 'fortran_order': False, 'shape': (1000,), }", 4000));
+  write_bytes(
+      d / "fortran.npy",
+      npy_with_header("{'descr': '<f4', 'fortran_order': True, 'shape': (10, 100), }", 4000));
+  write_bytes(d / "truncated.npy",
+              npy_with_header("{'descr': '<i4', 'fortran_order': False, 'shape': (1000,), }", 10));
+  write_bytes(d / "object.npy",
+              npy_with_header("{'descr': '|O', 'fortran_order': False, 'shape': (1000,), }", 8000));
+  std::string v9 = npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 16);
+  v9[6] = char(9);
+  write_bytes(d / "version9.npy", v9);
+  write_bytes(d / "a_plain_file", "not a directory\n");
+}
+
+std::string expand(const std::string& arg) {
+  std::string out = arg;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    for (size_t at; (at = out.find(from)) != std::string::npos;) out.replace(at, from.size(), to);
+  };
+  replace("$K/", std::string(TILEC_SOURCE_DIR) + "/tests/tools/catalogue/");
+  replace("$EX/", std::string(TILEC_SOURCE_DIR) + "/examples/");
+  replace("$D/", data_dir().string() + "/");
+  return out;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+class BadInputCatalogue : public ::testing::TestWithParam<Case> {
+ protected:
+  static void SetUpTestSuite() { write_data_files(); }
+  void SetUp() override {
+    if (GetParam().with_plugins)
+      setenv("TILEC_PLUGIN_PATH", TILEC_CLI_PLUGIN_DIR, 1);
+    else
+      unsetenv("TILEC_PLUGIN_PATH");
+  }
+  void TearDown() override { unsetenv("TILEC_PLUGIN_PATH"); }
+};
+
+TEST_P(BadInputCatalogue, FailsCleanlyAndSaysWhy) {
+  const Case& c = GetParam();
+  std::vector<std::string> args;
+  for (const auto& a : c.args) args.push_back(expand(a));
+  exec::ProcessResult result = testing::tilec_cli(args);
+  EXPECT_LT(result.exit_code, 128) << "killed by a signal:\n" << result.output;
+  EXPECT_EQ(result.exit_code, c.exit_code) << result.output;
+  for (const auto& word : c.keywords)
+    EXPECT_NE(result.output.find(expand(word)), std::string::npos)
+        << "missing '" << word << "' in:\n"
+        << result.output;
+  for (const auto& word : c.absent)
+    EXPECT_EQ(result.output.find(word), std::string::npos) << "unexpected '" << word << "' in:\n"
+                                                           << result.output;
+  if (c.exit_code == 2) {
+    EXPECT_EQ(count(result.output, "tilec: error: "), 1u) << result.output;
+    EXPECT_EQ(result.output.find("error: error:"), std::string::npos) << result.output;
+    EXPECT_EQ(result.output.find(": error: tilec"), std::string::npos) << result.output;
+  }
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = {
+      // ---------------------------------------------------------------- targets
+      {"UnknownTargetKind",
+       {"run", "$EX/vector_add.py", "--target", "nosuch"},
+       2,
+       {"unknown target kind 'nosuch'"}},
+      {"MisspelledTargetKindSuggestsTheNearest",
+       {"resolve", "--target", "cuad"},
+       2,
+       {"cuad", "cuda"}},
+      {"UnknownTargetAttribute", {"resolve", "--target", "c -nosuch_attr=1"}, 2, {"nosuch_attr"}},
+      {"MalformedTargetJson", {"resolve", "--target", "{\"kind\": "}, 2, {"JSON"}},
+      {"UnknownExecutionBackend",
+       {"resolve", "--target", "c", "--execution-backend", "nosuch"},
+       2,
+       {"nosuch", "native"}},
+      {"UnknownHostTarget", {"resolve", "--target", "c", "--target-host", "nosuch"}, 2, {"nosuch"}},
+      {"BadMcpuShowsTheCompilerOutputOnce",
+       {"run", "$EX/vector_add.py", "--target", "c -mcpu=no_such_cpu_xyz"},
+       2,
+       {"C compilation of the generated kernel failed", "no_such_cpu_xyz"}},
+      // ---------------------------------------------------------------- kernels
+      {"MissingKernelFile",
+       {"check", "$K/does_not_exist.py"},
+       2,
+       {"does_not_exist.py", "no such file"}},
+      {"DirectoryAsKernelFile",
+       {"run", "$K/"},
+       2,
+       {"is a directory", "kernel file"},
+       {},
+       {"no functions"}},
+      {"ModuleWithoutFunctions", {"run", "$K/no_functions.py"}, 2, {"no_functions.py"}},
+      {"SyntaxErrorHasOnePrefixAndALocation",
+       {"check", "$K/syntax_error.py"},
+       2,
+       {"tilec: error: $K/syntax_error.py:7:"}},
+      {"SyntaxErrorInRunHasOnePrefix",
+       {"run", "$K/syntax_error.py", "--target", "c"},
+       2,
+       {"tilec: error: $K/syntax_error.py:7:"}},
+      {"IntegerTrueDivision", {"check", "$K/int_division.py"}, 2, {"int_division.py:8:", "//"}},
+      {"WriteToReadOnlyTensor",
+       {"check", "$K/read_only_write.py"},
+       2,
+       {"read_only_write.py:8:", "read"}},
+      {"UndefinedName",
+       {"check", "$K/undefined_name.py"},
+       2,
+       {"undefined_name.py:8:", "missing_name"}},
+      {"UnsupportedConstruct",
+       {"compile", "$K/while_loop.py", "--target", "c"},
+       2,
+       {"while_loop.py:7:", "while"}},
+      {"InterpErrorsHaveThePrefixAndTheFile",
+       {"interp", "$K/out_of_range.py"},
+       2,
+       {"tilec: error: $K/out_of_range.py:9:", "'A'", "[16]", "outside its shape [16]"}},
+      {"CheckReportsOutOfRangeBeforeCompiledCodeRuns",
+       {"run", "$K/out_of_range.py", "--target", "c", "--check"},
+       2,
+       {"tilec: error: $K/out_of_range.py:9:", "outside its shape [16]"}},
+      // ---------------------------------------------------------------- options
+      {"DefineWithoutEquals", {"check", "$EX/vector_add.py", "-D", "N"}, 2, {"no '='", "-D"}},
+      {"DefineOfAnUnknownConstant",
+       {"check", "$EX/vector_add.py", "-D", "Q=4"},
+       2,
+       {"no constant 'Q'", "N"}},
+      {"DefineNotAnInteger",
+       {"check", "$EX/vector_add.py", "-D", "N=abc"},
+       2,
+       {"expected an integer"}},
+      {"DefineOutOfRange",
+       {"check", "$EX/vector_add.py", "-D", "N=99999999999999999999999"},
+       2,
+       {"out of range"},
+       false,
+       {"expected an integer"}},
+      {"DefineOfAFloatConstantWithText",
+       {"check", "$EX/bias_gelu.py", "-D", "dtype=notatype"},
+       2,
+       {"notatype"}},
+      {"ShapeOfAnUnknownName",
+       {"run", "$K/symbolic_add.py", "--target", "c", "--shape", "Q=4"},
+       2,
+       {"no symbolic dimension or scalar parameter 'Q'", "--shape accepts: N"}},
+      {"ShapeOfAModuleConstant",
+       {"run", "$EX/vector_add.py", "--target", "c", "--shape", "N=128"},
+       2,
+       {"'N' is a module constant", "-D N=128"}},
+      {"ShapeNegative",
+       {"run", "$K/symbolic_add.py", "--target", "c", "--shape", "N=-4"},
+       2,
+       {"must not be negative"},
+       false,
+       {"HostTensor"}},
+      {"ShapeZeroForADimension",
+       {"interp", "$K/symbolic_add.py", "--shape", "N=0"},
+       2,
+       {"must be positive"}},
+      {"ShapeNotAnInteger",
+       {"interp", "$K/symbolic_add.py", "--shape", "N=ten"},
+       2,
+       {"'ten' is not an integer"}},
+      {"ShapeMissingForASymbolicDim",
+       {"run", "$K/symbolic_add.py", "--target", "c"},
+       2,
+       {"symbolic dim 'N'", "--shape"}},
+      {"SeedNotANumber", {"run", "$EX/vector_add.py", "--seed", "abc"}, 2, {"--seed"}},
+      {"UnknownOption", {"run", "$EX/vector_add.py", "--frobnicate"}, 2, {"--frobnicate"}},
+      {"UnknownSubcommand", {"rnu", "$EX/vector_add.py"}, 2, {"unknown command 'rnu'", "run"}},
+      {"UnknownEmitKind", {"compile", "$EX/vector_add.py", "--emit", "nosuch"}, 2, {"nosuch"}},
+      // ---------------------------------------------------------------- arguments and results
+      {"RunWithoutCheckClaimsNoVerdict",
+       {"run", "$EX/vector_add.py", "--target", "c", "--json"},
+       0,
+       {"\"checked\": false"},
+       false,
+       {"max_abs_err", "\"ok\""}},
+      {"RunWithoutCheckTextSaysNotChecked",
+       {"run", "$EX/vector_add.py", "--target", "c"},
+       0,
+       {"ran, not checked"},
+       false,
+       {"max_abs_err"}},
+      {"RandomIndexDataStaysInRange",
+       {"run", "$K/gather.py", "--target", "c", "--check"},
+       0,
+       {"gather: ok"}},
+      // ---------------------------------------------------------------- data files
+      {"InputsOutOfRangeIndexReportedByTheInterpreter",
+       {"run", "$K/gather.py", "--target", "c", "--check", "--inputs", "I=$D/i_bad.npy"},
+       2,
+       {"gather.py:12:", "'X'", "[5000]", "[1000]"}},
+      {"InputsMissingFile",
+       {"run", "$K/gather.py", "--inputs", "X=$D/nope.npy"},
+       2,
+       {"nope.npy", "does not exist"}},
+      {"InputsNotANpyFile",
+       {"run", "$K/gather.py", "--inputs", "X=$D/not_npy.npy"},
+       2,
+       {"not_npy.npy", "magic"}},
+      {"InputsWrongDtype",
+       {"run", "$K/gather.py", "--target", "c", "--inputs", "I=$D/i_int64.npy"},
+       2,
+       {"int64[1000]", "int32[1000]", "'I'"}},
+      {"InputsWrongShape",
+       {"run", "$K/gather.py", "--target", "c", "--inputs", "I=$D/i_short.npy"},
+       2,
+       {"int32[999]", "int32[1000]"}},
+      {"InputsUnknownParameter",
+       {"run", "$K/gather.py", "--target", "c", "--inputs", "Z=$D/x.npy"},
+       2,
+       {"no tensor parameter 'Z'", "X, I, Y"}},
+      {"InputsWithoutEquals", {"run", "$K/gather.py", "--inputs", "$D/x.npy"}, 2, {"NAME=FILE"}},
+      {"InputsBigEndian",
+       {"run", "$K/gather.py", "--inputs", "I=$D/big_endian.npy"},
+       2,
+       {"big-endian"}},
+      {"InputsFortranOrder",
+       {"run", "$K/gather.py", "--inputs", "X=$D/fortran.npy"},
+       2,
+       {"Fortran order"}},
+      {"InputsTruncated",
+       {"run", "$K/gather.py", "--inputs", "I=$D/truncated.npy"},
+       2,
+       {"truncated"}},
+      {"InputsObjectDtype",
+       {"run", "$K/gather.py", "--inputs", "I=$D/object.npy"},
+       2,
+       {"unsupported dtype '|O'"}},
+      {"InputsUnsupportedVersion",
+       {"run", "$K/gather.py", "--inputs", "X=$D/version9.npy"},
+       2,
+       {"version 9.0"}},
+      {"SaveIntoAPlainFile",
+       {"run", "$EX/vector_add.py", "--target", "c", "--save", "$D/a_plain_file/out"},
+       2,
+       {"--save", "a_plain_file"}},
+      // ---------------------------------------------------------------- plugins
+      {"BrokenPluginIsListedWithItsCause",
+       {"backends"},
+       0,
+       {"tilec_plugin_cli_broken  FAILED", "nothing it registered was kept"},
+       true},
+      {"TargetOfABrokenPluginIsUnknown",
+       {"resolve", "--target", "clibroken"},
+       2,
+       {"unknown target kind 'clibroken'"},
+       true},
+      {"PluginKindWithoutPluginPath",
+       {"resolve", "--target", "cligood"},
+       2,
+       {"unknown target kind 'cligood'", "TILEC_PLUGIN_PATH"}},
+  };
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, BadInputCatalogue, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(BadInputCatalogueSize, HasAtLeastFortyCases) {
+  EXPECT_GE(cases().size(), 40u);
+}
+
+}  // namespace
+}  // namespace tilec
