@@ -286,8 +286,7 @@ CodeGenC::Printed CodeGenC::print_binary(const BinaryNode* op) {
     case BinaryOp::kShl:
     case BinaryOp::kShr: {
       // Count modulo the width (the IR's rule); << through unsigned, so no C overflow.
-      std::string count =
-          fmt::format("({} & {})", wrap(b, kBitAndPrec - 1), t.bits - 1);
+      std::string count = fmt::format("({} & {})", wrap(b, kBitAndPrec - 1), t.bits - 1);
       if (op->op == BinaryOp::kShr)
         return {fmt::format("{} >> {}", wrap(a, kShiftPrec), count), kShiftPrec};
       std::string shifted =
@@ -312,16 +311,9 @@ CodeGenC::Printed CodeGenC::print_call(const CallNode* op) {
           element->buffer->scope == StorageScope::kVar
               ? "&" + name
               : fmt::format("&{}[{}]", name, flat_index(element->buffer, element->indices));
-      DataType t = op->dtype;
-      std::string suffix = fmt::format("{}{}",
-                                       t.is_float()  ? "f"
-                                       : t.is_uint() ? "u"
-                                                     : "i",
-                                       int(t.bits));
-      require_helper("atomic");
-      return {
-          fmt::format("tilec_{}_{}({}, {})", op->name, suffix, address, print(op->args[1]).text),
-          kPrimary};
+      return {fmt::format("{}({}, {})", atomic_function(op, element->buffer), address,
+                          print(op->args[1]).text),
+              kPrimary};
     }
     case CallKind::kBarrier:
       break;
@@ -330,6 +322,16 @@ CodeGenC::Printed CodeGenC::print_call(const CallNode* op) {
       "codegen: a {} barrier is used as a value in function '{}'; a barrier is a statement: "
       "evaluate(barrier(scope)), printed as T.evaluate(T.tvm_storage_sync(\"{}\"))",
       op->name, function_ ? function_->name : "?", op->name));
+}
+
+std::string CodeGenC::atomic_function(const CallNode* op, const Buffer& buffer) {
+  DataType t = op->dtype;
+  require_helper("atomic");
+  return fmt::format("tilec_{}_{}{}", op->name,
+                     t.is_float()  ? "f"
+                     : t.is_uint() ? "u"
+                                   : "i",
+                     int(t.bits));
 }
 
 CodeGenC::Printed CodeGenC::print_extern_call(const CallNode* op) {

@@ -10,7 +10,8 @@
 
 namespace tilec::ir::frontend {
 
-IRModule lower_module(const AstModule& module, std::string_view source,
-                      const ParseOptions& options);
+// `entry`: the kernel or factory to lower ("" = as parse_kernel_source says).
+IRModule lower_module(const AstModule& module, std::string_view source, const ParseOptions& options,
+                      const std::string& entry);
 
 }  // namespace tilec::ir::frontend

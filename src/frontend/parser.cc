@@ -10,9 +10,10 @@
 
 namespace tilec::ir {
 
-IRModule parse_kernel_source(std::string_view source, const ParseOptions& options) {
+IRModule parse_kernel_source(std::string_view source, const ParseOptions& options,
+                             const std::string& entry) {
   frontend::AstModule ast = frontend::parse_syntax(source, options.filename);
-  return frontend::lower_module(ast, source, options);
+  return frontend::lower_module(ast, source, options, entry);
 }
 
 IRModule parse_kernel_file(const std::string& path, std::map<std::string, std::string> defines,
@@ -28,8 +29,7 @@ IRModule parse_kernel_file(const std::string& path, std::map<std::string, std::s
   ParseOptions options;
   options.filename = path;
   options.defines = std::move(defines);
-  options.entry = std::move(entry);
-  return parse_kernel_source(text.str(), options);
+  return parse_kernel_source(text.str(), options, entry);
 }
 
 std::pair<std::string, std::string> parse_define(std::string_view text) {

@@ -113,8 +113,8 @@ bool fits_int32(int64_t v) {
 
 class Lowering {
  public:
-  Lowering(std::string_view source, const ParseOptions& options)
-      : source_(source), options_(options) {
+  Lowering(std::string_view source, const ParseOptions& options, const std::string& entry)
+      : source_(source), options_(options), entry_(entry) {
     scopes_.emplace_back();
   }
 
@@ -180,13 +180,11 @@ class Lowering {
         names += (names.empty() ? "" : ", ") + e.def->name + (e.factory ? " (factory)" : "");
       return names.empty() ? std::string("(none)") : names;
     };
-    if (!options_.entry.empty()) {
+    if (!entry_.empty()) {
       for (const auto& e : entries)
-        if (e.def->name == options_.entry) chosen.push_back(&e);
+        if (e.def->name == entry_) chosen.push_back(&e);
       if (chosen.empty())
-        fail({},
-             "--entry " + options_.entry + ": the file defines no kernel or factory '" +
-                 options_.entry + "'",
+        fail({}, "--entry " + entry_ + ": the file defines no kernel or factory '" + entry_ + "'",
              "choices: " + choices());
     } else if (any_factory && entries.size() > 1) {
       fail({}, "the file defines several kernels or factories; pick one with --entry NAME",
@@ -2169,6 +2167,7 @@ class Lowering {
 
   std::string_view source_;
   const ParseOptions& options_;
+  const std::string& entry_;  // --entry NAME; "" = every kernel of a file without factories
   std::vector<std::unordered_map<std::string, Binding>> scopes_;
   std::vector<std::string> constant_order_;
   std::set<std::string> used_defines_;
@@ -2181,9 +2180,9 @@ class Lowering {
 
 }  // namespace
 
-IRModule lower_module(const AstModule& module, std::string_view source,
-                      const ParseOptions& options) {
-  return Lowering(source, options).run(module);
+IRModule lower_module(const AstModule& module, std::string_view source, const ParseOptions& options,
+                      const std::string& entry) {
+  return Lowering(source, options, entry).run(module);
 }
 
 }  // namespace tilec::ir::frontend

@@ -92,13 +92,75 @@ static inline ushort tilec_f32_to_bf16(float f) {
 static inline float tilec_round_bf16(float f) { return tilec_bf16_to_f32(tilec_f32_to_bf16(f)); }
 )CL";
 
+// Atomic updates (ir::atomic_update) by address space: OpenCL 1.2's atomic_add/max/min
+// for 32-bit integers, a compare-and-swap loop on the bits for float adds, max and min
+// (combining as the IR's kAdd/kMax/kMin do); private elements are one work-item's own.
+const char* kAtomic = R"CL(
+#define TILEC_CL_CAS_F32(NAME, SPACE, NEXT)                                \
+  static inline float NAME(volatile SPACE float* p, float v) {             \
+    union { uint u; float f; } seen, next;                                 \
+    seen.f = *p;                                                           \
+    for (;;) {                                                             \
+      float cur = seen.f;                                                  \
+      next.f = (NEXT);                                                     \
+      uint old = atomic_cmpxchg((volatile SPACE uint*)p, seen.u, next.u);  \
+      if (old == seen.u) return cur;                                       \
+      seen.u = old;                                                        \
+    }                                                                      \
+  }
+#define TILEC_CL_INT(NAME, SPACE, T, FN) \
+  static inline T NAME(volatile SPACE T* p, T v) { return FN(p, v); }
+#define TILEC_CL_ATOMICS(SPACE, S)                                         \
+  TILEC_CL_CAS_F32(tilec_atomic_add_f32_##S, SPACE, cur + v)               \
+  TILEC_CL_CAS_F32(tilec_atomic_max_f32_##S, SPACE, cur < v ? v : cur)     \
+  TILEC_CL_CAS_F32(tilec_atomic_min_f32_##S, SPACE, v < cur ? v : cur)     \
+  TILEC_CL_INT(tilec_atomic_add_i32_##S, SPACE, int, atomic_add)           \
+  TILEC_CL_INT(tilec_atomic_max_i32_##S, SPACE, int, atomic_max)           \
+  TILEC_CL_INT(tilec_atomic_min_i32_##S, SPACE, int, atomic_min)           \
+  TILEC_CL_INT(tilec_atomic_add_u32_##S, SPACE, uint, atomic_add)          \
+  TILEC_CL_INT(tilec_atomic_max_u32_##S, SPACE, uint, atomic_max)          \
+  TILEC_CL_INT(tilec_atomic_min_u32_##S, SPACE, uint, atomic_min)
+TILEC_CL_ATOMICS(__global, global)
+TILEC_CL_ATOMICS(__local, local)
+#define TILEC_CL_PRIVATE(NAME, T, NEXT) \
+  static inline T NAME(T* p, T v) { T cur = *p; *p = (NEXT); return cur; }
+TILEC_CL_PRIVATE(tilec_atomic_add_f32_private, float, cur + v)
+TILEC_CL_PRIVATE(tilec_atomic_max_f32_private, float, cur < v ? v : cur)
+TILEC_CL_PRIVATE(tilec_atomic_min_f32_private, float, v < cur ? v : cur)
+TILEC_CL_PRIVATE(tilec_atomic_add_i32_private, int, cur + v)
+TILEC_CL_PRIVATE(tilec_atomic_max_i32_private, int, cur < v ? v : cur)
+TILEC_CL_PRIVATE(tilec_atomic_min_i32_private, int, v < cur ? v : cur)
+TILEC_CL_PRIVATE(tilec_atomic_add_u32_private, uint, cur + v)
+TILEC_CL_PRIVATE(tilec_atomic_max_u32_private, uint, cur < v ? v : cur)
+TILEC_CL_PRIVATE(tilec_atomic_min_u32_private, uint, v < cur ? v : cur)
+)CL";
+
 }  // namespace
+
+std::string CodeGenOpenCL::atomic_function(const CallNode* op, const Buffer& buffer) {
+  DataType t = op->dtype;
+  if (t.bits != 32)
+    throw IRError(fmt::format(
+        "opencl codegen: T.{} on a {} element of '{}': OpenCL 1.2 has 32-bit atomics only; "
+        "use an int32, uint32 or float32 buffer",
+        op->name, t.str(), buffer->name));
+  require_helper("atomic");
+  std::string space = buffer->scope == StorageScope::kGlobal   ? "global"
+                      : buffer->scope == StorageScope::kShared ? "local"
+                                                               : "private";
+  return fmt::format("tilec_{}_{}32_{}", op->name,
+                     t.is_float()  ? "f"
+                     : t.is_uint() ? "u"
+                                   : "i",
+                     space);
+}
 
 void CodeGenOpenCL::print_preamble(std::ostream& os) {
   os << kTypes;
   if (uses_helper("floordiv")) os << kFloorDiv;
   if (uses_helper("f16")) os << kFloat16;
   if (uses_helper("bf16")) os << kBFloat16;
+  if (uses_helper("atomic")) os << kAtomic;
 }
 
 std::string CodeGenOpenCL::address_space(StorageScope scope) {

@@ -16,8 +16,7 @@ IRModule parse(const std::string& body, std::map<std::string, std::string> defin
   ParseOptions options;
   options.filename = "k.py";
   options.defines = std::move(defines);
-  options.entry = std::move(entry);
-  return parse_kernel_source(std::string(kHeader) + body, options);
+  return parse_kernel_source(std::string(kHeader) + body, options, entry);
 }
 
 // The SourceError of parsing `body`; fails the test when it parses.

@@ -78,6 +78,9 @@ class CodeGenC {
   // Lines printed before a loop of this kind (e.g. "#pragma GCC ivdep").
   virtual std::vector<std::string> loop_pragmas(ir::ForKind kind);
   virtual std::string math_function(const std::string& name, ir::DataType t);
+  // The helper an atomic update (ir::atomic_update) of an element of `buffer` calls
+  // with the element's address and the value; it also requires the helper's preamble.
+  virtual std::string atomic_function(const ir::CallNode* op, const ir::Buffer& buffer);
   virtual void print_function_signature(const ir::PrimFunc& func);
   // Statements printed at the top of the body, before func->body (host codegens
   // check and unpack their arguments here).

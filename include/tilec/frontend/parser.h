@@ -19,15 +19,15 @@ struct ParseOptions {
   // -D NAME=VALUE: replaces the value of module constant NAME (an int, float or
   // dtype string; a T.symbolic name becomes that constant). Naming a constant the
   // file does not define is an error listing the ones it does define.
+  // Factory parameters (docs/semantics.md, "Factories") are set the same way.
   std::map<std::string, std::string> defines;
-  // --entry NAME: lower only the kernel or factory NAME. Without it every kernel is
-  // lowered, unless the file has a factory and more than one candidate (an error listing
-  // them). A factory's parameters come from `defines`, else their defaults; its kernel
-  // is named after the factory.
-  std::string entry;
 };
 
-IRModule parse_kernel_source(std::string_view source, const ParseOptions& options = {});
+// `entry` (--entry NAME): lower only the kernel or factory NAME. Without it every kernel
+// is lowered, unless the file has a factory and more than one candidate (an error
+// listing them). A factory's kernel is named after the factory.
+IRModule parse_kernel_source(std::string_view source, const ParseOptions& options = {},
+                             const std::string& entry = "");
 // Reads `path` (IRError if unreadable) and parses it with the path as filename.
 IRModule parse_kernel_file(const std::string& path, std::map<std::string, std::string> defines = {},
                            std::string entry = "");

@@ -26,6 +26,8 @@ class CodeGenOpenCL : public codegen::CodeGenC {
   std::string thread_index(const std::string& tag) override;
   std::vector<std::string> loop_pragmas(ir::ForKind kind) override;
   std::string math_function(const std::string& name, ir::DataType t) override;
+  // 32-bit integer and float32 elements of __global, __local or private buffers.
+  std::string atomic_function(const ir::CallNode* op, const ir::Buffer& buffer) override;
   void print_function_signature(const ir::PrimFunc& func) override;
   void print_function_epilogue(const ir::PrimFunc& func) override {}
   void print_division_by_zero_exit(const ir::PrimFunc& func) override {}

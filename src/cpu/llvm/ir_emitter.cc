@@ -298,6 +298,7 @@ llvm::Value* IREmitter::emit_select(const SelectNode* op) {
     llvm::Value* f = cast_value(op->dtype, op->false_value);
     unify(t, f);
     unify(cond, t);
+    unify(cond, f);  // two uniform sides (T.if_then_else(c, 0, -inf)) follow the condition
     return builder_.CreateSelect(cond, t, f);
   }
   llvm::BasicBlock* then_block = llvm::BasicBlock::Create(ctx_, "sel.true", fn_);
