@@ -2,8 +2,10 @@
 # One idempotent set-up command: installs every build and test dependency from
 # Debian's packages on a fresh Debian 12 machine, configures and builds tilec into
 # build/ (warnings are errors), then installs it into $TILEC_PREFIX (default
-# /usr/local) so `tilec` is on PATH. Safe to run again; only missing packages are
-# installed, the build is incremental and the install copies only what changed.
+# /usr/local) so `tilec` is on PATH, and the `tilec` Python package for `python3`
+# (its build requirements and test tools from PyPI: nanobind, scikit-build-core,
+# numpy, pytest). Safe to run again; only missing packages are installed, the build
+# is incremental and the install copies only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libdlpack-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev ocl-icd-opencl-dev pocl-opencl-icd
+  python3 python3-dev python3-pip python3-venv
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -25,7 +28,20 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILEC_WERROR=ON
+# The Python package's build requirements and test tools, for README's python3. A
+# Debian-managed python3 (PEP 668) gets them next to its own packages, as root.
+PYTHON=${PYTHON:-python3}
+pip=("$PYTHON" -m pip install -q --disable-pip-version-check)
+if "$PYTHON" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+  pip+=(--break-system-packages)
+  [ "$(id -u)" = 0 ] || pip=(sudo "${pip[@]}")
+fi
+"${pip[@]}" nanobind scikit-build-core numpy pytest
+
+# TILEC_BUILD_PYTHON: build/ also holds the extension module (build/python/tilec), so
+# the package below reuses this build instead of compiling the project again.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTILEC_WERROR=ON \
+  -DTILEC_BUILD_PYTHON=ON -DPython_EXECUTABLE="$("$PYTHON" -c 'import sys; print(sys.executable)')"
 cmake --build build -j "$(nproc)"
 echo "setup: built build/tools/tilec/tilec"
 
@@ -34,3 +50,8 @@ prefix=${TILEC_PREFIX:-/usr/local}
 SUDO=""; [ -w "$prefix" ] || [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO cmake --install build --prefix "$prefix" >/dev/null
 echo "setup: installed tilec into $prefix (run it as: tilec ...)"
+
+# The Python package, built by scikit-build-core in build/ (already built above: this
+# only installs the module, the layer libraries and the Python files).
+"${pip[@]}" --no-build-isolation -Cbuild-dir=build .
+echo "setup: installed the tilec Python package for $PYTHON ($("$PYTHON" -c 'import tilec, os; print(os.path.dirname(tilec.__file__))'))"

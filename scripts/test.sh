@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The test command: every unit and end-to-end test under CTest, then the
 # ThreadSanitizer build of the registry concurrency test and the bounded fuzz runs.
-# Expects scripts/setup.sh to have built build/. Ends with one summary line
-# "tests: N passed, N failed" counting the CTest tests and the two extra suites.
+# Then the pytest suite of the Python package as set-up installed it for python3
+# (tests/python, run outside the source tree so the installed package is the one
+# imported; CTest's python.pytest runs the same suite on build/python). Expects
+# scripts/setup.sh to have built build/. Ends with one summary line
+# "tests: N passed, N failed" counting the CTest tests, each pytest test of the
+# installed package and the two extra suites.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -19,6 +23,21 @@ total=${total:-0}
 failed=${failed:-0}
 if [ "$ctest_status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
 passed=$((total - failed))
+
+echo "== pytest tests/python (installed tilec package)"
+pylog=build/pytest-installed.log
+repo=$PWD
+(cd /tmp && env -u PYTHONPATH "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider "$repo/tests/python") | tee "$pylog"
+pytest_status=${PIPESTATUS[0]}
+# pytest's last line: "N failed, N passed, N skipped, N errors in S.SSs".
+py_summary=$(grep -E ' in [0-9.]+s' "$pylog" | tail -n 1)
+py_passed=0
+py_failed=0
+for count in $(grep -oE '[0-9]+ passed' <<<"$py_summary" | cut -d' ' -f1); do py_passed=$((py_passed + count)); done
+for count in $(grep -oE '[0-9]+ (failed|errors?)' <<<"$py_summary" | cut -d' ' -f1); do py_failed=$((py_failed + count)); done
+if [ "$pytest_status" -ne 0 ] && [ "$py_failed" -eq 0 ]; then py_failed=1; fi
+passed=$((passed + py_passed))
+failed=$((failed + py_failed))
 
 for extra in scripts/test_tsan.sh scripts/fuzz.sh; do
   echo "== $extra"

@@ -1,0 +1,46 @@
+"""tilec from Python: the backend layer of the seeds (tilec.backend.module,
+tilec.backend.host_codegen), targets (tilec.target), and kernels compiled with
+tilec.compile and called on NumPy arrays or any object with __dlpack__.
+
+Everything runs in tilec's C++ libraries (the extension module tilec._core); this
+package arranges their names as the seeds do and reads kernels written in Python
+for the C++ front end.
+"""
+
+from . import _core
+from ._core import (
+    BackendError,
+    CodeArtifact,
+    EngineError,
+    IRModule,
+    KernelError,
+    KernelSourceError,
+    PassError,
+    TargetError,
+    __version__,
+)
+
+# The built-in backends and TILEC_PLUGIN_PATH's plugins, as every tilec command has them.
+_core.initialize()
+
+from . import backend, language, target  # noqa: E402
+from .kernel import JitKernel, Kernel, compile, jit  # noqa: E402
+
+__all__ = [
+    "BackendError",
+    "CodeArtifact",
+    "EngineError",
+    "IRModule",
+    "JitKernel",
+    "Kernel",
+    "KernelError",
+    "KernelSourceError",
+    "PassError",
+    "TargetError",
+    "__version__",
+    "backend",
+    "compile",
+    "jit",
+    "language",
+    "target",
+]
