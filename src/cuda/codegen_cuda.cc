@@ -116,10 +116,18 @@ std::optional<int64_t> allocation_bytes(const Buffer& b) {
 }  // namespace
 
 void CodeGenCUDA::print_preamble(std::ostream& os) {
-  os << kTypes;
+  os << kTypes << preamble_includes();
   if (uses_helper("floordiv")) os << kFloorDiv;
-  if (uses_helper("f16")) os << kFloat16;
-  if (uses_helper("bf16")) os << kBFloat16;
+  if (uses_helper("f16")) os << float16_helpers();
+  if (uses_helper("bf16")) os << bfloat16_helpers();
+}
+
+std::string CodeGenCUDA::float16_helpers() {
+  return kFloat16;
+}
+
+std::string CodeGenCUDA::bfloat16_helpers() {
+  return kBFloat16;
 }
 
 std::string CodeGenCUDA::address_space(StorageScope scope) {

@@ -24,6 +24,12 @@ class CodeGenCUDA : public codegen::CodeGenC {
 
  protected:
   void print_preamble(std::ostream& os) override;
+  // Preamble sections a CUDA flavour may replace: text after the integer types (a
+  // header library's includes), and the float16/bfloat16 conversion helpers
+  // (tilec_f16_to_f32, tilec_f32_to_f16, tilec_round_f16 and the bf16 ones).
+  virtual std::string preamble_includes() { return ""; }
+  virtual std::string float16_helpers();
+  virtual std::string bfloat16_helpers();
   std::string address_space(ir::StorageScope scope) override;
   std::string restrict_keyword() override { return "__restrict__"; }
   std::string thread_index(const std::string& tag) override;

@@ -167,7 +167,12 @@ CudaCompileResult nvrtc_compile(const std::string& source, const std::string& na
     throw ExecError(fmt::format("nvrtcCreateProgram failed: {}", api.get_error_string(status)));
   }
   std::vector<std::string> all = {"-arch=" + arch, "-std=c++17", "--fmad=false", "-default-device"};
-  if (auto include = cuda_include_dir()) all.push_back("-I" + include->string());
+  if (auto include = cuda_include_dir()) {
+    all.push_back("-I" + include->string());
+    // CUDA 13 keeps libcu++ (<cuda/std/...>, which header libraries include) apart.
+    std::error_code ignored;
+    if (fs::exists(*include / "cccl", ignored)) all.push_back("-I" + (*include / "cccl").string());
+  }
   all.insert(all.end(), options.begin(), options.end());
   std::vector<const char*> argv;
   for (const auto& o : all) argv.push_back(o.c_str());
