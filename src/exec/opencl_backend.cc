@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -106,6 +108,35 @@ std::string device_info(cl_device_id d, cl_device_info what) {
   return text;
 }
 
+// tilec links LLVM 16; an OpenCL driver built on another LLVM (PoCL 3.1 on LLVM 15)
+// would otherwise bind to tilec's LLVM symbols and crash compiling a kernel. Each
+// driver the ICD loader will load (the libraries its vendor .icd files name) is loaded
+// first with RTLD_DEEPBIND, so it and its dependencies resolve symbols among themselves;
+// the loader's later dlopen of the same library returns that handle.
+void isolate_icd_drivers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* env = std::getenv("OCL_ICD_VENDORS");
+    fs::path vendors = env && *env ? fs::path(env) : fs::path("/etc/OpenCL/vendors");
+    std::vector<fs::path> icds;
+    std::error_code error;
+    if (fs::is_directory(vendors, error)) {
+      for (const auto& item : fs::directory_iterator(vendors, error))
+        if (item.path().extension() == ".icd") icds.push_back(item.path());
+    } else if (vendors.extension() == ".icd") {
+      icds.push_back(vendors);
+    }
+    for (const auto& icd : icds) {
+      std::ifstream in(icd);
+      std::string library;
+      std::getline(in, library);
+      while (!library.empty() && std::isspace(static_cast<unsigned char>(library.back())))
+        library.pop_back();
+      if (!library.empty()) dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    }
+  });
+}
+
 struct DeviceEntry {
   cl_platform_id platform;
   cl_device_id device;
@@ -115,6 +146,7 @@ struct DeviceEntry {
 
 // Every device of every platform; the cl_int of a failed platform query in *status.
 std::vector<DeviceEntry> enumerate_devices(cl_int* status) {
+  isolate_icd_drivers();
   cl_uint num_platforms = 0;
   cl_int err = clGetPlatformIDs(0, nullptr, &num_platforms);
   if (status) *status = err;
