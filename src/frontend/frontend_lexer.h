@@ -18,6 +18,11 @@ struct Token {
   TokenKind kind;
   std::string text;  // names, operators, number spelling; decoded value for strings
   Span span;
+  // Byte offsets of the token's spelling in the source, [begin, end); for NEWLINE,
+  // INDENT, DEDENT and END both are where the lexer stood (the formatter keeps
+  // comments and blank lines from the text between tokens).
+  size_t begin = 0;
+  size_t end = 0;
 };
 
 const char* to_string(TokenKind kind);

@@ -57,6 +57,7 @@ class Lexer {
         continuation();
         continue;
       }
+      token_start_ = pos_;
       if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
         name();
       } else if (std::isdigit(static_cast<unsigned char>(c)) ||
@@ -105,8 +106,13 @@ class Lexer {
     ++pos_;
   }
   void emit(TokenKind kind, std::string text, Span span) {
-    tokens_.push_back({kind, std::move(text), span});
+    size_t begin = pos_;
+    bool spelled = kind != TokenKind::kNewline && kind != TokenKind::kIndent &&
+                   kind != TokenKind::kDedent && kind != TokenKind::kEnd;
+    if (spelled) begin = token_start_;
+    tokens_.push_back({kind, std::move(text), span, begin, pos_});
   }
+
   void skip_comment() {
     while (pos_ < src_.size() && src_[pos_] != '\n') advance();
   }
@@ -294,6 +300,7 @@ class Lexer {
   std::string_view src_;
   const std::string& filename_;
   size_t pos_ = 0;
+  size_t token_start_ = 0;  // where the token being lexed begins
   int line_ = 1, col_ = 1;
   bool at_line_start_ = true;
   std::vector<int> indents_;

@@ -54,13 +54,24 @@ TEST(CliFmt, PrintsACanonicalFormThatIsAFixedPoint) {
 TEST(CliFmt, DefinesOverrideConstants) {
   auto result = tilec_cli({"fmt", example("vector_add.py"), "-D", "N=1000"});
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("(1000,)"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("\nN = 1000\n"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("T.Tensor((N,), dtype)"), std::string::npos) << result.output;
+}
+
+TEST(CliFmt, KeepsConstantNamesAndComments) {
+  auto result = tilec_cli({"fmt", example("edge_tiles.py")});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::ifstream in(example("edge_tiles.py"));
+  std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(result.output, original);  // the example is already in canonical layout
+  EXPECT_NE(result.output.find("block_M"), std::string::npos);
+  EXPECT_NE(result.output.find("# "), std::string::npos);
 }
 
 TEST(CliDefines, TheLastDefineOfANameWinsInEveryCommand) {
   auto fmt = tilec_cli({"fmt", example("vector_add.py"), "-D", "N=10", "-D", "N=1000"});
   ASSERT_EQ(fmt.exit_code, 0) << fmt.output;
-  EXPECT_NE(fmt.output.find("(1000,)"), std::string::npos) << fmt.output;
+  EXPECT_NE(fmt.output.find("\nN = 1000\n"), std::string::npos) << fmt.output;
   auto compiled = tilec_cli({"compile", example("vector_add.py"), "--target", "c", "--emit",
                              "device", "-D", "N=10", "-D", "N=1000"});
   ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
