@@ -6,6 +6,8 @@
 #include "tilec/runtime/thread_pool.h"
 #include "tilec/tilec.h"
 
+#include "bench_support.h"
+
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -31,7 +33,7 @@ def vadd(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"), C: T.Tensor
                 C[bx * block + i] = A[bx * block + i] + B[bx * block + i]
 )";
 
-using Clock = std::chrono::steady_clock;
+using tilec::bench::Clock;
 
 // Compiled afresh, never from the kernel cache: the cache key covers the kernel and
 // the tilec version but not the lowering, so after a change to the lowering a cached
@@ -41,15 +43,8 @@ tilec::Kernel compile_uncached(const tilec::ir::IRModule& mod) {
   return tilec::compile(mod, "c", std::nullopt, "native");
 }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-tilec::ir::HostTensor random_tensor(std::vector<int64_t> shape, uint64_t seed) {
-  tilec::ir::HostTensor tensor(tilec::ir::DataType::Float32(), std::move(shape));
-  tilec::ir::fill_random(tensor.view(), seed);
-  return tensor;
-}
+using tilec::bench::random_tensor;
+using tilec::bench::seconds_since;
 
 // examples/<name> at n x n x n.
 tilec::ir::IRModule gemm_example(const char* name) {
