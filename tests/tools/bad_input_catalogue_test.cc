@@ -199,6 +199,11 @@ const std::vector<Case>& cases() {
        {"run", "$K/out_of_range.py", "--target", "c", "--check"},
        2,
        {"tilec: error: $K/out_of_range.py:9:", "outside its shape [16]"}},
+      {"UninitializedFragmentReadIsReported",
+       {"run", "$K/uninitialized_fragment.py", "--target", "c", "--check"},
+       2,
+       {"tilec: error: $K/uninitialized_fragment.py:11:", "read of 'acc' at index [0]",
+        "before anything wrote it"}},
       // ---------------------------------------------------------------- options
       {"DefineWithoutEquals", {"check", "$EX/vector_add.py", "-D", "N"}, 2, {"no '='", "-D"}},
       {"DefineOfAnUnknownConstant",
