@@ -1,8 +1,13 @@
-// Kernel speed against baselines, side by side in one run:
-//  - float32 GEMM 1024^3 compiled by tilec (c target, native execution backend)
-//    vs OpenBLAS cblas_sgemm on the same thread count: GFLOP/s and their ratio, with
-//    B as it is and with B transposed (stored N x K);
-//  - vector add vs memcpy of the same bytes on the same threads: GB/s and ratio.
+// Kernel speed against baselines, side by side in one run, for each CPU target kind
+// (`c` on native, `llvm` on llvm_jit; the benchmark name ends in the kind):
+//  - float32 GEMM 1024^3 and 2048^3 vs OpenBLAS cblas_sgemm on the same thread count:
+//    GFLOP/s and their ratio, with B as it is and with B transposed (stored N x K);
+//  - float16-in / float32-accumulate GEMM (examples/gemm.py) vs cblas_sgemm on the same
+//    inputs converted to float32 beforehand;
+//  - vector add and softmax vs memcpy of the same bytes on the same threads.
+// Threads: the tilec pool's size (TILEC_NUM_THREADS, default the cores); run once with
+// TILEC_NUM_THREADS=1 and once with 2 for both figures.
+#include "tilec/ir/float16.h"
 #include "tilec/runtime/thread_pool.h"
 #include "tilec/tilec.h"
 
@@ -36,42 +41,57 @@ using Clock = std::chrono::steady_clock;
 // Compiled afresh, never from the kernel cache: the cache key covers the kernel and
 // the tilec version but not the lowering, so after a change to the lowering a cached
 // kernel would be the old code and the benchmark would measure the previous build.
-tilec::Kernel compile_uncached(const tilec::ir::IRModule& mod) {
+tilec::Kernel compile_uncached(const tilec::ir::IRModule& mod, const std::string& kind) {
   setenv("TILEC_DISABLE_CACHE", "1", 1);
-  return tilec::compile(mod, "c", std::nullopt, "native");
+  return tilec::compile(mod, kind, std::nullopt, kind == "c" ? "native" : "auto");
 }
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-tilec::ir::HostTensor random_tensor(std::vector<int64_t> shape, uint64_t seed) {
-  tilec::ir::HostTensor tensor(tilec::ir::DataType::Float32(), std::move(shape));
+tilec::ir::HostTensor random_tensor(std::vector<int64_t> shape, uint64_t seed,
+                                    tilec::ir::DataType dtype = tilec::ir::DataType::Float32()) {
+  tilec::ir::HostTensor tensor(dtype, std::move(shape));
   tilec::ir::fill_random(tensor.view(), seed);
   return tensor;
 }
 
+// A float32 copy of a float16 tensor, for the OpenBLAS side of the float16 GEMM.
+tilec::ir::HostTensor to_float32(const tilec::ir::HostTensor& half) {
+  tilec::ir::HostTensor out(tilec::ir::DataType::Float32(), half.shape());
+  const auto* in = static_cast<const uint16_t*>(half.data());
+  auto* f = static_cast<float*>(out.data());
+  for (int64_t i = 0; i < half.numel(); ++i) f[i] = tilec::ir::half_to_float(in[i]);
+  return out;
+}
+
 // examples/<name> at n x n x n.
-tilec::ir::IRModule gemm_example(const char* name) {
+tilec::ir::IRModule gemm_example(const char* name, int64_t n) {
+  std::string size = std::to_string(n);
   return tilec::ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/" + name,
-                                      {{"M", "1024"}, {"N", "1024"}, {"K", "1024"}});
+                                      {{"M", size}, {"N", size}, {"K", size}});
 }
 
 // Both sides run the same number of repetitions in this benchmark, so the
-// ratio compares like with like on one machine state. n x n x n, float32.
-void run_gemm_vs_openblas(benchmark::State& state, const tilec::ir::IRModule& mod,
-                          bool transpose_b) {
-  constexpr int64_t n = 1024;
-  tilec::Kernel kernel = compile_uncached(mod);
-  auto a = random_tensor({n, n}, 1), b = random_tensor({n, n}, 2);
-  tilec::ir::HostTensor c(tilec::ir::DataType::Float32(), {n, n});
+// ratio compares like with like on one machine state. n x n x n; tilec's inputs in
+// `dtype` (float32 or float16), OpenBLAS's the same values in float32.
+void run_gemm_vs_openblas(benchmark::State& state, const char* example, bool transpose_b, int64_t n,
+                          const std::string& kind,
+                          tilec::ir::DataType dtype = tilec::ir::DataType::Float32()) {
+  tilec::Kernel kernel = compile_uncached(gemm_example(example, n), kind);
+  auto a = random_tensor({n, n}, 1, dtype), b = random_tensor({n, n}, 2, dtype);
+  tilec::ir::HostTensor c(dtype, {n, n});
   std::vector<tilec::KernelArg> args = {a.view(), b.view(), c.view()};
+  bool converted = dtype != tilec::ir::DataType::Float32();
+  tilec::ir::HostTensor a32 = converted ? to_float32(a) : a, b32 = converted ? to_float32(b) : b;
+  tilec::ir::HostTensor c32(tilec::ir::DataType::Float32(), {n, n});
   int threads = tilec::runtime::global_thread_pool().num_threads();
   openblas_set_num_threads(threads);
   auto blas = [&] {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, n, n, n, 1.0f,
-                static_cast<float*>(a.data()), n, static_cast<float*>(b.data()), n, 0.0f,
-                static_cast<float*>(c.data()), n);
+                static_cast<float*>(a32.data()), n, static_cast<float*>(b32.data()), n, 0.0f,
+                static_cast<float*>(c32.data()), n);
   };
   kernel.call(args);  // warm up both
   blas();
@@ -85,7 +105,7 @@ void run_gemm_vs_openblas(benchmark::State& state, const tilec::ir::IRModule& mo
     blas();
     blas_seconds += seconds_since(start);
   }
-  double flops = 2.0 * n * n * n * double(state.iterations());
+  double flops = 2.0 * double(n) * double(n) * double(n) * double(state.iterations());
   state.counters["threads"] = threads;
   state.counters["tilec_GFLOPs"] = flops / tilec_seconds * 1e-9;
   state.counters["openblas_GFLOPs"] = flops / blas_seconds * 1e-9;
@@ -93,27 +113,40 @@ void run_gemm_vs_openblas(benchmark::State& state, const tilec::ir::IRModule& mo
   state.SetLabel(std::string("OpenBLAS core ") + openblas_get_corename());
 }
 
-void BM_Gemm1024_TilecVsOpenBLAS(benchmark::State& state) {
-  run_gemm_vs_openblas(state, gemm_example("gemm_fp32.py"), false);
+void BM_Gemm1024(benchmark::State& state, std::string kind) {
+  run_gemm_vs_openblas(state, "gemm_fp32.py", false, 1024, kind);
 }
-BENCHMARK(BM_Gemm1024_TilecVsOpenBLAS)->Unit(benchmark::kMillisecond)->MinTime(2.0);
-
-void BM_Gemm1024TransposedB_TilecVsOpenBLAS(benchmark::State& state) {
+void BM_Gemm2048(benchmark::State& state, std::string kind) {
+  run_gemm_vs_openblas(state, "gemm_fp32.py", false, 2048, kind);
+}
+void BM_Gemm1024TransposedB(benchmark::State& state, std::string kind) {
   // B stored N x K: the lowering copies each B tile into a K x N panel for the same
   // micro-kernel as the plain GEMM.
-  run_gemm_vs_openblas(state, gemm_example("gemm_nt.py"), true);
+  run_gemm_vs_openblas(state, "gemm_nt.py", true, 1024, kind);
 }
-BENCHMARK(BM_Gemm1024TransposedB_TilecVsOpenBLAS)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+void BM_Gemm1024Float16InFloat32Acc(benchmark::State& state, std::string kind) {
+  run_gemm_vs_openblas(state, "gemm.py", false, 1024, kind, tilec::ir::DataType::Float(16));
+}
+BENCHMARK_CAPTURE(BM_Gemm1024, c, "c")->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Gemm1024, llvm, "llvm")->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Gemm2048, c, "c")->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Gemm2048, llvm, "llvm")->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Gemm1024TransposedB, c, "c")->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Gemm1024TransposedB, llvm, "llvm")
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Gemm1024Float16InFloat32Acc, c, "c")
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Gemm1024Float16InFloat32Acc, llvm, "llvm")
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
 
-void BM_VectorAdd_TilecVsMemcpy(benchmark::State& state) {
-  const int64_t n = state.range(0);
-  tilec::Kernel kernel = compile_uncached(tilec::ir::parse_kernel_source(kVaddSource));
-  auto a = random_tensor({n}, 1), b = random_tensor({n}, 2);
-  tilec::ir::HostTensor c(tilec::ir::DataType::Float32(), {n});
-  std::vector<tilec::KernelArg> args = {a.view(), b.view(), c.view()};
-  // Vector add moves 12n bytes (reads A and B, writes C); memcpy of 6n bytes
-  // moves the same 12n (read + write), split over the same thread pool.
-  const int64_t copy_bytes = n * 6;
+// `bytes_moved` bytes read + written by one call of the kernel against a memcpy moving
+// as many (half read, half written), split over the same thread pool.
+template <class CallKernel>
+void run_vs_memcpy(benchmark::State& state, CallKernel call_kernel, int64_t bytes_moved) {
+  const int64_t copy_bytes = bytes_moved / 2;
   std::vector<char> src(copy_bytes), dst(copy_bytes);
   std::memset(src.data(), 1, copy_bytes);
   auto& pool = tilec::runtime::global_thread_pool();
@@ -125,29 +158,60 @@ void BM_VectorAdd_TilecVsMemcpy(benchmark::State& state) {
       return 0;
     });
   };
-  kernel.call(args);
+  call_kernel();
   parallel_memcpy();
-
   double tilec_seconds = 0, memcpy_seconds = 0;
   for (auto _ : state) {
     auto start = Clock::now();
-    kernel.call(args);
+    call_kernel();
     tilec_seconds += seconds_since(start);
     start = Clock::now();
     parallel_memcpy();
     memcpy_seconds += seconds_since(start);
     benchmark::DoNotOptimize(dst.data());
   }
-  double bytes = 12.0 * double(n) * double(state.iterations());
+  double bytes = double(bytes_moved) * double(state.iterations());
   state.counters["tilec_GBps"] = bytes / tilec_seconds * 1e-9;
   state.counters["memcpy_GBps"] = bytes / memcpy_seconds * 1e-9;
   state.counters["tilec_over_memcpy"] = memcpy_seconds / tilec_seconds;
 }
-BENCHMARK(BM_VectorAdd_TilecVsMemcpy)
+
+void BM_VectorAdd(benchmark::State& state, std::string kind) {
+  const int64_t n = state.range(0);
+  tilec::Kernel kernel = compile_uncached(tilec::ir::parse_kernel_source(kVaddSource), kind);
+  auto a = random_tensor({n}, 1), b = random_tensor({n}, 2);
+  tilec::ir::HostTensor c(tilec::ir::DataType::Float32(), {n});
+  std::vector<tilec::KernelArg> args = {a.view(), b.view(), c.view()};
+  // Reads A and B, writes C: 12n bytes.
+  run_vs_memcpy(
+      state, [&] { kernel.call(args); }, 12 * n);
+}
+BENCHMARK_CAPTURE(BM_VectorAdd, c, "c")
     ->Arg(1 << 16)
     ->Arg(1 << 24)
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(1.0);
+BENCHMARK_CAPTURE(BM_VectorAdd, llvm, "llvm")
+    ->Arg(1 << 16)
+    ->Arg(1 << 24)
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(1.0);
+
+// examples/softmax.py on 4096 rows of 1024 floats: reads X, writes Y (8 bytes a float).
+void BM_Softmax(benchmark::State& state, std::string kind) {
+  constexpr int64_t rows = 4096, cols = 1024;
+  tilec::Kernel kernel = compile_uncached(
+      tilec::ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/softmax.py",
+                                   {{"M", std::to_string(rows)}, {"N", std::to_string(cols)}}),
+      kind);
+  auto x = random_tensor({rows, cols}, 1);
+  tilec::ir::HostTensor y(tilec::ir::DataType::Float32(), {rows, cols});
+  std::vector<tilec::KernelArg> args = {x.view(), y.view()};
+  run_vs_memcpy(
+      state, [&] { kernel.call(args); }, 8 * rows * cols);
+}
+BENCHMARK_CAPTURE(BM_Softmax, c, "c")->Unit(benchmark::kMicrosecond)->MinTime(1.0);
+BENCHMARK_CAPTURE(BM_Softmax, llvm, "llvm")->Unit(benchmark::kMicrosecond)->MinTime(1.0);
 
 // OpenBLAS reads its settings when the library loads, before main, so the benchmark
 // sets them and runs itself again (marked by TILEC_BENCH_OPENBLAS_ENV; set that

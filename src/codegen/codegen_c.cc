@@ -467,17 +467,7 @@ void CodeGenC::print_store(const StoreNode* op) {
 }
 
 void CodeGenC::set_loop_bounds(const ForNode* op) {
-  transform::IntBounds lo = transform::bounds_of(op->begin, var_bounds_);
-  transform::IntBounds hi = transform::bounds_of(op->end, var_bounds_);
-  transform::IntBounds b;
-  if (op->step > 0) {
-    b.min = lo.min;
-    if (hi.max) b.max = *hi.max - 1;
-  } else {
-    b.max = lo.max;
-    if (hi.min) b.min = *hi.min + 1;
-  }
-  var_bounds_[op->var.get()] = b;
+  var_bounds_[op->var.get()] = transform::loop_var_bounds(*op, var_bounds_);
 }
 
 void CodeGenC::print_for(const ForNode* op) {

@@ -265,6 +265,11 @@ class CodeGenCHost : public CodeGenC {
   }
 
   void print_launch(const LaunchNode* op) override {
+    auto kind = current_function()->attrs.find(transform::kLaunchAttr);
+    if (kind != current_function()->attrs.end() &&
+        kind->second == AttrValue(std::string("device"))) {
+      return print_device_launch(op);
+    }
     std::string blocks = "(int64_t)1";
     for (const auto& g : op->grid) blocks += " * (int64_t)(" + print_expr(g) + ")";
     std::string name = current_function()->name;
@@ -304,6 +309,110 @@ class CodeGenCHost : public CodeGenC {
   const std::set<std::string>& callees() const { return callees_; }
 
  private:
+  // A grid of blocks of threads through env->device_api (abi.h): every tensor is copied
+  // into device memory, the device function runs once, tensors the kernel may write are
+  // copied back, and the device buffers are freed on every path.
+  void print_device_launch(const LaunchNode* op) {
+    std::string name = current_function()->name;
+    if (op->grid.size() > 3 || op->threads.size() > 3) {
+      throw IRError(
+          fmt::format("host codegen: kernel '{}' launches a {}-D grid of {}-D blocks; "
+                      "devices take at most 3 dimensions of each",
+                      name, op->grid.size(), op->threads.size()));
+    }
+    size_t n = std::max<size_t>(op->args.size(), 1);
+    int id = launch_count_++;
+    std::string done = fmt::format("tilec_launch_done_{}", id);
+    line() << fmt::format(
+        "if (env->device_api == NULL || env->device == NULL) return tilec_fail(err, err_len, "
+        "\"kernel '{}' runs on a device, but its execution backend provides none; compile it "
+        "with an execution backend that has a device (e.g. opencl)\");\n",
+        name);
+    open_scope_line();
+    std::string grid, block;
+    for (size_t d = 0; d < 3; ++d) {
+      grid += (d ? ", " : "") + (d < op->grid.size() ? "(int64_t)(" + print_expr(op->grid[d]) + ")"
+                                                     : std::string("1"));
+      block += (d ? ", " : "") +
+               (d < op->threads.size() ? std::to_string(op->threads[d]) : std::string("1"));
+    }
+    line() << "const int64_t grid[3] = {" << grid << "};\n";
+    line() << "const int64_t block[3] = {" << block << "};\n";
+    line() << fmt::format(
+        "if (grid[0] < 0 || grid[1] < 0 || grid[2] < 0) return tilec_fail(err, err_len, "
+        "\"kernel '{}': the grid has a negative extent for these argument shapes\");\n",
+        name);
+    line() << "TilecDeviceArg device_args[" << n << "];\n";
+    line() << "void* device_buffers[" << n << "];\n";
+    line() << "int64_t device_bytes[" << n << "];\n";
+    line() << "memset(device_args, 0, sizeof device_args);\n";
+    line() << "memset(device_buffers, 0, sizeof device_buffers);\n";
+    line() << "memset(device_bytes, 0, sizeof device_bytes);\n";
+    line() << "int32_t status = 0;\n";
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      const Expr& a = op->args[i];
+      auto tensor = tensors_.find(a.get());
+      if (tensor == tensors_.end()) {
+        const char* kind = a.dtype().is_float() ? "kTilecDeviceArgFloat" : "kTilecDeviceArgInt";
+        const char* field = a.dtype().is_float() ? "f" : "i";
+        line() << fmt::format("device_args[{}].kind = {};\n", i, kind);
+        line() << fmt::format("device_args[{}].bits = {};\n", i, a.dtype().bits);
+        line() << fmt::format("device_args[{}].v.{} = ({}){};\n", i, field,
+                              a.dtype().is_float() ? "double" : "int64_t", print_expr(a));
+        continue;
+      }
+      const TensorArg& t = tensor->second;
+      line() << fmt::format("device_bytes[{}] = {};\n", i, t.elem_bytes);
+      line() << fmt::format(
+          "for (int32_t d = 0; d < {}->ndim; ++d) device_bytes[{}] *= {}->shape[d];\n", t.name, i,
+          t.name);
+      line() << fmt::format(
+          "status = env->device_api->alloc(env->device, device_bytes[{0}], &device_buffers[{0}], "
+          "err, err_len);\n",
+          i);
+      line() << "if (status != 0) goto " << done << ";\n";
+      line() << fmt::format(
+          "status = env->device_api->copy(env->device, device_buffers[{0}], {1}, "
+          "device_bytes[{0}], kTilecCopyHostToDevice, err, err_len);\n",
+          i, print_expr(a));
+      line() << "if (status != 0) goto " << done << ";\n";
+      line() << fmt::format("device_args[{0}].kind = kTilecDeviceArgBuffer;\n", i);
+      line() << fmt::format("device_args[{0}].v.buffer = device_buffers[{0}];\n", i);
+    }
+    line() << fmt::format(
+        "if (grid[0] * grid[1] * grid[2] > 0) status = env->device_api->launch(env->device, "
+        "{}, grid, block, 0, device_args, {}, err, err_len);\n",
+        c_string(op->callee), op->args.size());
+    line() << "if (status != 0) goto " << done << ";\n";
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      auto tensor = tensors_.find(op->args[i].get());
+      if (tensor == tensors_.end() || tensor->second.read_only) continue;
+      line() << fmt::format(
+          "status = env->device_api->copy(env->device, device_buffers[{0}], {1}, "
+          "device_bytes[{0}], kTilecCopyDeviceToHost, err, err_len);\n",
+          i, print_expr(op->args[i]));
+      line() << "if (status != 0) goto " << done << ";\n";
+    }
+    body_ << done << ":\n";
+    line() << "for (int32_t i = 0; i < " << n
+           << "; ++i) if (device_buffers[i] != NULL) env->device_api->free(env->device, "
+              "device_buffers[i]);\n";
+    line() << "if (status != 0) return status;\n";
+    close_scope();
+    callees_device_.insert(op->callee);
+  }
+
+  void open_scope_line() {
+    line();
+    open_scope();
+  }
+
+  struct TensorArg {
+    std::string name;  // the DLTensor* variable
+    int elem_bytes = 0;
+    bool read_only = false;
+  };
+
   void print_tensor_arg(const Param& p, int index, int64_t device_type,
                         const std::map<const VarNode*, std::string>& symbols) {
     const Buffer& b = p.buffer;
@@ -339,6 +448,8 @@ class CodeGenCHost : public CodeGenC {
     }
     std::string data = declare_var(p.var);
     buffer_vars_.insert(p.var.get());
+    tensors_[p.var.get()] =
+        TensorArg{tensor, b->dtype.is_bool() ? 1 : b->dtype.bytes(), b->read_only};
     line() << "void* " << data << " = (char*)" << tensor << "->data + " << tensor
            << "->byte_offset;\n";
   }
@@ -374,7 +485,10 @@ class CodeGenCHost : public CodeGenC {
   }
 
   std::set<const ExprNode*> buffer_vars_;
-  std::set<std::string> callees_;
+  std::map<const ExprNode*, TensorArg> tensors_;
+  std::set<std::string> callees_;         // launched as tasks: prototypes needed
+  std::set<std::string> callees_device_;  // launched on a device, by name
+  int launch_count_ = 0;
 };
 
 }  // namespace

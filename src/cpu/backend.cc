@@ -81,6 +81,7 @@ backend::BackendModule make_cpu_backend_module() {
 void register_cpu_backend() {
   backend::register_module_target_detector(kCpuDetectorName, detect_cpu,
                                            target::kHostDetectorPriority);
+  register_cpu_pass_config_keys();
   for (auto& impl : cpu_tile_op_impls()) backend::register_module_tile_op_impl(std::move(impl));
   backend::register_backend(make_cpu_backend_module());
 #ifdef TILEC_HAVE_LLVM

@@ -2,6 +2,7 @@
 
 #include "tilec/ir/stmt.h"
 #include "tilec/transform/gemm_operands.h"
+#include "tilec/transform/pass_context.h"
 
 #include <algorithm>
 
@@ -42,9 +43,14 @@ constexpr int64_t kMicroVectorBytes = 64;
 // float32 with B stored N x K, 64x64x32 blocks, 2 threads): the scalar k-innermost
 // nest 21 GFLOP/s, the panel 250 (the plain GEMM 355; the scalar transposing copy is
 // most of the difference).
+// With `fused` and a 32- or 64-bit accumulator, each step is fma(a, b, acc) (TILE_SEMANTICS.md
+// allows contracting the gemm accumulation, as every GPU and vector CPU does): one instruction and
+// one rounding instead of a multiply and an add, which halves the micro-kernel's arithmetic
+// instructions. Without it, the multiply and the add round separately, in k order, so
+// results are bit-identical to the interpreter's.
 std::optional<Stmt> register_blocked_gemm(const GemmNode* op, const GemmMatrix& a,
                                           const GemmMatrix& b_in, const GemmMatrix& c,
-                                          const Expr& M, const Expr& N, const Expr& K) {
+                                          const Expr& M, const Expr& N, const Expr& K, bool fused) {
   const int64_t *m_extent = as_const_int(M), *n_extent = as_const_int(N),
                 *k_extent = as_const_int(K);
   if (!m_extent || !n_extent || !k_extent) return std::nullopt;
@@ -96,7 +102,12 @@ std::optional<Stmt> register_blocked_gemm(const GemmNode* op, const GemmMatrix& 
   });
   Stmt update = each([&](const Var& g, const Var& i) {
     Expr av = op->transpose_a ? a.at(k, row(i)) : a.at(row(i), k);
-    Expr product = binary(BinaryOp::kMul, cast(acc, av), cast(acc, b.at(k, col(g))));
+    Expr x = cast(acc, av), y = cast(acc, b.at(k, col(g)));
+    // 16-bit accumulators round every step, and over a long k loop one rounding per fused
+    // step drifts from the interpreter's two by more than the float16 tolerance.
+    if (fused && acc.is_float() && acc.bits >= 32)
+      return store(tile, {g, i}, call("fma", {x, y, load(tile, {g, i})}));
+    Expr product = binary(BinaryOp::kMul, x, y);
     return store(tile, {g, i}, binary(BinaryOp::kAdd, load(tile, {g, i}), product));
   });
   Stmt store_tile = each([&](const Var& g, const Var& i) {
@@ -120,7 +131,8 @@ std::optional<Stmt> register_blocked_gemm(const GemmNode* op, const GemmMatrix& 
 std::optional<Stmt> lower_gemm_register_blocked(const Stmt& op, const target::Target&) {
   const auto* gemm = op.as<GemmNode>();
   transform::GemmOperands g = transform::analyze_gemm(*gemm);
-  std::optional<Stmt> blocked = register_blocked_gemm(gemm, g.a, g.b, g.c, g.M, g.N, g.K);
+  bool fused = transform::PassContext::current().get_bool(kGemmFmaConfigKey);
+  std::optional<Stmt> blocked = register_blocked_gemm(gemm, g.a, g.b, g.c, g.M, g.N, g.K, fused);
   if (!blocked) return std::nullopt;  // the generic loop nest handles it
   return transform::with_clear_accum(*gemm, g, *std::move(blocked));
 }

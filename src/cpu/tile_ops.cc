@@ -1,5 +1,7 @@
 #include "tilec/cpu/tile_ops.h"
 
+#include "tilec/transform/pass_context.h"
+
 namespace tilec::cpu {
 
 using namespace ir;
@@ -14,6 +16,14 @@ std::optional<Stmt> lower_scheduled_loop_serial(const Stmt& loop, const target::
   n->num_stages = 0;
   n->thread_tag.clear();
   return Stmt(n);
+}
+
+void register_cpu_pass_config_keys() {
+  transform::register_pass_config_key(
+      kGemmFmaConfigKey, transform::PassConfigType::kBool, true,
+      "cpu T.gemm micro-kernel: accumulate with fused multiply-add (TILE_SEMANTICS.md allows "
+      "it; results within the per-dtype tolerances); false: a separate multiply and add per "
+      "step, bit-identical to the interpreter");
 }
 
 std::vector<transform::TileOpImpl> cpu_tile_op_impls() {

@@ -104,6 +104,20 @@ IntBounds binary_bounds(BinaryOp op, const IntBounds& a, const IntBounds& b, Dat
 
 }  // namespace
 
+IntBounds loop_var_bounds(const ForNode& loop, const VarBounds& vars) {
+  IntBounds lo = bounds_of(loop.begin, vars);
+  IntBounds hi = bounds_of(loop.end, vars);
+  IntBounds b;
+  if (loop.step > 0) {
+    b.min = lo.min;
+    if (hi.max) b.max = *hi.max - 1;
+  } else {
+    b.max = lo.max;
+    if (hi.min) b.min = *hi.min + 1;
+  }
+  return b;
+}
+
 IntBounds bounds_of(const Expr& e, const VarBounds& vars) {
   if (!e) return {};
   DataType t = e.dtype();

@@ -66,6 +66,7 @@ SplitFunction split_function(const PrimFunc& func, const SplitHostDeviceOptions&
   PrimFunc host = with_body(func, Stmt(launch));
   host = with_attr(host, kFunctionKindAttr, std::string("host"));
   host = with_attr(host, kDeviceTypeAttr, options.device_type);
+  if (options.device_launch) host = with_attr(host, kLaunchAttr, std::string("device"));
   return {host, device};
 }
 

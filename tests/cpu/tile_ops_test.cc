@@ -4,10 +4,11 @@
 // serial scheduled loops. Lowered loops compute what the interpreter does, bit for bit.
 #include "tilec/cpu/tile_ops.h"
 
-#include "tilec/interp/interpreter.h"
 #include "tilec/frontend/parser.h"
+#include "tilec/interp/interpreter.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/lower_tile_ops.h"
+#include "tilec/transform/pass_context.h"
 
 #include <gtest/gtest.h>
 
@@ -130,6 +131,30 @@ def blocked(A: T.Tensor((16, 5), "float32"), B: T.Tensor((5, 64), "float32"), C:
   expect_same_results(mod, lowered);
 }
 
+// By default the micro-kernel accumulates with fma (within the tolerances, as above);
+// with cpu.gemm_fma=false it has no fma and keeps the multiply and add apart.
+TEST(CpuTileOps, RegisterBlockedGemmFusesMultiplyAddUnlessTurnedOff) {
+  IRModule mod = parse_kernel_source(R"(
+import tilelang.language as T
+@T.prim_func
+def fused(A: T.Tensor((16, 5), "float32"), B: T.Tensor((5, 64), "float32"), C: T.Tensor((16, 64), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        T.gemm(A, B, C)
+)");
+  auto count_fma = [](const IRModule& m) {
+    int n = 0;
+    post_order_visit(m.lookup("fused")->body, [&](const Stmt*, const Expr* e) {
+      if (auto* c = e ? e->as<CallNode>() : nullptr; c && c->name == "fma") ++n;
+    });
+    return n;
+  };
+  IRModule lowered = lower_tile_ops(mod, kCpu);
+  EXPECT_GT(count_fma(lowered), 0);
+  expect_same_results(mod, lowered);
+  transform::ScopedPassContext exact(transform::PassContext({{kGemmFmaConfigKey, false}}));
+  EXPECT_EQ(count_fma(lower_tile_ops(mod, kCpu)), 0);
+}
+
 // The micro-kernel's accumulator is groups x rows, one element per vector register
 // once the lane loop (vectorized, around the k loop) is vectorized; float64 has 8
 // lanes per 64 bytes, float32 16.
@@ -174,6 +199,8 @@ def shapes(A: T.Tensor((6, 3), "float64"), B: T.Tensor((3, 8), "float64"), C: T.
 // way. Every C element still sums k ascending in C's dtype, so the lowered loops give
 // the interpreter's results bit for bit (checksums of the raw bytes, not tolerances).
 TEST(CpuTileOps, RegisterBlockedGemmWithTransposedBIsBitExact) {
+  // Fused multiply-add rounds once per step; bit-exactness asks for it to be off.
+  transform::ScopedPassContext exact(transform::PassContext({{kGemmFmaConfigKey, false}}));
   IRModule mod = parse_kernel_source(R"(
 import tilelang.language as T
 @T.prim_func

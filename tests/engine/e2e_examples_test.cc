@@ -1,9 +1,12 @@
 // Every kernel in examples/*.py, compiled on every CPU backend (cpu_backends.h: `c` with
-// native, `llvm` with llvm_jit and with native), matches the reference interpreter at the example's
-// own sizes (edge_tiles.py covers partial tiles) — at its own dtype and, when the file has a
-// `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
+// native, `llvm` with llvm_jit and with native) and on `opencl` with the opencl execution
+// backend (skipped, saying why, without an OpenCL platform), matches the reference
+// interpreter at the example's own sizes (edge_tiles.py covers partial tiles) — at its own
+// dtype and, when the file has a `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
 #include "cpu_backends.h"
 #include "test_support.h"
+
+#include "tilec/exec/execution_backend.h"
 
 #include <fstream>
 #include <regex>
@@ -63,11 +66,20 @@ void PrintTo(const ExampleCase& example, std::ostream* out) {
 
 using ExampleOnBackend = std::tuple<ExampleCase, testing::CpuBackend>;
 
+// The CPU backends, then the SIMT lowering on OpenCL (PoCL's CPU device here).
+std::vector<testing::CpuBackend> backends_to_run() {
+  std::vector<testing::CpuBackend> backends = testing::cpu_backends();
+  backends.push_back({"opencl", "opencl"});
+  return backends;
+}
+
 class Examples : public testing::EngineTest,
                  public ::testing::WithParamInterface<ExampleOnBackend> {
  protected:
   void SetUp() override {
     TILEC_SKIP_UNLESS_BUILT(std::get<1>(GetParam()));
+    auto builder = exec::get_execution_backend(std::get<1>(GetParam()).execution_backend);
+    if (!builder->available()) GTEST_SKIP() << builder->unavailable_reason();
     EngineTest::SetUp();
   }
 };
@@ -88,7 +100,7 @@ TEST_P(Examples, MatchesTheInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(AllExamples, Examples,
                          ::testing::Combine(::testing::ValuesIn(example_cases()),
-                                            ::testing::ValuesIn(testing::cpu_backends())),
+                                            ::testing::ValuesIn(backends_to_run())),
                          [](const ::testing::TestParamInfo<ExampleOnBackend>& info) {
                            std::string name = std::get<0>(info.param).name() + "_" +
                                               std::get<1>(info.param).name();

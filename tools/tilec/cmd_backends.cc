@@ -9,6 +9,7 @@
 #include "tilec/backend/module.h"
 #include "tilec/backend/module_loader.h"
 #include "tilec/engine/initialize.h"
+#include "tilec/exec/execution_backend.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -41,8 +42,18 @@ json backend_json(const backend::BackendModule& module) {
     callbacks.push_back(module.name + "." + name);
   json execution = json::array();
   for (const auto& spec : module.execution_backends) {
+    bool available = spec.available();
+    // Why not, in the shared implementation's words (a module's own has none to give).
+    std::string reason;
+    if (!available) {
+      try {
+        reason = exec::get_execution_backend(spec.name)->unavailable_reason();
+      } catch (const exec::ExecError&) {
+      }
+    }
     execution.push_back({{"name", spec.name},
-                         {"available", spec.available()},
+                         {"available", available},
+                         {"unavailable_reason", reason},
                          {"enable_host_codegen", spec.enable_host_codegen},
                          {"enable_device_compile", spec.enable_device_compile},
                          {"target_predicate", spec.supports_target.has_value()}});
@@ -127,6 +138,9 @@ void print_text(const json& registry) {
                                spec["available"].get<bool>() ? "available" : "not available",
                                spec["enable_host_codegen"].get<bool>() ? "yes" : "no",
                                spec["enable_device_compile"].get<bool>() ? "yes" : "no");
+      if (auto reason = spec["unavailable_reason"].get<std::string>(); !reason.empty()) {
+        std::cout << "      why: " << reason << "\n";
+      }
     }
   }
   std::cout << "\nHost codegens by host kind:\n";

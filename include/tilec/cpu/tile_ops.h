@@ -6,6 +6,10 @@
 //   cpu.scheduled_loop_serial  T.Pipelined and thread-binding loops as serial loops
 //                              (pipelining is a hint here and threads run as loops)
 // Both at kBackendTileOpPriority, so they take precedence over the generic ones.
+// Pass-config key kGemmFmaConfigKey (bool, default true, registered with the module):
+// the micro-kernel accumulates float32/float64 with fused multiply-add (16-bit
+// accumulators never: it drifts past their tolerance); false keeps the multiply and the
+// add apart, for results bit-identical to the interpreter's.
 #pragma once
 
 #include "tilec/ir/stmt.h"
@@ -17,7 +21,11 @@
 
 namespace tilec::cpu {
 
+inline constexpr const char* kGemmFmaConfigKey = "cpu.gemm_fma";
+
 bool is_cpu_target(const target::Target& target);  // the kind has the key "cpu"
+// Declares kGemmFmaConfigKey (idempotent).
+void register_cpu_pass_config_keys();
 
 std::optional<ir::Stmt> lower_gemm_register_blocked(const ir::Stmt& gemm,
                                                     const target::Target& target);

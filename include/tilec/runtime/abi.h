@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define TILEC_ABI_VERSION 1
+#define TILEC_ABI_VERSION 2
 
 enum TilecArgKind { kTilecArgTensor = 0, kTilecArgInt = 1, kTilecArgFloat = 2 };
 
@@ -40,9 +40,42 @@ typedef struct TilecArg {
 /* Runs fn over [0, num_tasks) split into chunks, possibly on several threads;
  * returns the first non-zero status a chunk returned. */
 typedef int32_t (*TilecTaskFn)(int64_t begin, int64_t end, void* closure);
+/* One argument of a device launch: a buffer in the device's memory (from
+ * device_alloc) or a scalar. */
+enum TilecDeviceArgKind { kTilecDeviceArgBuffer = 0, kTilecDeviceArgInt = 1, kTilecDeviceArgFloat = 2 };
+typedef struct TilecDeviceArg {
+  int32_t kind; /* TilecDeviceArgKind */
+  int32_t bits; /* scalars: width of the device parameter (32 or 64) */
+  union {
+    void* buffer;
+    int64_t i;
+    double f;
+  } v;
+} TilecDeviceArg;
+enum TilecCopyKind { kTilecCopyHostToDevice = 0, kTilecCopyDeviceToHost = 1 };
+
+/* The device side of an execution backend (OpenCL, CUDA, ...), target-neutral: memory
+ * management and one launch of a compiled device function over a grid of blocks of
+ * threads. Every entry returns 0 on success, else writes a message into err. A host
+ * entry that launches device functions fails with a clear message when `device` is
+ * NULL (an execution backend without a device, such as native). */
+typedef struct TilecDeviceApi {
+  int32_t (*alloc)(void* device, int64_t nbytes, void** out, char* err, int32_t err_len);
+  int32_t (*free)(void* device, void* buffer);
+  int32_t (*copy)(void* device, void* buffer, void* host, int64_t nbytes, int32_t kind,
+                  char* err, int32_t err_len);
+  /* grid: blocks per axis; block: threads per axis; shared_bytes: dynamic shared memory
+   * beyond the kernel's static allocations. */
+  int32_t (*launch)(void* device, const char* function, const int64_t grid[3],
+                    const int64_t block[3], int64_t shared_bytes, const TilecDeviceArg* args,
+                    int32_t num_args, char* err, int32_t err_len);
+} TilecDeviceApi;
+
 typedef struct TilecRuntimeEnv {
   int32_t (*parallel_for)(int64_t num_tasks, TilecTaskFn fn, void* closure);
   int32_t num_threads;
+  const TilecDeviceApi* device_api; /* NULL without a device */
+  void* device;                     /* the execution backend's loaded module */
 } TilecRuntimeEnv;
 
 typedef int32_t (*TilecHostEntry)(const TilecArg* args, int32_t num_args,

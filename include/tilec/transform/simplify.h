@@ -22,6 +22,9 @@ using VarBounds = std::unordered_map<const ir::VarNode*, IntBounds>;
 // Bounds of an integer expression given bounds of its variables (unknown vars are
 // unbounded). Arithmetic that could overflow int64 gives unbounded results.
 IntBounds bounds_of(const ir::Expr& e, const VarBounds& vars);
+// Bounds of a loop's variable over its iterations ([begin, end) upward, (end, begin]
+// downward), given bounds of the variables its bounds use.
+IntBounds loop_var_bounds(const ir::ForNode& loop, const VarBounds& vars);
 
 ir::Expr simplify(const ir::Expr& e, const VarBounds& vars = {});
 // Tracks loop variables (and T.Kernel block variables) bounds while simplifying.

@@ -3,7 +3,9 @@
 // params: the source params, then the symbolic shape vars, then the binder's extra
 // params) and a host PrimFunc with the source name, params and attrs plus
 // tilec.function_kind = "host" and tilec.device_type (DLPack device type the host
-// entry checks), whose body is a LaunchNode. LaunchNode.args are the device
+// entry checks), whose body is a LaunchNode. tilec.launch = "device" (set with
+// device_launch) makes the host launch a grid of blocks of threads through the
+// runtime's device API (abi.h); without it the blocks run as tasks on the thread pool. LaunchNode.args are the device
 // function's leading params (all but the binder's extra ones).
 #pragma once
 
@@ -17,6 +19,7 @@ namespace tilec::transform {
 
 inline constexpr const char* kFunctionKindAttr = "tilec.function_kind";  // "host" / "device"
 inline constexpr const char* kDeviceTypeAttr = "tilec.device_type";      // int64 DLDeviceType
+inline constexpr const char* kLaunchAttr = "tilec.launch";               // "device" or absent
 
 // How a target runs the blocks of a T.Kernel inside its device function.
 struct DeviceKernelBody {
@@ -26,8 +29,9 @@ struct DeviceKernelBody {
 using BlockBinder = std::function<DeviceKernelBody(const ir::KernelNode& kernel)>;
 
 struct SplitHostDeviceOptions {
-  int64_t device_type = 1;  // kDLCPU
+  int64_t device_type = 1;  // kDLCPU: the tensors the host entry accepts
   BlockBinder bind_blocks;
+  bool device_launch = false;  // sets tilec.launch = "device"
 };
 
 ir::IRModule split_host_device(const ir::IRModule& mod, const SplitHostDeviceOptions& options);

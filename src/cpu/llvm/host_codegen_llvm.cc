@@ -2,6 +2,7 @@
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/cpu/llvm_codegen.h"
 #include "tilec/runtime/abi.h"
+#include "tilec/runtime/device_launch.h"
 #include "tilec/transform/split_host_device.h"
 
 #include <dlpack/dlpack.h>
@@ -134,6 +135,11 @@ class HostEmitter : public llvm_codegen::IREmitter {
   }
 
   void emit_launch(const LaunchNode* op) override {
+    auto kind = current_function()->attrs.find(transform::kLaunchAttr);
+    if (kind != current_function()->attrs.end() &&
+        kind->second == AttrValue(std::string("device"))) {
+      return emit_device_launch(op);
+    }
     const std::string name = format_literal(current_function()->name);
     llvm::Value* blocks = builder_.getInt64(1);
     for (const auto& g : op->grid)
@@ -183,6 +189,68 @@ class HostEmitter : public llvm_codegen::IREmitter {
   }
 
  private:
+  // A grid of blocks of threads on the execution backend's device: the arguments as
+  // TilecDeviceLaunchArg (runtime/device_launch.h) for tilec_rt_device_launch, which
+  // copies the tensors over and back and returns the launch's status.
+  void emit_device_launch(const LaunchNode* op) {
+    const std::string name = current_function()->name;
+    if (op->grid.size() > 3 || op->threads.size() > 3) {
+      throw IRError(
+          fmt::format("llvm host codegen: kernel '{}' launches a {}-D grid of {}-D "
+                      "blocks; devices take at most 3 dimensions of each",
+                      name, op->grid.size(), op->threads.size()));
+    }
+    llvm::AllocaInst* grid = entry_alloca(llvm::ArrayType::get(i64(), 3), nullptr, "grid", 8);
+    llvm::AllocaInst* block = entry_alloca(llvm::ArrayType::get(i64(), 3), nullptr, "block", 8);
+    for (size_t d = 0; d < 3; ++d) {
+      llvm::Value* g =
+          d < op->grid.size() ? cast_value(DataType::Int64(), op->grid[d]) : builder_.getInt64(1);
+      builder_.CreateStore(
+          g, builder_.CreateConstInBoundsGEP2_64(grid->getAllocatedType(), grid, 0, d));
+      int64_t t = d < op->threads.size() ? op->threads[d] : 1;
+      builder_.CreateStore(builder_.getInt64(t), builder_.CreateConstInBoundsGEP2_64(
+                                                     block->getAllocatedType(), block, 0, d));
+    }
+    constexpr size_t kArgBytes = sizeof(TilecDeviceLaunchArg);
+    size_t n = std::max<size_t>(op->args.size(), 1);
+    llvm::AllocaInst* args = entry_alloca(llvm::ArrayType::get(builder_.getInt8Ty(), n * kArgBytes),
+                                          nullptr, "device_args", 8);
+    builder_.CreateMemSet(args, builder_.getInt8(0), n * kArgBytes, llvm::MaybeAlign(8));
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      const Expr& a = op->args[i];
+      auto field = [&](size_t offset) {
+        return builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), args,
+                                                   i * kArgBytes + offset);
+      };
+      auto tensor = tensors_.find(a.get());
+      if (tensor != tensors_.end()) {
+        builder_.CreateStore(builder_.getInt32(kTilecDeviceArgBuffer),
+                             field(offsetof(TilecDeviceLaunchArg, kind)));
+        builder_.CreateStore(builder_.getInt32(tensor->second.read_only ? 1 : 0),
+                             field(offsetof(TilecDeviceLaunchArg, read_only)));
+        builder_.CreateStore(builder_.getInt32(tensor->second.elem_bytes),
+                             field(offsetof(TilecDeviceLaunchArg, elem_bytes)));
+        builder_.CreateStore(tensor->second.tensor, field(offsetof(TilecDeviceLaunchArg, tensor)));
+        continue;
+      }
+      bool is_float = a.dtype().is_float();
+      builder_.CreateStore(builder_.getInt32(is_float ? kTilecDeviceArgFloat : kTilecDeviceArgInt),
+                           field(offsetof(TilecDeviceLaunchArg, kind)));
+      builder_.CreateStore(builder_.getInt32(a.dtype().bits),
+                           field(offsetof(TilecDeviceLaunchArg, bits)));
+      llvm::Value* value = is_float ? convert(emit(a), a.dtype(), DataType::Float(64))
+                                    : convert(emit(a), a.dtype(), DataType::Int64());
+      builder_.CreateStore(value, field(offsetof(TilecDeviceLaunchArg, v)));
+    }
+    llvm::FunctionCallee launch =
+        runtime_function("tilec_rt_device_launch", i32(),
+                         {ptr(), ptr(), ptr(), ptr(), ptr(), ptr(), i32(), ptr(), i32()});
+    llvm::Value* status =
+        builder_.CreateCall(launch, {env_, c_string(name), c_string(op->callee), grid, block, args,
+                                     builder_.getInt32(int32_t(op->args.size())), err_, err_len_});
+    return_if(builder_.CreateICmpNE(status, builder_.getInt32(0)), status);
+  }
+
   // When cond holds: tilec_rt_fail(err, err_len, format, args...) and return its 1.
   void fail_if(llvm::Value* cond, const std::string& format, std::vector<llvm::Value*> args) {
     llvm::BasicBlock* failed = llvm::BasicBlock::Create(ctx_, "bad_arg", fn_);
@@ -254,6 +322,8 @@ class HostEmitter : public llvm_codegen::IREmitter {
     llvm::Value* offset = builder_.CreateLoad(
         i64(), builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), tensor,
                                                    offsetof(DLTensor, byte_offset)));
+    tensors_[p.var.get()] =
+        TensorArg{tensor, b->dtype.is_bool() ? 1 : b->dtype.bytes(), b->read_only};
     llvm::Value* start = builder_.CreateGEP(builder_.getInt8Ty(), data, offset, p.name());
     bind_param_buffer(b, start);
     bind_var(p.var, start);
@@ -302,6 +372,12 @@ class HostEmitter : public llvm_codegen::IREmitter {
   llvm::Value* err_len_ = nullptr;
   llvm::Value* parallel_for_ = nullptr;
   std::map<const VarNode*, llvm::AllocaInst*> symbol_slots_;
+  struct TensorArg {
+    llvm::Value* tensor;  // the checked DLTensor*
+    int elem_bytes;
+    bool read_only;
+  };
+  std::map<const ExprNode*, TensorArg> tensors_;  // by the parameter's var
 };
 
 bool is_host_function(const PrimFunc& f) {

@@ -101,7 +101,7 @@ void IREmitter::bind_var(const Var& var, llvm::Value* value) {
 }
 
 void IREmitter::bind_param_buffer(const Buffer& buffer, llvm::Value* data) {
-  BufferSlot slot{data, 0};
+  BufferSlot slot{data, 0, 0};
   buffers_[buffer.get()] = slot;
   param_buffers_[buffer->name] = slot;
 }
@@ -131,46 +131,37 @@ bool IREmitter::provably_non_negative(const Expr& e) {
 }
 
 void IREmitter::set_loop_bounds(const ForNode* op) {
-  transform::IntBounds lo = transform::bounds_of(op->begin, var_bounds_);
-  transform::IntBounds hi = transform::bounds_of(op->end, var_bounds_);
-  transform::IntBounds b;
-  if (op->step > 0) {
-    b.min = lo.min;
-    if (hi.max) b.max = *hi.max - 1;
-  } else {
-    b.max = lo.max;
-    if (hi.min) b.min = *hi.min + 1;
-  }
-  var_bounds_[op->var.get()] = b;
+  var_bounds_[op->var.get()] = transform::loop_var_bounds(*op, var_bounds_);
 }
 
 // ---------------------------------------------------------------- 16-bit floats
 
 llvm::Value* IREmitter::f32_to_storage16(llvm::Value* v, DataType t) {
+  llvm::Type* i16 = like(v, builder_.getInt16Ty());
   if (!t.is_bfloat16()) {
     // fptrunc rounds to nearest-even, as the C helper does.
-    return builder_.CreateBitCast(builder_.CreateFPTrunc(v, builder_.getHalfTy()),
-                                  builder_.getInt16Ty());
+    return builder_.CreateBitCast(builder_.CreateFPTrunc(v, like(v, builder_.getHalfTy())), i16);
   }
   // The C helper's bfloat16 rounding: NaN stays a quiet NaN, else round to nearest-even.
-  llvm::Value* u = builder_.CreateBitCast(v, i32());
-  llvm::Value* is_nan =
-      builder_.CreateICmpUGT(builder_.CreateAnd(u, 0x7FFFFFFF), builder_.getInt32(0x7F800000));
-  llvm::Value* nan_bits = builder_.CreateOr(builder_.CreateLShr(u, 16), 0x40);
-  llvm::Value* lsb = builder_.CreateAnd(builder_.CreateLShr(u, 16), 1);
-  llvm::Value* rounded = builder_.CreateLShr(
-      builder_.CreateAdd(builder_.CreateAdd(u, builder_.getInt32(0x7FFF)), lsb), 16);
-  return builder_.CreateTrunc(builder_.CreateSelect(is_nan, nan_bits, rounded),
-                              builder_.getInt16Ty());
+  llvm::Value* u = builder_.CreateBitCast(v, like(v, i32()));
+  auto c = [&](uint32_t x) { return llvm::ConstantInt::get(u->getType(), x); };
+  llvm::Value* is_nan = builder_.CreateICmpUGT(builder_.CreateAnd(u, c(0x7FFFFFFF)), c(0x7F800000));
+  llvm::Value* nan_bits = builder_.CreateOr(builder_.CreateLShr(u, c(16)), c(0x40));
+  llvm::Value* lsb = builder_.CreateAnd(builder_.CreateLShr(u, c(16)), c(1));
+  llvm::Value* rounded =
+      builder_.CreateLShr(builder_.CreateAdd(builder_.CreateAdd(u, c(0x7FFF)), lsb), c(16));
+  return builder_.CreateTrunc(builder_.CreateSelect(is_nan, nan_bits, rounded), i16);
 }
 
 llvm::Value* IREmitter::storage16_to_f32(llvm::Value* bits, DataType t) {
+  llvm::Type* f32 = like(bits, builder_.getFloatTy());
   if (!t.is_bfloat16()) {
-    return builder_.CreateFPExt(builder_.CreateBitCast(bits, builder_.getHalfTy()),
-                                builder_.getFloatTy());
+    return builder_.CreateFPExt(builder_.CreateBitCast(bits, like(bits, builder_.getHalfTy())),
+                                f32);
   }
-  return builder_.CreateBitCast(builder_.CreateShl(builder_.CreateZExt(bits, i32()), 16),
-                                builder_.getFloatTy());
+  llvm::Value* wide = builder_.CreateZExt(bits, like(bits, i32()));
+  return builder_.CreateBitCast(
+      builder_.CreateShl(wide, llvm::ConstantInt::get(wide->getType(), 16)), f32);
 }
 
 llvm::Value* IREmitter::round_to_dtype(llvm::Value* v, DataType t) {
@@ -182,7 +173,7 @@ llvm::Value* IREmitter::round_to_dtype(llvm::Value* v, DataType t) {
 
 llvm::Value* IREmitter::convert(llvm::Value* v, DataType from, DataType to) {
   if (from == to) return v;
-  llvm::Type* target = value_type(to);
+  llvm::Type* target = like(v, value_type(to));
   if (to.is_bool()) {
     if (from.is_float()) return builder_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
     return builder_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
@@ -196,7 +187,7 @@ llvm::Value* IREmitter::convert(llvm::Value* v, DataType from, DataType to) {
     }
     if (from.is_float()) {
       if (v->getType() == target) return v;
-      return target->getPrimitiveSizeInBits() > v->getType()->getPrimitiveSizeInBits()
+      return target->getScalarSizeInBits() > v->getType()->getScalarSizeInBits()
                  ? builder_.CreateFPExt(v, target)
                  : builder_.CreateFPTrunc(v, target);
     }
@@ -270,6 +261,12 @@ llvm::Value* IREmitter::emit_logical(const BinaryNode* op) {
   // side's answer makes valid (idx < N and A[idx] > 0).
   bool is_and = op->op == BinaryOp::kAnd;
   llvm::Value* a = emit(op->a);
+  if (a->getType()->isVectorTy()) {
+    // Lanes decide separately; the vectorizer allows this only when op->b reads no memory.
+    llvm::Value* b = emit(op->b);
+    unify(a, b);
+    return is_and ? builder_.CreateAnd(a, b) : builder_.CreateOr(a, b);
+  }
   llvm::BasicBlock* from = builder_.GetInsertBlock();
   llvm::BasicBlock* rhs = llvm::BasicBlock::Create(ctx_, is_and ? "and.rhs" : "or.rhs", fn_);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, is_and ? "and.end" : "or.end", fn_);
@@ -283,8 +280,11 @@ llvm::Value* IREmitter::emit_logical(const BinaryNode* op) {
   llvm::BasicBlock* rhs_end = builder_.GetInsertBlock();
   builder_.CreateBr(done);
   builder_.SetInsertPoint(done);
-  llvm::PHINode* phi = builder_.CreatePHI(builder_.getInt1Ty(), 2);
-  phi->addIncoming(builder_.getInt1(!is_and), from);
+  llvm::PHINode* phi = builder_.CreatePHI(b->getType(), 2);
+  llvm::Value* skipped = builder_.getInt1(!is_and);
+  if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(b->getType()))
+    skipped = llvm::ConstantVector::getSplat(vector->getElementCount(), builder_.getInt1(!is_and));
+  phi->addIncoming(skipped, from);
   phi->addIncoming(b, rhs_end);
   return phi;
 }
@@ -292,20 +292,30 @@ llvm::Value* IREmitter::emit_logical(const BinaryNode* op) {
 llvm::Value* IREmitter::emit_select(const SelectNode* op) {
   // Only the chosen side is evaluated.
   llvm::Value* cond = emit(op->cond);
+  if (cond->getType()->isVectorTy()) {
+    // Lanes choose separately; the vectorizer allows this only when neither side reads memory.
+    llvm::Value* t = cast_value(op->dtype, op->true_value);
+    llvm::Value* f = cast_value(op->dtype, op->false_value);
+    unify(t, f);
+    unify(cond, t);
+    return builder_.CreateSelect(cond, t, f);
+  }
   llvm::BasicBlock* then_block = llvm::BasicBlock::Create(ctx_, "sel.true", fn_);
   llvm::BasicBlock* else_block = llvm::BasicBlock::Create(ctx_, "sel.false", fn_);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "sel.end", fn_);
   builder_.CreateCondBr(cond, then_block, else_block);
   builder_.SetInsertPoint(then_block);
   llvm::Value* t = cast_value(op->dtype, op->true_value);
+  if (vector_lanes_) t = splat(t, vector_lanes_);  // both sides one type in a vector body
   llvm::BasicBlock* then_end = builder_.GetInsertBlock();
   builder_.CreateBr(done);
   builder_.SetInsertPoint(else_block);
   llvm::Value* f = cast_value(op->dtype, op->false_value);
+  if (vector_lanes_) f = splat(f, vector_lanes_);
   llvm::BasicBlock* else_end = builder_.GetInsertBlock();
   builder_.CreateBr(done);
   builder_.SetInsertPoint(done);
-  llvm::PHINode* phi = builder_.CreatePHI(value_type(op->dtype), 2);
+  llvm::PHINode* phi = builder_.CreatePHI(t->getType(), 2);
   phi->addIncoming(t, then_end);
   phi->addIncoming(f, else_end);
   return phi;
@@ -315,7 +325,7 @@ llvm::Value* IREmitter::emit_int_division(const BinaryNode* op, llvm::Value* a, 
   DataType t = op->a.dtype();
   bool div = op->op == BinaryOp::kFloorDiv;
   // Sub-int32 integers divide as int32 (C's promotion), so INT8_MIN // -1 wraps as there.
-  llvm::Type* wide = t.bits < 32 ? i32() : a->getType();
+  llvm::Type* wide = t.bits < 32 ? like(a, i32()) : a->getType();
   if (wide != a->getType()) {
     a = t.is_int() ? builder_.CreateSExt(a, wide) : builder_.CreateZExt(a, wide);
     b = t.is_int() ? builder_.CreateSExt(b, wide) : builder_.CreateZExt(b, wide);
@@ -335,7 +345,7 @@ llvm::Value* IREmitter::emit_int_division(const BinaryNode* op, llvm::Value* a, 
     if (t.is_int()) {
       // INT_MIN / -1 overflows the hardware divide; dividing by 1 gives the wrapped answer.
       llvm::Value* min =
-          llvm::ConstantInt::get(wide, llvm::APInt::getSignedMinValue(wide->getIntegerBitWidth()));
+          llvm::ConstantInt::get(wide, llvm::APInt::getSignedMinValue(wide->getScalarSizeInBits()));
       unsafe = builder_.CreateOr(
           unsafe,
           builder_.CreateAnd(builder_.CreateICmpEQ(a, min),
@@ -366,10 +376,12 @@ llvm::Value* IREmitter::emit_int_division(const BinaryNode* op, llvm::Value* a, 
         at_entry.CreateStore(builder_.getFalse(), division_flag_);
       }
       llvm::Value* seen = builder_.CreateLoad(builder_.getInt1Ty(), division_flag_);
-      builder_.CreateStore(builder_.CreateOr(seen, is_zero), division_flag_);
+      llvm::Value* any_zero =
+          is_zero->getType()->isVectorTy() ? builder_.CreateOrReduce(is_zero) : is_zero;
+      builder_.CreateStore(builder_.CreateOr(seen, any_zero), division_flag_);
     }
   }
-  return builder_.CreateTrunc(result, value_type(t));
+  return builder_.CreateTrunc(result, like(result, value_type(t)));
 }
 
 llvm::Value* IREmitter::emit_binary(const BinaryNode* op) {
@@ -377,6 +389,7 @@ llvm::Value* IREmitter::emit_binary(const BinaryNode* op) {
   DataType t = op->a.dtype();  // operands share a dtype; op->dtype is bool for comparisons
   llvm::Value* a = emit(op->a);
   llvm::Value* b = emit(op->b);
+  unify(a, b);
   bool f = t.is_float();
   bool s = t.is_int();
   auto& B = builder_;
@@ -468,6 +481,8 @@ llvm::Value* IREmitter::emit_intrinsic(const CallNode* op) {
   const std::string& n = op->name;
   std::vector<llvm::Value*> args;
   for (const auto& a : op->args) args.push_back(cast_value(t, a));
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 1; i < args.size(); ++i) unify(args[0], args[i]);
   auto& B = builder_;
   if (!t.is_float()) {
     if (n == "abs") {
@@ -536,6 +551,9 @@ llvm::Value* IREmitter::element_pointer(const Buffer& b, const std::vector<Expr>
                     "accesses (run the flatten_buffers pass first)",
                     b->name, indices.size()));
   }
+  // In a vector body, per-lane tiles and varying indices go through vector_load/store.
+  if (vector_lanes_ && (slot.lanes || lane_stride(indices[0]) != std::optional<int64_t>(0)))
+    return nullptr;
   llvm::Value* index = emit(indices[0]);
   index = indices[0].dtype().is_uint() ? builder_.CreateZExtOrTrunc(index, i64())
                                        : builder_.CreateSExtOrTrunc(index, i64());
@@ -557,15 +575,24 @@ void IREmitter::tag_parallel_access(llvm::Instruction* access, const BufferSlot&
 llvm::Value* IREmitter::emit_load(const LoadNode* op) {
   DataType t = op->buffer->dtype;
   if (op->buffer->scope == StorageScope::kVar) {
-    return builder_.CreateLoad(value_type(t), buffer_slot(op->buffer).ptr, op->buffer->name);
+    const BufferSlot& slot = buffer_slot(op->buffer);
+    llvm::Type* type =
+        slot.lanes ? llvm::FixedVectorType::get(value_type(t), slot.lanes) : value_type(t);
+    return builder_.CreateLoad(type, slot.ptr, op->buffer->name);
   }
   const BufferSlot* slot = nullptr;
   llvm::Value* address = element_pointer(op->buffer, op->indices, &slot);
-  llvm::LoadInst* load = builder_.CreateLoad(storage_type(t), address);
-  tag_parallel_access(load, *slot);
-  if (t.is_bool()) return builder_.CreateICmpNE(load, builder_.getInt8(0));
-  if (is_16bit_float(t)) return storage16_to_f32(load, t);
-  return load;
+  llvm::Value* raw;
+  if (address == nullptr) {
+    raw = vector_load(op, *slot, emit(op->indices[0]));
+  } else {
+    llvm::LoadInst* load = builder_.CreateLoad(storage_type(t), address);
+    tag_parallel_access(load, *slot);
+    raw = load;
+  }
+  if (t.is_bool()) return builder_.CreateICmpNE(raw, llvm::ConstantInt::get(raw->getType(), 0));
+  if (is_16bit_float(t)) return storage16_to_f32(raw, t);
+  return raw;
 }
 
 // ---------------------------------------------------------------- statements
@@ -573,12 +600,15 @@ llvm::Value* IREmitter::emit_load(const LoadNode* op) {
 void IREmitter::emit_store(const StoreNode* op) {
   DataType t = op->buffer->dtype;
   if (op->buffer->scope == StorageScope::kVar) {
-    builder_.CreateStore(cast_value(t, op->value), buffer_slot(op->buffer).ptr);
+    const BufferSlot& slot = buffer_slot(op->buffer);
+    llvm::Value* value = cast_value(t, op->value);
+    if (slot.lanes) value = splat(value, slot.lanes);
+    builder_.CreateStore(value, slot.ptr);
     return;
   }
   llvm::Value* stored;
   auto* same_type_load = op->value.as<LoadNode>();
-  if (is_16bit_float(t) && same_type_load && same_type_load->dtype == t &&
+  if (!vector_lanes_ && is_16bit_float(t) && same_type_load && same_type_load->dtype == t &&
       same_type_load->buffer->scope != StorageScope::kVar) {
     // A 16-bit value copied between buffers keeps its bits: no conversion round trip.
     const BufferSlot* from = nullptr;
@@ -588,61 +618,98 @@ void IREmitter::emit_store(const StoreNode* op) {
     stored = bits;
   } else {
     llvm::Value* value = cast_value(t, op->value);
-    stored = t.is_bool()         ? builder_.CreateZExt(value, builder_.getInt8Ty())
+    stored = t.is_bool()         ? builder_.CreateZExt(value, like(value, builder_.getInt8Ty()))
              : is_16bit_float(t) ? f32_to_storage16(value, t)
                                  : value;
   }
   const BufferSlot* slot = nullptr;
   llvm::Value* address = element_pointer(op->buffer, op->indices, &slot);
+  if (address == nullptr) return vector_store(op, *slot, emit(op->indices[0]), stored);
+  if (stored->getType()->isVectorTy())
+    fail("a value that differs between vector lanes is stored at one index of buffer '" +
+         op->buffer->name + "'");
   tag_parallel_access(builder_.CreateStore(stored, address), *slot);
 }
 
 void IREmitter::emit_let(const LetNode* op) {
   llvm::Value* value = emit(op->value);
+  if (vector_lanes_) lane_strides_[op->var.get()] = lane_stride(op->value);
   value->setName(op->var.name());
   var_bounds_[op->var.get()] = transform::bounds_of(op->value, var_bounds_);
   bind_var(op->var, value);
   emit_stmt(op->body);
 }
 
-void IREmitter::emit_for(const ForNode* op) {
-  llvm::Type* type = value_type(op->var.dtype());
-  llvm::Value* begin = cast_value(op->var.dtype(), op->begin);
-  llvm::Value* end = cast_value(op->var.dtype(), op->end);
-  bool is_signed = !op->var.dtype().is_uint();
+llvm::BranchInst* IREmitter::emit_counted_loop(llvm::Value* begin, llvm::Value* end, int64_t step,
+                                               bool is_signed, const std::string& name,
+                                               const std::function<void(llvm::Value*)>& body) {
+  llvm::Type* type = begin->getType();
   llvm::BasicBlock* preheader = builder_.GetInsertBlock();
-  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for." + op->var.name(), fn_);
-  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for." + name, fn_);
+  llvm::BasicBlock* body_block = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
   llvm::BasicBlock* latch = llvm::BasicBlock::Create(ctx_, "for.latch", fn_);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "for.end", fn_);
   builder_.CreateBr(header);
   builder_.SetInsertPoint(header);
-  llvm::PHINode* var = builder_.CreatePHI(type, 2, op->var.name());
+  llvm::PHINode* var = builder_.CreatePHI(type, 2, name);
   var->addIncoming(begin, preheader);
   llvm::Value* more =
-      op->step > 0
-          ? (is_signed ? builder_.CreateICmpSLT(var, end) : builder_.CreateICmpULT(var, end))
-          : (is_signed ? builder_.CreateICmpSGT(var, end) : builder_.CreateICmpUGT(var, end));
-  builder_.CreateCondBr(more, body, exit);
-
-  builder_.SetInsertPoint(body);
-  set_loop_bounds(op);
-  bind_var(op->var, var);
-  bool parallel = op->for_kind == ForKind::kVectorized;
-  llvm::MDNode* access_group = nullptr;
-  if (parallel) {
-    access_group = llvm::MDNode::getDistinct(ctx_, {});
-    parallel_loops_.push_back({access_group});
-  }
-  emit_stmt(op->body);
-  if (parallel) parallel_loops_.pop_back();
+      step > 0 ? (is_signed ? builder_.CreateICmpSLT(var, end) : builder_.CreateICmpULT(var, end))
+               : (is_signed ? builder_.CreateICmpSGT(var, end) : builder_.CreateICmpUGT(var, end));
+  builder_.CreateCondBr(more, body_block, exit);
+  builder_.SetInsertPoint(body_block);
+  body(var);
   builder_.CreateBr(latch);
-
   builder_.SetInsertPoint(latch);
-  llvm::Value* next = builder_.CreateAdd(var, llvm::ConstantInt::get(type, op->step, true),
-                                         op->var.name() + ".next");
+  llvm::Value* next =
+      builder_.CreateAdd(var, llvm::ConstantInt::get(type, step, true), name + ".next");
   llvm::BranchInst* back = builder_.CreateBr(header);
   var->addIncoming(next, latch);
+  builder_.SetInsertPoint(exit);
+  return back;
+}
+
+bool IREmitter::try_unroll(const ForNode* op) {
+  // Small constant loops are unrolled here, so the tiles they index are constant-indexed
+  // (registers after SROA), as the C printer's "#pragma GCC unroll" achieves with gcc.
+  const int64_t* lo = as_const_int(op->begin);
+  const int64_t* hi = as_const_int(op->end);
+  if (!lo || !hi || op->step == 0) return false;
+  int64_t trips =
+      op->step > 0 ? (*hi - *lo + op->step - 1) / op->step : (*lo - *hi - op->step - 1) / -op->step;
+  if (trips < 0 || trips > kFullUnrollLimit) return false;
+  for (int64_t i = 0; i < trips; ++i) {
+    int64_t value = *lo + i * op->step;
+    var_bounds_[op->var.get()] = {value, value};
+    bind_var(op->var,
+             llvm::ConstantInt::get(value_type(op->var.dtype()), static_cast<uint64_t>(value),
+                                    op->var.dtype().is_int()));
+    emit_stmt(op->body);
+  }
+  return true;
+}
+
+void IREmitter::emit_for(const ForNode* op) {
+  if (op->for_kind == ForKind::kUnrolled && try_unroll(op)) return;
+  if (op->for_kind == ForKind::kVectorized && !vector_lanes_ && try_vectorize(op)) return;
+  llvm::Value* begin = cast_value(op->var.dtype(), op->begin);
+  llvm::Value* end = cast_value(op->var.dtype(), op->end);
+  if (begin->getType()->isVectorTy() || end->getType()->isVectorTy())
+    fail("loop '" + op->var.name() + "' has bounds that differ between vector lanes");
+  // In a vector body an inner vectorized loop runs as a plain loop.
+  bool parallel = op->for_kind == ForKind::kVectorized && !vector_lanes_;
+  llvm::MDNode* access_group = nullptr;
+  llvm::BranchInst* back = emit_counted_loop(begin, end, op->step, !op->var.dtype().is_uint(),
+                                             op->var.name(), [&](llvm::Value* var) {
+                                               set_loop_bounds(op);
+                                               bind_var(op->var, var);
+                                               if (parallel) {
+                                                 access_group = llvm::MDNode::getDistinct(ctx_, {});
+                                                 parallel_loops_.push_back({access_group});
+                                               }
+                                               emit_stmt(op->body);
+                                               if (parallel) parallel_loops_.pop_back();
+                                             });
 
   std::vector<llvm::Metadata*> loop_md = {nullptr};
   auto flag = [&](const char* name, llvm::Metadata* value) {
@@ -652,21 +719,13 @@ void IREmitter::emit_for(const ForNode* op) {
     flag("llvm.loop.vectorize.enable", llvm::ConstantAsMetadata::get(builder_.getTrue()));
     flag("llvm.loop.parallel_accesses", access_group);
   } else if (op->for_kind == ForKind::kUnrolled) {
-    const int64_t* lo = as_const_int(op->begin);
-    const int64_t* hi = as_const_int(op->end);
-    if (lo && hi && std::abs(*hi - *lo) <= kFullUnrollLimit) {
-      loop_md.push_back(
-          llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")}));
-    } else {
-      flag("llvm.loop.unroll.count", llvm::ConstantAsMetadata::get(builder_.getInt32(8)));
-    }
+    flag("llvm.loop.unroll.count", llvm::ConstantAsMetadata::get(builder_.getInt32(8)));
   }
   if (loop_md.size() > 1) {
     llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx_, loop_md);
     loop_id->replaceOperandWith(0, loop_id);
     back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
   }
-  builder_.SetInsertPoint(exit);
 }
 
 void IREmitter::emit_if(const IfNode* op) {
@@ -690,9 +749,17 @@ void IREmitter::emit_if(const IfNode* op) {
 void IREmitter::emit_allocate(const AllocateNode* op) {
   const Buffer& b = op->buffer;
   if (b->scope == StorageScope::kVar) {
-    llvm::AllocaInst* slot = entry_alloca(value_type(b->dtype), nullptr, b->name, 8);
-    if (op->init) builder_.CreateStore(cast_value(b->dtype, *op->init), slot);
-    buffers_[b.get()] = {slot, parallel_loops_.size()};
+    // In a vector body each lane has its own variable: one vector.
+    llvm::Type* type = vector_lanes_
+                           ? llvm::FixedVectorType::get(value_type(b->dtype), vector_lanes_)
+                           : value_type(b->dtype);
+    llvm::AllocaInst* slot =
+        entry_alloca(type, nullptr, b->name, vector_lanes_ ? kTileAlignment : 8);
+    buffers_[b.get()] = {slot, parallel_loops_.size(), vector_lanes_};
+    if (op->init) {
+      llvm::Value* init = cast_value(b->dtype, *op->init);
+      builder_.CreateStore(vector_lanes_ ? splat(init, vector_lanes_) : init, slot);
+    }
     emit_stmt(op->body);
     return;
   }
@@ -701,12 +768,25 @@ void IREmitter::emit_allocate(const AllocateNode* op) {
   numel = transform::simplify(numel);
   llvm::Type* element = storage_type(b->dtype);
   int64_t elem_bytes = b->dtype.bytes();
+  if (vector_lanes_) {
+    // A tile allocated in a vector body: one vector of lanes per element (the vectorizer
+    // allows only small ones of constant size).
+    const int64_t* count = as_const_int(numel);
+    if (!count) fail("tile '" + b->name + "' of symbolic size inside a vectorized loop");
+    llvm::AllocaInst* tile =
+        entry_alloca(llvm::ArrayType::get(llvm::FixedVectorType::get(element, vector_lanes_),
+                                          std::max<int64_t>(*count, 1)),
+                     nullptr, b->name, kTileAlignment);
+    buffers_[b.get()] = {tile, parallel_loops_.size(), vector_lanes_};
+    emit_stmt(op->body);
+    return;
+  }
   if (const int64_t* count = as_const_int(numel); count && *count * elem_bytes <= kMaxStackBytes) {
     // In the entry block: a tile allocated inside a loop reuses one stack slot.
     llvm::AllocaInst* tile =
         entry_alloca(llvm::ArrayType::get(element, std::max<int64_t>(*count, 1)), nullptr, b->name,
                      kTileAlignment);
-    buffers_[b.get()] = {tile, parallel_loops_.size()};
+    buffers_[b.get()] = {tile, parallel_loops_.size(), 0};
     emit_stmt(op->body);
     return;
   }
@@ -720,7 +800,7 @@ void IREmitter::emit_allocate(const AllocateNode* op) {
                                           {builder_.getInt64(kTileAlignment), bytes}, b->name);
   return_if(builder_.CreateICmpEQ(tile, llvm::ConstantPointerNull::get(ptr())),
             builder_.getInt32(kStatusOutOfMemory));
-  buffers_[b.get()] = {tile, parallel_loops_.size()};
+  buffers_[b.get()] = {tile, parallel_loops_.size(), 0};
   emit_stmt(op->body);
   builder_.CreateCall(runtime_function("free", builder_.getVoidTy(), {ptr()}), {tile});
 }
@@ -777,6 +857,8 @@ void IREmitter::emit_body(const PrimFunc& func, llvm::Function* fn) {
   param_buffers_.clear();
   parallel_loops_.clear();
   var_bounds_.clear();
+  vector_lanes_ = 0;
+  lane_strides_.clear();
   division_flag_ = nullptr;
   for (const auto& v : symbolic_shape_vars(func)) var_bounds_[v.get()] = {0, std::nullopt};
   entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn);

@@ -4,9 +4,13 @@
 // integers (a zero divisor sets the function's flag and yields 0), float16/bfloat16
 // stored as i16 and held in float, rounded to nearest-even after every operation,
 // integers of their own width, short-circuit `and`/`or` and if_then_else. Buffer
-// parameters are `noalias` (the IR's restrict); loops of kind kVectorized carry
-// llvm.loop vectorize metadata and mark their accesses parallel, as the lowering
-// proved them independent; kUnrolled loops ask for unrolling.
+// parameters are `noalias` (the IR's restrict). A kVectorized loop of constant extent
+// whose body allows it is emitted with explicit vector types (ir_emitter_vector.cc):
+// its variable is a vector of lanes, contiguous accesses are vector loads and stores,
+// others gathers and scatters, uniform values stay scalar and tiles allocated inside it
+// hold one vector per element; any other kVectorized loop keeps its loop and carries
+// llvm.loop vectorize metadata with its accesses marked parallel, as the lowering
+// proved them independent. kUnrolled loops of small constant extent are unrolled here.
 // Subclasses (the device and host codegens) define the signature, the prologue and the
 // launch. Internal to src/cpu/llvm: the only headers that include LLVM's.
 #pragma once
@@ -18,8 +22,10 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -93,6 +99,7 @@ class IREmitter {
   struct BufferSlot {
     llvm::Value* ptr = nullptr;  // the element array, or the scalar slot of a local.var
     size_t loop_depth = 0;       // parallel loops entered when it was allocated
+    unsigned lanes = 0;          // > 0: allocated in a vector body, one vector per element
   };
   struct ParallelLoop {
     llvm::MDNode* access_group;
@@ -104,6 +111,36 @@ class IREmitter {
   void emit_if(const ir::IfNode* op);
   void emit_allocate(const ir::AllocateNode* op);
   void emit_let(const ir::LetNode* op);
+  // A counted loop over [begin, end) by step; body(var) emits one iteration.
+  llvm::BranchInst* emit_counted_loop(llvm::Value* begin, llvm::Value* end, int64_t step,
+                                      bool is_signed, const std::string& name,
+                                      const std::function<void(llvm::Value*)>& body);
+  bool try_unroll(const ir::ForNode* op);
+
+  // ---- explicit vectorization (ir_emitter_vector.cc) ----
+  bool try_vectorize(const ir::ForNode* op);
+  // Lanes for a vectorized loop of this extent, 0 when its body cannot be vectorized.
+  unsigned vector_lanes_for(const ir::ForNode* op, int64_t extent);
+  // Stride of an index along the vector lanes: 0 uniform, 1 contiguous, nullopt unknown.
+  std::optional<int64_t> lane_stride(const ir::Expr& e);
+  llvm::Value* splat(llvm::Value* v, unsigned lanes);
+  // The vector-or-scalar version of a scalar type, shaped like v.
+  llvm::Type* like(llvm::Value* v, llvm::Type* scalar);
+  // Splats the scalar one of a and b when the other is a vector.
+  void unify(llvm::Value*& a, llvm::Value*& b);
+  // Where a vector body's access to `buffer` at index_expr (emitted as `index`) goes: a
+  // per-lane tile's element, lanes contiguous from lane 0's element, or one address a lane.
+  struct VectorAccess {
+    llvm::Type* type = nullptr;  // the vector loaded or stored
+    llvm::Value* address = nullptr;
+    llvm::Align align;
+    bool gather = false;  // address is a vector of pointers
+  };
+  VectorAccess vector_access(const ir::Buffer& buffer, const ir::Expr& index_expr,
+                             const BufferSlot& slot, llvm::Value* index);
+  llvm::Value* vector_load(const ir::LoadNode* op, const BufferSlot& slot, llvm::Value* index);
+  void vector_store(const ir::StoreNode* op, const BufferSlot& slot, llvm::Value* index,
+                    llvm::Value* stored);
 
   llvm::Value* emit_binary(const ir::BinaryNode* op);
   llvm::Value* emit_int_division(const ir::BinaryNode* op, llvm::Value* a, llvm::Value* b);
@@ -136,6 +173,9 @@ class IREmitter {
   std::map<std::string, BufferSlot> param_buffers_;  // global buffers by source name
   std::vector<ParallelLoop> parallel_loops_;
   transform::VarBounds var_bounds_;
+  // In a vector body: its lane count (0 outside) and the lane strides of its variables.
+  unsigned vector_lanes_ = 0;
+  std::unordered_map<const ir::VarNode*, std::optional<int64_t>> lane_strides_;
 };
 
 }  // namespace tilec::cpu::llvm_codegen

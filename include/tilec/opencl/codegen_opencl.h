@@ -1,0 +1,39 @@
+// CodeGenOpenCL: OpenCL C from SIMT-lowered tile IR, a CodeGenC that overrides only what
+// OpenCL spells differently: `__kernel void` entries with `__global` parameters,
+// `__local` workgroup tiles, get_group_id/get_local_id for the block and thread
+// bindings, barrier(CLK_LOCAL_MEM_FENCE) (with CLK_GLOBAL_MEM_FENCE for global
+// hazards), overloaded math built-ins, its own preamble (fixed-width integer names,
+// floor division, FP_CONTRACT off as the interpreter rounds every operation). float16 is
+// stored as ushort and converted with vload_half/vstore_half_rte, which every device
+// has (cl_khr_fp16 arithmetic would round the same way, operation by operation);
+// bfloat16 is stored as ushort and converted bitwise. A zero integer divisor yields 0
+// here (OpenCL has no thread-local flag to report it through).
+#pragma once
+
+#include "tilec/backend/device_codegen.h"
+#include "tilec/codegen/codegen_c.h"
+
+namespace tilec::opencl {
+
+class CodeGenOpenCL : public codegen::CodeGenC {
+ public:
+  std::string source_format() const override { return "opencl"; }
+
+ protected:
+  void print_preamble(std::ostream& os) override;
+  std::string address_space(ir::StorageScope scope) override;
+  std::string storage_type_name(ir::DataType t) override;
+  std::string thread_index(const std::string& tag) override;
+  std::vector<std::string> loop_pragmas(ir::ForKind kind) override;
+  std::string math_function(const std::string& name, ir::DataType t) override;
+  void print_function_signature(const ir::PrimFunc& func) override;
+  void print_function_epilogue(const ir::PrimFunc& func) override {}
+  void print_division_by_zero_exit(const ir::PrimFunc& func) override {}
+  void print_thread_binding_loop(const ir::ForNode* op) override { bind_loop_to_thread(op); }
+  void print_allocate(const ir::AllocateNode* op) override;
+  void print_barrier(const ir::CallNode* op) override;
+};
+
+backend::DeviceCodegen make_opencl_device_codegen();
+
+}  // namespace tilec::opencl

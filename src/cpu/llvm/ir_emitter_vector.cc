@@ -1,0 +1,305 @@
+// Explicit vectorization of kVectorized loops (see ir_emitter.h). The loop variable
+// becomes a vector of lanes; every value is either uniform (a scalar, the same in every
+// lane) or varying (a vector). A body qualifies when every branch, loop bound and store
+// index that must be uniform is, and nothing that would run per lane in the scalar loop
+// (extern calls, memory reads on only one side of a varying condition) depends on the
+// lane; otherwise the loop is emitted as a loop for LLVM's own vectorizer.
+#include "ir_emitter.h"
+#include "tilec/ir/visitor.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+namespace tilec::cpu::llvm_codegen {
+
+using namespace ir;
+
+namespace {
+
+// One vector register of the widest AVX-512 width, in bits.
+constexpr int64_t kVectorBits = 512;
+// At most this many lanes for a whole loop turned into one vector body.
+constexpr int64_t kMaxLanes = 64;
+
+bool reads_memory(const Expr& e) {
+  bool found = false;
+  post_order_visit(e, [&](const Expr& x) {
+    if (x.kind() == ExprKind::kLoad) found = true;
+  });
+  return found;
+}
+
+// Decides whether a loop body can be emitted as one vector body, tracking which
+// variables and tiles vary between lanes.
+class VectorBodyCheck {
+ public:
+  explicit VectorBodyCheck(const VarNode* lane) { varying_vars_.insert(lane); }
+
+  bool ok(const Stmt& body) {
+    visit(body);
+    return ok_;
+  }
+  int64_t widest_bits() const { return widest_bits_; }
+
+ private:
+  bool varying(const Expr& e) {
+    bool found = false;
+    post_order_visit(e, [&](const Expr& x) {
+      if (auto* v = x.as<VarNode>(); v && varying_vars_.count(v)) found = true;
+      if (auto* l = x.as<LoadNode>()) {
+        if (per_lane_.count(l->buffer.get())) found = true;
+        for (const auto& i : l->indices)
+          if (varying(i)) found = true;
+      }
+    });
+    return found;
+  }
+
+  void check_expr(const Expr& e) {
+    post_order_visit(e, [&](const Expr& x) {
+      if (!x.dtype().is_bool()) widest_bits_ = std::max<int64_t>(widest_bits_, x.dtype().bits);
+      if (auto* c = x.as<CallNode>()) {
+        bool any_varying = false;
+        for (const auto& a : c->args) any_varying = any_varying || varying(a);
+        // Extern functions and libm's tanh have no vector form here.
+        if (any_varying && (c->call_kind != CallKind::kIntrinsic || c->name == "tanh")) ok_ = false;
+      }
+      if (auto* s = x.as<SelectNode>(); s && varying(s->cond)) {
+        // Both sides run in every lane: only when that cannot read outside a tensor.
+        if (reads_memory(s->true_value) || reads_memory(s->false_value)) ok_ = false;
+      }
+      if (auto* b = x.as<BinaryNode>();
+          b && (b->op == BinaryOp::kAnd || b->op == BinaryOp::kOr) && varying(b->a)) {
+        if (reads_memory(b->b)) ok_ = false;
+      }
+    });
+  }
+
+  void visit(const Stmt& s) {
+    if (!s || !ok_) return;
+    switch (s.kind()) {
+      case StmtKind::kStore: {
+        auto* op = s.as<StoreNode>();
+        for (const auto& i : op->indices) check_expr(i);
+        check_expr(op->value);
+        widest_bits_ = std::max<int64_t>(widest_bits_, op->buffer->dtype.bits);
+        bool private_tile = per_lane_.count(op->buffer.get()) > 0;
+        bool varying_index = false;
+        for (const auto& i : op->indices) varying_index = varying_index || varying(i);
+        if (private_tile && varying_index) ok_ = false;  // lanes index their own tile alike
+        if (!private_tile && !varying_index && varying(op->value)) ok_ = false;
+        return;
+      }
+      case StmtKind::kLet: {
+        auto* op = s.as<LetNode>();
+        check_expr(op->value);
+        if (varying(op->value)) varying_vars_.insert(op->var.get());
+        return visit(op->body);
+      }
+      case StmtKind::kFor: {
+        auto* op = s.as<ForNode>();
+        check_expr(op->begin);
+        check_expr(op->end);
+        if (varying(op->begin) || varying(op->end)) ok_ = false;
+        return visit(op->body);
+      }
+      case StmtKind::kIf: {
+        auto* op = s.as<IfNode>();
+        check_expr(op->cond);
+        if (varying(op->cond)) ok_ = false;
+        visit(op->then_case);
+        return visit(op->else_case);
+      }
+      case StmtKind::kSeq:
+        for (const auto& child : s.as<SeqNode>()->stmts) visit(child);
+        return;
+      case StmtKind::kAllocate: {
+        auto* op = s.as<AllocateNode>();
+        int64_t count = 1;
+        for (const auto& d : op->buffer->shape) {
+          const int64_t* c = as_const_int(d);
+          if (!c) {
+            ok_ = false;
+            return;
+          }
+          count *= *c;
+        }
+        if (count * op->buffer->dtype.bytes() * kMaxLanes > kMaxStackBytes) ok_ = false;
+        if (op->init) check_expr(*op->init);
+        per_lane_.insert(op->buffer.get());
+        return visit(op->body);
+      }
+      case StmtKind::kEvaluate: {
+        const Expr& value = s.as<EvaluateNode>()->value;
+        if (as_barrier(value)) return;
+        check_expr(value);
+        if (varying(value)) ok_ = false;
+        return;
+      }
+      default:
+        ok_ = false;
+        return;
+    }
+  }
+
+  std::unordered_set<const VarNode*> varying_vars_;
+  std::unordered_set<const BufferNode*> per_lane_;
+  int64_t widest_bits_ = 8;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+llvm::Type* IREmitter::like(llvm::Value* v, llvm::Type* scalar) {
+  if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(v->getType()))
+    return llvm::FixedVectorType::get(scalar, vector->getNumElements());
+  return scalar;
+}
+
+llvm::Value* IREmitter::splat(llvm::Value* v, unsigned lanes) {
+  if (v->getType()->isVectorTy()) return v;
+  return builder_.CreateVectorSplat(lanes, v);
+}
+
+void IREmitter::unify(llvm::Value*& a, llvm::Value*& b) {
+  auto* va = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
+  auto* vb = llvm::dyn_cast<llvm::FixedVectorType>(b->getType());
+  if (va && !vb) b = splat(b, va->getNumElements());
+  if (vb && !va) a = splat(a, vb->getNumElements());
+}
+
+std::optional<int64_t> IREmitter::lane_stride(const Expr& e) {
+  switch (e.kind()) {
+    case ExprKind::kIntImm:
+    case ExprKind::kFloatImm:
+      return 0;
+    case ExprKind::kVar: {
+      auto it = lane_strides_.find(e.as<VarNode>());
+      return it == lane_strides_.end() ? std::optional<int64_t>(0) : it->second;
+    }
+    case ExprKind::kCast: {
+      auto* c = e.as<CastNode>();
+      // Integer widening keeps the stride (indices do not wrap).
+      if (c->dtype.is_integer() && c->value.dtype().is_integer() &&
+          c->dtype.bits >= c->value.dtype().bits)
+        return lane_stride(c->value);
+      break;
+    }
+    case ExprKind::kBinary: {
+      auto* b = e.as<BinaryNode>();
+      if (!b->dtype.is_integer()) break;
+      std::optional<int64_t> sa = lane_stride(b->a), sb = lane_stride(b->b);
+      if (b->op == BinaryOp::kAdd && sa && sb) return *sa + *sb;
+      if (b->op == BinaryOp::kSub && sa && sb) return *sa - *sb;
+      if (b->op == BinaryOp::kMul && sa && sb) {
+        if (*sa == 0 && *sb == 0) return 0;
+        if (auto* c = as_const_int(b->b); c && *sb == 0) return *sa * *c;
+        if (auto* c = as_const_int(b->a); c && *sa == 0) return *sb * *c;
+        return std::nullopt;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  // Anything else is uniform exactly when nothing in it varies.
+  bool varies = false;
+  post_order_visit(e, [&](const Expr& x) {
+    if (auto* v = x.as<VarNode>()) {
+      auto it = lane_strides_.find(v);
+      if (it != lane_strides_.end() && it->second != std::optional<int64_t>(0)) varies = true;
+    }
+    if (auto* l = x.as<LoadNode>()) {
+      auto slot = buffers_.find(l->buffer.get());
+      if (slot != buffers_.end() && slot->second.lanes) varies = true;
+    }
+  });
+  return varies ? std::nullopt : std::optional<int64_t>(0);
+}
+
+unsigned IREmitter::vector_lanes_for(const ForNode* op, int64_t extent) {
+  VectorBodyCheck check(op->var.get());
+  if (!check.ok(op->body)) return 0;
+  int64_t natural = std::max<int64_t>(2, kVectorBits / std::max<int64_t>(8, check.widest_bits()));
+  if (extent <= kMaxLanes) return unsigned(extent);
+  return extent % natural == 0 ? unsigned(natural) : 0;
+}
+
+bool IREmitter::try_vectorize(const ForNode* op) {
+  const int64_t* lo = as_const_int(op->begin);
+  const int64_t* hi = as_const_int(op->end);
+  if (!lo || !hi || op->step != 1 || !op->var.dtype().is_integer()) return false;
+  int64_t extent = *hi - *lo;
+  if (extent < 2) return false;
+  unsigned lanes = vector_lanes_for(op, extent);
+  if (lanes == 0) return false;
+  llvm::Type* type = value_type(op->var.dtype());
+  std::vector<llvm::Constant*> offsets;
+  for (unsigned i = 0; i < lanes; ++i) offsets.push_back(llvm::ConstantInt::get(type, i));
+  llvm::Constant* lane_offsets = llvm::ConstantVector::get(offsets);
+  auto body = [&](llvm::Value* first) {
+    vector_lanes_ = lanes;
+    lane_strides_[op->var.get()] = 1;
+    var_bounds_[op->var.get()] = {*lo, *hi - 1};
+    bind_var(op->var, builder_.CreateAdd(splat(first, lanes), lane_offsets, op->var.name()));
+    emit_stmt(op->body);
+    vector_lanes_ = 0;
+    lane_strides_.clear();
+  };
+  if (extent == lanes) {
+    body(llvm::ConstantInt::get(type, static_cast<uint64_t>(*lo), true));
+  } else {
+    // Strip-mined: one vector of lanes per iteration (extent is a multiple of lanes).
+    emit_counted_loop(llvm::ConstantInt::get(type, static_cast<uint64_t>(*lo), true),
+                      llvm::ConstantInt::get(type, static_cast<uint64_t>(*hi), true), lanes,
+                      !op->var.dtype().is_uint(), op->var.name(), body);
+  }
+  return true;
+}
+
+IREmitter::VectorAccess IREmitter::vector_access(const Buffer& buffer, const Expr& index_expr,
+                                                 const BufferSlot& slot, llvm::Value* index) {
+  llvm::Type* element = storage_type(buffer->dtype);
+  VectorAccess access;
+  access.align = llvm::Align(std::max(1, buffer->dtype.bytes()));
+  if (slot.lanes) {
+    // A per-lane tile: element `index` (uniform) is one vector of lanes.
+    access.type = llvm::FixedVectorType::get(element, slot.lanes);
+    access.address =
+        builder_.CreateInBoundsGEP(access.type, slot.ptr, builder_.CreateSExtOrTrunc(index, i64()));
+    return access;
+  }
+  access.type = llvm::FixedVectorType::get(element, vector_lanes_);
+  if (lane_stride(index_expr) == std::optional<int64_t>(1)) {
+    llvm::Value* first = builder_.CreateExtractElement(index, uint64_t(0));
+    access.address =
+        builder_.CreateInBoundsGEP(element, slot.ptr, builder_.CreateSExtOrTrunc(first, i64()));
+    return access;
+  }
+  index = splat(index, vector_lanes_);
+  access.address = builder_.CreateInBoundsGEP(
+      element, slot.ptr, builder_.CreateSExtOrTrunc(index, like(index, i64())));
+  access.gather = true;
+  return access;
+}
+
+llvm::Value* IREmitter::vector_load(const LoadNode* op, const BufferSlot& slot,
+                                    llvm::Value* index) {
+  VectorAccess access = vector_access(op->buffer, op->indices[0], slot, index);
+  if (access.gather) return builder_.CreateMaskedGather(access.type, access.address, access.align);
+  return builder_.CreateAlignedLoad(access.type, access.address, access.align);
+}
+
+void IREmitter::vector_store(const StoreNode* op, const BufferSlot& slot, llvm::Value* index,
+                             llvm::Value* stored) {
+  VectorAccess access = vector_access(op->buffer, op->indices[0], slot, index);
+  stored = splat(stored, llvm::cast<llvm::FixedVectorType>(access.type)->getNumElements());
+  if (access.gather) {
+    builder_.CreateMaskedScatter(stored, access.address, access.align);
+  } else {
+    builder_.CreateAlignedStore(stored, access.address, access.align);
+  }
+}
+
+}  // namespace tilec::cpu::llvm_codegen

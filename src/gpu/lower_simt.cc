@@ -1,0 +1,314 @@
+#include "tilec/gpu/lower_simt.h"
+
+#include "tilec/gpu/fragment_layout.h"
+#include "tilec/gpu/parallel_nest.h"
+#include "tilec/ir/mutator.h"
+#include "tilec/ir/visitor.h"
+#include "tilec/transform/lower_tile_ops.h"
+#include "tilec/transform/simplify.h"
+
+#include <fmt/format.h>
+
+namespace tilec::gpu {
+
+using namespace ir;
+
+namespace {
+
+std::string located(const std::string& function, const Span& span) {
+  return span.known() ? fmt::format("kernel '{}', line {}:{}", function, span.line, span.col)
+                      : fmt::format("kernel '{}'", function);
+}
+
+bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred) {
+  bool found = false;
+  post_order_visit(body, [&](const Stmt* s, const Expr*) {
+    if (!s) return;
+    if (auto* st = s->as<StoreNode>(); st && pred(st->buffer)) found = true;
+  });
+  return found;
+}
+
+// Splits T.Parallel nests over the threads and maps fragments to their registers.
+class Distributor : public StmtMutator {
+ public:
+  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, std::string function)
+      : tid_(std::move(tid)),
+        threads_(num_threads),
+        layouts_(layouts),
+        function_(std::move(function)) {}
+
+ protected:
+  Stmt mutate_allocate(const AllocateNode* op, const Stmt& self) override {
+    if (op->buffer->scope != StorageScope::kFragment) return StmtMutator::mutate_allocate(op, self);
+    const FragmentLayout& layout = layouts_.at(op->buffer.get());
+    Buffer regs = make_buffer(op->buffer->name, {make_int(layout.registers)}, op->buffer->dtype,
+                              StorageScope::kLocal, op->buffer->span);
+    regs_[op->buffer.get()] = regs;
+    return allocate(regs, mutate(op->body), std::nullopt, op->span);
+  }
+
+  Stmt mutate_for(const ForNode* op, const Stmt& self) override {
+    if (op->for_kind == ForKind::kThreadBinding) {
+      throw IRError(fmt::format(
+          "{}: a thread-binding loop ('{}') in the kernel source; the SIMT lowering binds the "
+          "threads of T.Kernel(..., threads=N) itself, so write the loop as T.Parallel or "
+          "T.serial",
+          located(function_, op->span), op->thread_tag));
+    }
+    if (op->for_kind != ForKind::kParallel) return StmtMutator::mutate_for(op, self);
+    if (mode_ != Mode::kBlock) {
+      // A nest inside a split nest (or a redundant one) runs serially in its thread.
+      auto n = copy_node(op);
+      n->for_kind = ForKind::kSerial;
+      n->body = mutate(op->body);
+      return Stmt(n);
+    }
+    ParallelNest nest = parallel_nest(op);
+    bool redundant = writes_any(nest.body, [&](const Buffer& b) {
+      auto it = layouts_.find(b.get());
+      return it != layouts_.end() && it->second.kind == FragmentLayoutKind::kReplicated;
+    });
+    return redundant ? redundant_nest(nest, op->span) : split_nest(nest, op->span);
+  }
+
+  Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
+    Expr value = mutate(op->value);
+    std::vector<Expr> indices;
+    mutate_all(op->indices, &indices);
+    if (op->buffer->scope == StorageScope::kFragment) {
+      auto [regs, index] = registers_of(op->buffer, op->indices, indices, op->span);
+      return store(regs, {index}, value, op->span);
+    }
+    Stmt s = store(op->buffer, indices, value, op->span);
+    bool shared_memory =
+        op->buffer->scope == StorageScope::kShared || op->buffer->scope == StorageScope::kGlobal;
+    if (shared_memory && mode_ != Mode::kSplit) {
+      // Every thread computes the same value here; one of them stores it.
+      s = if_then_else(eq(tid_, make_zero(tid_.dtype())), s, {}, op->span);
+    }
+    return s;
+  }
+
+  Expr mutate_load(const LoadNode* op, const Expr& self) override {
+    std::vector<Expr> indices;
+    mutate_all(op->indices, &indices);
+    if (op->buffer->scope == StorageScope::kFragment) {
+      auto [regs, index] = registers_of(op->buffer, op->indices, indices, op->span);
+      return load(regs, {index}, op->span);
+    }
+    return load(op->buffer, indices, op->span);
+  }
+
+ private:
+  enum class Mode { kBlock, kSplit, kRedundant };
+
+  struct Split {
+    const ParallelNest* nest;
+    Var reg;
+  };
+
+  std::pair<Buffer, Expr> registers_of(const Buffer& fragment, const std::vector<Expr>& original,
+                                       const std::vector<Expr>& mutated, const Span& span) {
+    auto it = regs_.find(fragment.get());
+    if (it == regs_.end()) {
+      throw IRError(fmt::format("{}: fragment '{}' is used outside the scope it is allocated in",
+                                located(function_, span), fragment->name));
+    }
+    const FragmentLayout& layout = layouts_.at(fragment.get());
+    if (layout.kind == FragmentLayoutKind::kReplicated) {
+      Expr flat = make_zero(DataType::Int32());
+      for (size_t d = 0; d < mutated.size(); ++d) {
+        flat = flat * fragment->shape[d] + cast(DataType::Int32(), mutated[d]);
+      }
+      return {it->second, transform::simplify(flat)};
+    }
+    if (mode_ == Mode::kSplit && follows_nest(*split_.nest, fragment, original)) {
+      return {it->second, split_.reg};
+    }
+    throw IRError(fmt::format(
+        "{}: fragment '{}' is laid out over the threads ({}), but this access is not one the "
+        "layout gives the accessing thread; access it in a T.Parallel over its whole shape "
+        "indexed by the loop's own variables, or T.copy it into shared memory first",
+        located(function_, span), fragment->name, layout.describe(fragment)));
+  }
+
+  // Every thread runs the whole nest (it writes a fragment each thread holds entirely).
+  Stmt redundant_nest(const ParallelNest& nest, const Span& span) {
+    Mode saved = mode_;
+    mode_ = Mode::kRedundant;
+    Stmt body = mutate(nest.body);
+    mode_ = saved;
+    for (size_t k = nest.vars.size(); k-- > 0;) {
+      body = for_loop(nest.vars[k], make_zero(nest.extents[k].dtype()), nest.extents[k], body,
+                      ForKind::kSerial, 1, span);
+    }
+    return body;
+  }
+
+  // for r in [0, ceil(total / T)): f = r * T + tid; if f < total: (i, j, ...) = f unflattened.
+  Stmt split_nest(const ParallelNest& nest, const Span& span) {
+    DataType t = DataType::Int32();
+    Expr total = make_int(1);
+    for (const auto& e : nest.extents) total = total * cast(t, e);
+    total = transform::simplify(total);
+    Var reg = make_var("r", t);
+    Var flat = make_var("f", t);
+    Mode saved_mode = mode_;
+    Split saved_split = split_;
+    mode_ = Mode::kSplit;
+    split_ = Split{&nest, reg};
+    Stmt body = mutate(nest.body);
+    mode_ = saved_mode;
+    split_ = saved_split;
+    Expr stride = make_int(1);
+    for (size_t k = nest.vars.size(); k-- > 0;) {
+      Expr coord = k == 0 ? floordiv(flat, stride)
+                          : floormod(floordiv(flat, stride), cast(t, nest.extents[k]));
+      body = let(nest.vars[k], cast(nest.vars[k].dtype(), transform::simplify(coord)), body);
+      stride = transform::simplify(stride * cast(t, nest.extents[k]));
+    }
+    const int64_t* total_const = as_const_int(total);
+    if (!total_const || *total_const % threads_ != 0) {
+      body = if_then_else(flat < total, body, {}, span);
+    }
+    body = let(flat, reg * make_int(threads_) + tid_, body);
+    Expr registers = transform::simplify(ceildiv(total, make_int(threads_)));
+    return for_loop(reg, make_zero(t), registers, body, ForKind::kSerial, 1, span);
+  }
+
+  Var tid_;
+  int64_t threads_;
+  const FragmentLayouts& layouts_;
+  std::string function_;
+  std::map<const BufferNode*, Buffer> regs_;
+  Mode mode_ = Mode::kBlock;
+  Split split_{nullptr, {}};
+};
+
+// Removes shared allocations, collecting them for the top of the kernel.
+class SharedHoister : public StmtMutator {
+ public:
+  explicit SharedHoister(std::string function) : function_(std::move(function)) {}
+  std::vector<Buffer> shared;
+
+ protected:
+  Stmt mutate_allocate(const AllocateNode* op, const Stmt& self) override {
+    if (op->buffer->scope != StorageScope::kShared) return StmtMutator::mutate_allocate(op, self);
+    for (const auto& d : op->buffer->shape) {
+      if (!as_const_int(d)) {
+        throw IRError(fmt::format(
+            "{}: shared tile '{}' has a symbolic shape; workgroup memory is sized when the "
+            "kernel is compiled, so give it constant dimensions",
+            located(function_, op->buffer->span), op->buffer->name));
+      }
+    }
+    shared.push_back(op->buffer);
+    return mutate(op->body);
+  }
+
+ private:
+  std::string function_;
+};
+
+struct LoweredKernel {
+  Stmt kernel;
+  std::vector<std::pair<std::string, std::string>> layouts;  // fragment name, description
+};
+
+LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
+                           const target::Target& target) {
+  int64_t threads = 1;
+  for (int64_t t : k->threads) threads *= t;
+  int64_t limit = target.get_int("max_threads_per_block", 0);
+  if (threads < 1) {
+    throw IRError(fmt::format("{}: T.Kernel has threads={}; a block needs at least one thread",
+                              located(function, k->span), threads));
+  }
+  if (limit > 0 && threads > limit) {
+    throw IRError(fmt::format(
+        "{}: T.Kernel asks for {} threads per block, but target '{}' allows at most {} "
+        "(max_threads_per_block); lower threads= in T.Kernel or raise -max_threads_per_block",
+        located(function, k->span), threads, target.str(), limit));
+  }
+  FragmentLayouts layouts = infer_fragment_layouts(*k, threads, function);
+  static const char* kTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  std::vector<Var> axes;
+  for (size_t d = 0; d < k->threads.size(); ++d) {
+    axes.push_back(
+        make_var(k->threads.size() == 1 ? kThreadIndexName : std::string("t") + "xyz"[d]));
+  }
+  Var tid = k->threads.size() == 1 ? axes[0] : make_var(kThreadIndexName);
+
+  Stmt body = transform::lower_tile_ops(k->body, target);
+  body = Distributor(tid, threads, layouts, function).mutate(body);
+  SharedHoister hoister(function);
+  body = hoister.mutate(body);
+  if (k->threads.size() > 1) {
+    Expr flat = make_zero(DataType::Int32());
+    for (size_t d = axes.size(); d-- > 0;) flat = flat * make_int(k->threads[d]) + axes[d];
+    body = let(tid, transform::simplify(flat), body);
+  }
+  for (size_t d = axes.size(); d-- > 0;) {
+    auto loop = copy_node(for_loop(axes[d], make_int(0), make_int(k->threads[d]), body,
+                                   ForKind::kThreadBinding, 1, k->span)
+                              .as<ForNode>());
+    loop->thread_tag = kTags[d];
+    body = Stmt(loop);
+  }
+  for (size_t i = hoister.shared.size(); i-- > 0;) body = allocate(hoister.shared[i], body);
+  auto kernel = copy_node(k);
+  kernel->body = body;
+
+  LoweredKernel out{Stmt(kernel), {}};
+  std::map<const BufferNode*, Buffer> fragments;
+  post_order_visit(k->body, [&](const Stmt* s, const Expr*) {
+    if (auto* a = s ? s->as<AllocateNode>() : nullptr;
+        a && a->buffer->scope == StorageScope::kFragment) {
+      out.layouts.emplace_back(a->buffer->name, layouts.at(a->buffer.get()).describe(a->buffer));
+    }
+  });
+  return out;
+}
+
+class KernelFinder : public StmtMutator {
+ public:
+  KernelFinder(const std::string& function, const target::Target& target)
+      : function_(function), target_(target) {}
+  std::vector<std::pair<std::string, std::string>> layouts;
+
+ protected:
+  Stmt mutate_kernel(const KernelNode* op, const Stmt& self) override {
+    LoweredKernel lowered = lower_kernel(op, function_, target_);
+    for (auto& l : lowered.layouts) layouts.push_back(std::move(l));
+    return lowered.kernel;
+  }
+
+ private:
+  const std::string& function_;
+  const target::Target& target_;
+};
+
+}  // namespace
+
+IRModule lower_simt(const IRModule& mod, const target::Target& target) {
+  std::vector<PrimFunc> functions;
+  for (const auto& f : mod.functions()) {
+    KernelFinder finder(f->name, target);
+    Stmt body = finder.mutate(f->body);
+    PrimFunc g = with_body(f, body);
+    for (const auto& [name, text] : finder.layouts)
+      g = with_attr(g, kLayoutAttrPrefix + name, text);
+    functions.push_back(g);
+  }
+  return IRModule(std::move(functions), mod.attrs());
+}
+
+transform::Pass lower_simt_pass() {
+  return transform::Pass{"gpu.lower_simt",
+                         [](const IRModule& mod, const transform::PassInfo& info) {
+                           return lower_simt(mod, info.target);
+                         }};
+}
+
+}  // namespace tilec::gpu

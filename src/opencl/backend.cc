@@ -1,0 +1,47 @@
+#include "tilec/opencl/backend.h"
+
+#include "tilec/backend/module_registrations.h"
+#include "tilec/codegen/host_codegen_c.h"
+#include "tilec/exec/execution_backend.h"
+#include "tilec/exec/opencl_backend.h"
+#include "tilec/gpu/simt_pipeline.h"
+#include "tilec/gpu/simt_tile_ops.h"
+#include "tilec/opencl/codegen_opencl.h"
+
+namespace tilec::opencl {
+
+namespace {
+
+constexpr int64_t kDLCPU = 1;  // the host entry takes host tensors and copies them over
+
+}  // namespace
+
+backend::BackendModule make_opencl_backend_module() {
+  backend::ExecutionBackendSpec opencl{
+      .name = exec::kOpenCLBackendName,
+      .is_available = [] { return exec::is_execution_backend_available(exec::kOpenCLBackendName); },
+      .supports_target = std::nullopt,
+      .enable_host_codegen = true,
+      // The execution backend compiles the OpenCL C for the device it selects.
+      .enable_device_compile = false,
+  };
+  return backend::BackendModule{
+      .name = "opencl",
+      .target_kinds = {"opencl"},
+      .pipelines = {{"opencl", gpu::make_simt_pipeline("opencl", kDLCPU)}},
+      .device_codegens = {{"opencl", make_opencl_device_codegen()}},
+      .execution_backends = {opencl},
+      .supports_target = std::nullopt,
+      .host_codegens = {{"c", codegen::make_c_host_codegen()}},
+      .host_codegen_hooks = {},
+      .callbacks = {},
+  };
+}
+
+void register_opencl_backend() {
+  for (auto& impl : gpu::simt_tile_op_impls())
+    backend::register_module_tile_op_impl(std::move(impl));
+  backend::register_backend(make_opencl_backend_module());
+}
+
+}  // namespace tilec::opencl

@@ -1,0 +1,187 @@
+#include "tilec/opencl/codegen_opencl.h"
+
+#include "tilec/codegen/device_source.h"
+#include "tilec/transform/simplify.h"
+
+#include <fmt/format.h>
+
+namespace tilec::opencl {
+
+using namespace ir;
+
+namespace {
+
+const char* kTypes = R"CL(#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+/* The interpreter rounds every operation: no contraction into fused multiply-adds. */
+#pragma OPENCL FP_CONTRACT OFF
+typedef char int8_t;
+typedef uchar uint8_t;
+typedef short int16_t;
+typedef ushort uint16_t;
+typedef int int32_t;
+typedef uint uint32_t;
+typedef long int64_t;
+typedef ulong uint64_t;
+#define INT64_C(x) ((long)(x##L))
+#define UINT64_C(x) ((ulong)(x##UL))
+#ifndef INT64_MIN
+#define INT64_MIN ((long)(-0x7fffffffffffffffL - 1))
+#endif
+#ifndef INT32_MIN
+#define INT32_MIN ((int)(-0x7fffffff - 1))
+#endif
+)CL";
+
+// Floor division/modulo (Python's // and %); a zero divisor yields 0 (see the header).
+// The C codegen resets its division flag where a kernel divides by a non-constant; here
+// that statement declares an unused variable instead.
+const char* kFloorDiv = R"CL(
+#define tilec_division_by_zero int tilec_division_flag_unused
+static inline int tilec_floordiv_i32(int a, int b) {
+  if (b == 0) return 0;
+  int q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int tilec_floormod_i32(int a, int b) {
+  if (b == 0) return 0;
+  int r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline long tilec_floordiv_i64(long a, long b) {
+  if (b == 0) return 0;
+  long q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline long tilec_floormod_i64(long a, long b) {
+  if (b == 0) return 0;
+  long r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline uint tilec_div_u32(uint a, uint b) { return b == 0 ? 0 : a / b; }
+static inline uint tilec_mod_u32(uint a, uint b) { return b == 0 ? 0 : a % b; }
+static inline ulong tilec_div_u64(ulong a, ulong b) { return b == 0 ? 0 : a / b; }
+static inline ulong tilec_mod_u64(ulong a, ulong b) { return b == 0 ? 0 : a % b; }
+static inline float tilec_floordiv_f32(float a, float b) { return floor(a / b); }
+static inline float tilec_floormod_f32(float a, float b) { return a - floor(a / b) * b; }
+#ifdef cl_khr_fp64
+static inline double tilec_floordiv_f64(double a, double b) { return floor(a / b); }
+static inline double tilec_floormod_f64(double a, double b) { return a - floor(a / b) * b; }
+#endif
+)CL";
+
+const char* kFloat16 = R"CL(
+static inline float tilec_f16_to_f32(ushort h) { return vload_half(0, (const __private half*)&h); }
+static inline ushort tilec_f32_to_f16(float f) {
+  ushort h;
+  vstore_half_rte(f, 0, (__private half*)&h);
+  return h;
+}
+static inline float tilec_round_f16(float f) { return tilec_f16_to_f32(tilec_f32_to_f16(f)); }
+)CL";
+
+const char* kBFloat16 = R"CL(
+static inline float tilec_bf16_to_f32(ushort h) { return as_float((uint)h << 16); }
+static inline ushort tilec_f32_to_bf16(float f) {
+  uint u = as_uint(f);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (ushort)((u >> 16) | 0x40u);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  return (ushort)(u >> 16);
+}
+static inline float tilec_round_bf16(float f) { return tilec_bf16_to_f32(tilec_f32_to_bf16(f)); }
+)CL";
+
+}  // namespace
+
+void CodeGenOpenCL::print_preamble(std::ostream& os) {
+  os << kTypes;
+  if (uses_helper("floordiv")) os << kFloorDiv;
+  if (uses_helper("f16")) os << kFloat16;
+  if (uses_helper("bf16")) os << kBFloat16;
+}
+
+std::string CodeGenOpenCL::address_space(StorageScope scope) {
+  switch (scope) {
+    case StorageScope::kGlobal:
+      return "__global";
+    case StorageScope::kShared:
+      return "__local";
+    default:
+      return "";
+  }
+}
+
+std::string CodeGenOpenCL::storage_type_name(DataType t) {
+  // OpenCL buffers cannot hold `bool`; DLPack bools are bytes.
+  if (t.lanes == 1 && t.is_bool()) return "uchar";
+  return CodeGenC::storage_type_name(t);
+}
+
+std::string CodeGenOpenCL::thread_index(const std::string& tag) {
+  static const std::map<std::string, std::string> indices = {
+      {"blockIdx.x", "get_group_id(0)"},  {"blockIdx.y", "get_group_id(1)"},
+      {"blockIdx.z", "get_group_id(2)"},  {"threadIdx.x", "get_local_id(0)"},
+      {"threadIdx.y", "get_local_id(1)"}, {"threadIdx.z", "get_local_id(2)"}};
+  auto it = indices.find(tag);
+  if (it == indices.end()) {
+    throw IRError("opencl codegen: unknown thread tag '" + tag +
+                  "'; known: blockIdx.x/y/z, threadIdx.x/y/z");
+  }
+  return "(int)" + it->second;
+}
+
+std::vector<std::string> CodeGenOpenCL::loop_pragmas(ForKind kind) {
+  if (kind == ForKind::kUnrolled) return {"#pragma unroll 8"};
+  return {};
+}
+
+std::string CodeGenOpenCL::math_function(const std::string& name, DataType) {
+  return name;  // OpenCL's built-ins are overloaded on float and double
+}
+
+void CodeGenOpenCL::print_function_signature(const PrimFunc& func) {
+  std::string params;
+  for (const auto& p : func->params) {
+    if (!p.is_buffer() && p.var.dtype().is_bool()) {
+      throw IRError("opencl codegen: kernel '" + func->name + "' has a bool scalar parameter '" +
+                    p.name() + "', which OpenCL kernels cannot take; pass an int32");
+    }
+    params += (params.empty() ? "" : ", ") + param_declaration(p);
+  }
+  line() << "__kernel void " << function_name(func) << "(" << (params.empty() ? "void" : params)
+         << ") ";
+}
+
+void CodeGenOpenCL::print_allocate(const AllocateNode* op) {
+  const Buffer& b = op->buffer;
+  if (b->scope == StorageScope::kVar) return CodeGenC::print_allocate(op);
+  Expr numel = make_int(1, DataType::Int64());
+  for (const auto& d : b->shape) numel = numel * cast(DataType::Int64(), d);
+  numel = transform::simplify(numel);
+  const int64_t* count = as_const_int(numel);
+  if (!count) {
+    throw IRError(fmt::format(
+        "opencl codegen: '{}' ({}) has a symbolic size; OpenCL kernels allocate tiles of "
+        "constant size only",
+        b->name, to_string(b->scope)));
+  }
+  std::string space = address_space(b->scope);
+  std::string name = declare_buffer(b);
+  line() << fmt::format("{}{} {}[{}];\n", space.empty() ? "" : space + " ",
+                        storage_type_name(b->dtype), name, std::max<int64_t>(*count, 1));
+  print_stmt(op->body);
+}
+
+void CodeGenOpenCL::print_barrier(const CallNode* op) {
+  bool global = op->name == to_string(StorageScope::kGlobal);
+  line() << (global ? "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
+                    : "barrier(CLK_LOCAL_MEM_FENCE);\n");
+}
+
+backend::DeviceCodegen make_opencl_device_codegen() {
+  return codegen::make_device_codegen(
+      "opencl", [](const target::Target&) { return std::make_unique<CodeGenOpenCL>(); });
+}
+
+}  // namespace tilec::opencl
