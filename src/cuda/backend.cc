@@ -14,13 +14,6 @@ namespace {
 // The host entry takes host tensors and copies them to device memory and back.
 constexpr int64_t kDLCPU = 1;
 
-bool nvrtc_available() {
-  return exec::is_execution_backend_available(exec::kNvrtcBackendName);
-}
-bool nvcc_available() {
-  return exec::is_execution_backend_available(exec::kNvccBackendName);
-}
-
 }  // namespace
 
 const transform::PassPipeline& cuda_pipeline() {
@@ -28,25 +21,25 @@ const transform::PassPipeline& cuda_pipeline() {
   return pipeline;
 }
 
-std::vector<backend::ExecutionBackendSpec> cuda_execution_backend_specs() {
-  // The execution backends compile the CUDA C++ themselves (NVRTC or nvcc).
-  return {
-      {.name = exec::kNvrtcBackendName,
-       .is_available = nvrtc_available,
-       .supports_target = std::nullopt,
-       .enable_host_codegen = true,
-       .enable_device_compile = false},
-      {.name = exec::kNvccBackendName,
-       .is_available = nvcc_available,
-       .supports_target = std::nullopt,
-       .enable_host_codegen = true,
-       .enable_device_compile = false},
-      {.name = exec::kSourceBackendName,
-       .is_available = {},
-       .supports_target = std::nullopt,
-       .enable_host_codegen = true,
-       .enable_device_compile = false},
+std::vector<backend::ExecutionBackendSpec> cuda_execution_backend_specs(bool (*also_needs)()) {
+  auto compiler = [also_needs](const char* name) {
+    // The execution backends compile the CUDA C++ themselves (NVRTC or nvcc).
+    return backend::ExecutionBackendSpec{.name = name,
+                                         .is_available =
+                                             [name, also_needs] {
+                                               return exec::is_execution_backend_available(name) &&
+                                                      (!also_needs || also_needs());
+                                             },
+                                         .supports_target = std::nullopt,
+                                         .enable_host_codegen = true,
+                                         .enable_device_compile = false};
   };
+  backend::ExecutionBackendSpec source{.name = exec::kSourceBackendName,
+                                       .is_available = {},
+                                       .supports_target = std::nullopt,
+                                       .enable_host_codegen = true,
+                                       .enable_device_compile = false};
+  return {compiler(exec::kNvrtcBackendName), compiler(exec::kNvccBackendName), source};
 }
 
 bool is_plain_cuda_target(const target::Target& target) {

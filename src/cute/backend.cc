@@ -14,13 +14,8 @@ namespace tilec::cute {
 
 namespace {
 
-bool nvrtc_with_cutlass() {
-  return exec::is_execution_backend_available(exec::kNvrtcBackendName) &&
-         cutlass_include_dir().has_value();
-}
-bool nvcc_with_cutlass() {
-  return exec::is_execution_backend_available(exec::kNvccBackendName) &&
-         cutlass_include_dir().has_value();
+bool cutlass_found() {
+  return cutlass_include_dir().has_value();
 }
 
 }  // namespace
@@ -35,24 +30,7 @@ backend::BackendModule make_cute_backend_module() {
       .target_kinds = {"cuda"},
       .pipelines = {{"cuda", cuda::cuda_pipeline()}},
       .device_codegens = {{"cuda", make_cute_device_codegen()}},
-      .execution_backends =
-          {
-              {.name = exec::kNvrtcBackendName,
-               .is_available = nvrtc_with_cutlass,
-               .supports_target = std::nullopt,
-               .enable_host_codegen = true,
-               .enable_device_compile = false},
-              {.name = exec::kNvccBackendName,
-               .is_available = nvcc_with_cutlass,
-               .supports_target = std::nullopt,
-               .enable_host_codegen = true,
-               .enable_device_compile = false},
-              {.name = exec::kSourceBackendName,
-               .is_available = {},
-               .supports_target = std::nullopt,
-               .enable_host_codegen = true,
-               .enable_device_compile = false},
-          },
+      .execution_backends = cuda::cuda_execution_backend_specs(cutlass_found),
       .supports_target = is_cute_target,
       .host_codegens = {{"c", codegen::make_c_host_codegen()}},
       .host_codegen_hooks = {},

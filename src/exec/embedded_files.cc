@@ -5,6 +5,8 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 
 namespace tilec::exec::detail {
@@ -25,6 +27,15 @@ std::optional<std::string> embedded_bytes(void* handle, const char* begin, const
   auto* e = static_cast<const char*>(dlsym(handle, end));
   if (!b || !e || e < b) return std::nullopt;
   return std::string(b, e);
+}
+
+int32_t fail_device_call(char* err, int32_t err_len, const std::string& message) {
+  if (err && err_len > 0) {
+    size_t n = std::min<size_t>(message.size(), size_t(err_len - 1));
+    std::memcpy(err, message.data(), n);
+    err[n] = '\0';
+  }
+  return 1;
 }
 
 void write_binary_file(const std::filesystem::path& path, std::string_view bytes) {

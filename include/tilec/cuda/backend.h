@@ -12,8 +12,10 @@ namespace tilec::cuda {
 
 // The pass pipeline every CUDA flavour lowers with (the CuTe variant reuses it).
 const transform::PassPipeline& cuda_pipeline();
-// nvrtc, nvcc and source, in that order.
-std::vector<backend::ExecutionBackendSpec> cuda_execution_backend_specs();
+// nvrtc, nvcc and source, in that order; nvrtc and nvcc count as available when that
+// execution backend is and `also_needs` (when given: e.g. a header library) holds.
+std::vector<backend::ExecutionBackendSpec> cuda_execution_backend_specs(
+    bool (*also_needs)() = nullptr);
 bool is_plain_cuda_target(const target::Target& target);  // no key `cute`
 
 backend::BackendModule make_cuda_backend_module();

@@ -30,15 +30,6 @@ constexpr const char* kArchEndSymbol = "tilec_cuda_arch_end";
 constexpr const char* kDynamicSharedPrefix = "tilec_dynamic_shared_bytes_";
 constexpr int64_t kStaticSharedLimit = 48 * 1024;
 
-int32_t fail(char* err, int32_t err_len, const std::string& message) {
-  if (err && err_len > 0) {
-    size_t n = std::min<size_t>(message.size(), size_t(err_len - 1));
-    std::memcpy(err, message.data(), n);
-    err[n] = '\0';
-  }
-  return 1;
-}
-
 // One loaded kernel library: its host entries run on the tilec runtime with a
 // TilecDeviceApi whose first call loads the CUDA driver and the embedded cubin.
 class CudaModule final : public LoadedModule {
@@ -78,17 +69,18 @@ class CudaModule final : public LoadedModule {
   int32_t ready(char* err, int32_t len) {
     std::string reason;
     const CudaDriver* driver = cuda_driver(&reason);
-    if (!driver) return fail(err, len, reason);
+    if (!driver) return detail::fail_device_call(err, len, reason);
     std::lock_guard<std::mutex> lock(mutex_);
     driver->ctx_set_current(driver->context);
     if (module_) return 0;
     if (CUresult s = driver->module_load_data(&module_, cubin_.data()); s != kCudaSuccess) {
       module_ = nullptr;
-      return fail(err, len,
-                  fmt::format("CUDA: the kernel's cubin (built for {}) does not load on CUDA "
-                              "device 0: {}; compile for the device's architecture (`tilec "
-                              "targets` shows it)",
-                              arch_, driver->error_name(s)));
+      return detail::fail_device_call(
+          err, len,
+          fmt::format("CUDA: the kernel's cubin (built for {}) does not load on CUDA "
+                      "device 0: {}; compile for the device's architecture (`tilec "
+                      "targets` shows it)",
+                      arch_, driver->error_name(s)));
     }
     driver_ = driver;
     return 0;
@@ -100,9 +92,10 @@ class CudaModule final : public LoadedModule {
     CUdeviceptr ptr = 0;
     if (CUresult s = m.driver_->mem_alloc(&ptr, size_t(std::max<int64_t>(nbytes, 1)));
         s != kCudaSuccess) {
-      return fail(err, len,
-                  fmt::format("CUDA: cannot allocate {} bytes of device memory: {}", nbytes,
-                              m.driver_->error_name(s)));
+      return detail::fail_device_call(
+          err, len,
+          fmt::format("CUDA: cannot allocate {} bytes of device memory: {}", nbytes,
+                      m.driver_->error_name(s)));
     }
     *out = reinterpret_cast<void*>(static_cast<uintptr_t>(ptr));
     return 0;
@@ -125,7 +118,7 @@ class CudaModule final : public LoadedModule {
     CUresult s = kind == kTilecCopyHostToDevice ? m.driver_->memcpy_htod(ptr, host, size_t(nbytes))
                                                 : m.driver_->memcpy_dtoh(host, ptr, size_t(nbytes));
     if (s != kCudaSuccess) {
-      return fail(
+      return detail::fail_device_call(
           err, len,
           fmt::format("CUDA: copying {} bytes {} the device failed: {}", nbytes,
                       kind == kTilecCopyHostToDevice ? "to" : "from", m.driver_->error_name(s)));
@@ -145,7 +138,7 @@ class CudaModule final : public LoadedModule {
     }
     CUfunction fn = nullptr;
     if (CUresult s = driver_->module_get_function(&fn, module_, function); s != kCudaSuccess) {
-      return fail(
+      return detail::fail_device_call(
           err, len,
           fmt::format("CUDA: the cubin has no kernel '{}': {}", function, driver_->error_name(s)));
     }
@@ -161,10 +154,11 @@ class CudaModule final : public LoadedModule {
       if (CUresult s =
               driver_->func_set_attribute(fn, kFuncAttributeMaxDynamicSharedBytes, int(bytes));
           s != kCudaSuccess) {
-        return fail(err, len,
-                    fmt::format("CUDA: kernel '{}' needs {} bytes of shared memory, more than "
-                                "device 0 allows ({}); use smaller tiles",
-                                function, bytes, driver_->error_name(s)));
+        return detail::fail_device_call(
+            err, len,
+            fmt::format("CUDA: kernel '{}' needs {} bytes of shared memory, more than "
+                        "device 0 allows ({}); use smaller tiles",
+                        function, bytes, driver_->error_name(s)));
       }
     }
     functions_.emplace(function, std::make_pair(fn, bytes));
@@ -218,11 +212,12 @@ class CudaModule final : public LoadedModule {
         params.data(), nullptr);
     if (s == kCudaSuccess) s = m.driver_->ctx_synchronize();
     if (s != kCudaSuccess) {
-      return fail(err, len,
-                  fmt::format("CUDA: launching kernel '{}' ({}x{}x{} blocks of {}x{}x{} threads, "
-                              "{} bytes of dynamic shared memory) failed: {}",
-                              function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                              shared_bytes + dynamic_shared, m.driver_->error_name(s)));
+      return detail::fail_device_call(
+          err, len,
+          fmt::format("CUDA: launching kernel '{}' ({}x{}x{} blocks of {}x{}x{} threads, "
+                      "{} bytes of dynamic shared memory) failed: {}",
+                      function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                      shared_bytes + dynamic_shared, m.driver_->error_name(s)));
     }
     return 0;
   }
