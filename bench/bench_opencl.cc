@@ -8,6 +8,8 @@
 #include "tilec/exec/execution_backend.h"
 #include "tilec/tilec.h"
 
+#include "bench_support.h"
+
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -15,17 +17,10 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using tilec::bench::Clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-tilec::ir::HostTensor random_tensor(std::vector<int64_t> shape, uint64_t seed) {
-  tilec::ir::HostTensor tensor(tilec::ir::DataType::Float32(), std::move(shape));
-  tilec::ir::fill_random(tensor.view(), seed);
-  return tensor;
-}
+using tilec::bench::random_tensor;
+using tilec::bench::seconds_since;
 
 void run_opencl_vs_c(benchmark::State& state, const char* example,
                      const std::map<std::string, std::string>& defines,
@@ -37,8 +32,8 @@ void run_opencl_vs_c(benchmark::State& state, const char* example,
   }
   // Compiled afresh: a cached kernel could predate a change to the lowering.
   setenv("TILEC_DISABLE_CACHE", "1", 1);
-  auto mod = tilec::ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/" + example,
-                                          defines);
+  auto mod =
+      tilec::ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/" + example, defines);
   tilec::Kernel on_opencl = tilec::compile(mod, "opencl", std::nullopt, "opencl");
   tilec::Kernel on_c = tilec::compile(mod, "c", std::nullopt, "native");
   std::vector<tilec::ir::HostTensor> tensors;

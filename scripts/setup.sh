@@ -4,7 +4,8 @@
 # build/ (warnings are errors), then installs it into $TILEC_PREFIX (default
 # /usr/local) so `tilec` is on PATH, and the `tilec` Python package for `python3`
 # (its build requirements and test tools from PyPI: nanobind, scikit-build-core,
-# numpy, pytest). Safe to run again; only missing packages are installed, the build
+# numpy, pytest) and the pinned CUTLASS/CuTe headers (PyPI nvidia-cutlass). Safe to run
+# again; only missing packages are installed, the build
 # is incremental and the install copies only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,28 @@ if "$PYTHON" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.
   [ "$(id -u)" = 0 ] || pip=(sudo "${pip[@]}")
 fi
 "${pip[@]}" nanobind scikit-build-core numpy pytest
+
+# The CUTLASS/CuTe headers of the cuda backend's CuTe variant (src/cute/), pinned: PyPI's
+# nvidia-cutlass wheel ships them under cutlass_library/source/include. Unpacked into
+# the cache dir tilec looks in (TILEC_CUTLASS_INCLUDE overrides it at run time).
+cutlass_version=4.2.0.0
+cutlass_dir=${TILEC_CUTLASS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tilec/cutlass-$cutlass_version}
+if [ ! -f "$cutlass_dir/include/cute/tensor.hpp" ]; then
+  wheel_dir=$(mktemp -d)
+  "$PYTHON" -m pip download -q --disable-pip-version-check --no-deps \
+    "nvidia-cutlass==$cutlass_version" -d "$wheel_dir"
+  mkdir -p "$cutlass_dir"
+  "$PYTHON" -c 'import sys, zipfile, pathlib
+wheel, out = sys.argv[1], pathlib.Path(sys.argv[2])
+prefix = "cutlass_library/source/include/"
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        if name.startswith(prefix) and not name.endswith("/"):
+            target = out / "include" / name[len(prefix):]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(z.read(name))' "$wheel_dir"/nvidia_cutlass-*.whl "$cutlass_dir"
+  rm -rf "$wheel_dir"
+fi
 
 # TILEC_BUILD_PYTHON: build/ also holds the extension module (build/python/tilec), so
 # the package below reuses this build instead of compiling the project again.

@@ -81,7 +81,10 @@ CallArguments call_arguments(const Kernel& kernel, const std::string& function, 
       continue;
     }
     AnyArray array;
-    if (!nb::try_cast<AnyArray>(arg, array) || array.ndim() == 0) {
+    nb::ndarray<> writable;
+    bool is_writable = nb::try_cast<nb::ndarray<>>(arg, writable);
+    if (is_writable) array = AnyArray(writable);
+    if ((!is_writable && !nb::try_cast<AnyArray>(arg, array)) || array.ndim() == 0) {
       // NumPy scalars (np.int32(3), np.float32(2.5)) and 0-d arrays pass as scalars.
       if (PyIndex_Check(arg.ptr())) {
         call.args.push_back(runtime::int_arg(nb::cast<int64_t>(nb::int_(arg))));
@@ -104,6 +107,15 @@ CallArguments call_arguments(const Kernel& kernel, const std::string& function, 
            ")")
               .c_str());
     }
+    // A read-only array (np.frombuffer of bytes, a read-only memory map, ...) may only
+    // stand for a parameter the kernel promises not to write.
+    const ir::Param* param = index - 1 < host->params.size() ? &host->params[index - 1] : nullptr;
+    if (!is_writable && param && param->is_buffer() && !param->buffer->read_only)
+      throw nb::value_error((place + " is a read-only array, and the kernel may write '" +
+                             param->name() +
+                             "'; pass a writable array (a copy), or declare the parameter "
+                             "T.Tensor(shape, dtype, read_only=True) if the kernel only reads it")
+                                .c_str());
     call.arrays.push_back(array);
     call.tensors.push_back(dl_tensor_of(call.arrays.back()));
     call.args.push_back(runtime::tensor_arg(&call.tensors.back()));

@@ -1,13 +1,18 @@
 #include "tilec/cuda/module.h"
 
 #include "tilec/backend/module_registrations.h"
+#include "tilec/cuda/backend.h"
 #include "tilec/cuda/detector.h"
+#include "tilec/gpu/simt_tile_ops.h"
 
 namespace tilec::cuda {
 
 void register_cuda_module() {
   backend::register_module_target_detector(kCudaDetectorName, detect_cuda,
                                            target::kAcceleratorDetectorPriority);
+  for (auto& impl : gpu::simt_tile_op_impls())
+    backend::register_module_tile_op_impl(std::move(impl));
+  backend::register_backend(make_cuda_backend_module());
 }
 
 }  // namespace tilec::cuda

@@ -5,6 +5,7 @@
 // priorities.
 #include "tilec/cpu/backend.h"
 #include "tilec/cuda/module.h"
+#include "tilec/cute/backend.h"
 #include "tilec/engine/initialize.h"
 #include "tilec/opencl/backend.h"
 
@@ -14,6 +15,7 @@ const std::vector<BuiltinModule>& builtin_modules() {
   static const std::vector<BuiltinModule> modules = {
       {"tilec.cpu", &cpu::register_cpu_backend},
       {"tilec.cuda", &cuda::register_cuda_module},
+      {"tilec.cute", &cute::register_cute_backend},
       {"tilec.opencl", &opencl::register_opencl_backend},
   };
   return modules;

@@ -1,5 +1,7 @@
 #include "tilec/exec/opencl_backend.h"
 
+#include "embedded_files.h"
+
 #include "tilec/exec/native_backend.h"
 #include "tilec/exec/process.h"
 #include "tilec/runtime/error.h"
@@ -286,12 +288,6 @@ std::vector<unsigned char> program_binary(cl_program program) {
   return binary;
 }
 
-void write_file(const fs::path& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-  if (!out) throw ExecError(fmt::format("cannot write '{}'", path.string()));
-}
-
 std::string c_escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -305,33 +301,19 @@ std::string c_escaped(const std::string& text) {
   return out;
 }
 
-// C (with top-level asm) that embeds the binary and source files as symbols.
+// C that embeds the binary and source files as symbols (embedded_files.h), and the selector.
 std::string embed_source(const fs::path& binary, const fs::path& source,
                          const std::string& device) {
-  auto section = [](const char* begin, const char* end, const fs::path& file) {
-    return fmt::format(
-        "__asm__(\".section .rodata\\n.balign 16\\n.globl {0}\\n{0}:\\n.incbin \\\"{2}\\\"\\n"
-        ".globl {1}\\n{1}:\\n.byte 0\\n.previous\\n\");\n",
-        begin, end, file.string());
-  };
-  return "/* The OpenCL program of this kernel library (opencl execution backend). */\n" +
-         section(kBinarySymbol, kBinaryEndSymbol, binary) +
-         section(kSourceSymbol, kSourceEndSymbol, source) +
+  return detail::embed_files_source(
+             "The OpenCL program of this kernel library (opencl execution backend).",
+             {{kBinarySymbol, kBinaryEndSymbol, binary},
+              {kSourceSymbol, kSourceEndSymbol, source}}) +
          fmt::format("const char {}[] = \"{}\";\n", kDeviceSymbol, c_escaped(device));
 }
 
 class OpenCLModule;
 
 // ---- TilecDeviceApi over one module (abi.h) ----
-int32_t fail(char* err, int32_t err_len, const std::string& message) {
-  if (err && err_len > 0) {
-    size_t n = std::min<size_t>(message.size(), size_t(err_len - 1));
-    std::memcpy(err, message.data(), n);
-    err[n] = '\0';
-  }
-  return 1;
-}
-
 class OpenCLModule final : public LoadedModule {
  public:
   OpenCLModule(std::shared_ptr<runtime::KernelLibrary> library,
@@ -377,9 +359,10 @@ class OpenCLModule final : public LoadedModule {
     cl_mem mem = clCreateBuffer(m.device_->context, CL_MEM_READ_WRITE,
                                 size_t(std::max<int64_t>(nbytes, 1)), nullptr, &status);
     if (status != CL_SUCCESS) {
-      return fail(err, len,
-                  fmt::format("OpenCL: cannot allocate {} bytes on {}: {}", nbytes,
-                              m.device_->entry.label, cl_error_name(status)));
+      return detail::fail_device_call(
+          err, len,
+          fmt::format("OpenCL: cannot allocate {} bytes on {}: {}", nbytes, m.device_->entry.label,
+                      cl_error_name(status)));
     }
     *out = mem;
     return 0;
@@ -401,7 +384,7 @@ class OpenCLModule final : public LoadedModule {
                         : clEnqueueReadBuffer(m.device_->queue, mem, CL_TRUE, 0, size_t(nbytes),
                                               host, 0, nullptr, nullptr);
     if (status != CL_SUCCESS) {
-      return fail(
+      return detail::fail_device_call(
           err, len,
           fmt::format("OpenCL: copying {} bytes {} the device failed: {}", nbytes,
                       kind == kTilecCopyHostToDevice ? "to" : "from", cl_error_name(status)));
@@ -414,9 +397,10 @@ class OpenCLModule final : public LoadedModule {
                             const TilecDeviceArg* args, int32_t num_args, char* err, int32_t len) {
     OpenCLModule& m = of(device);
     if (shared_bytes != 0) {
-      return fail(err, len,
-                  "OpenCL: dynamic shared memory is not supported; kernels declare their "
-                  "__local tiles statically");
+      return detail::fail_device_call(
+          err, len,
+          "OpenCL: dynamic shared memory is not supported; kernels declare their "
+          "__local tiles statically");
     }
     std::lock_guard<std::mutex> lock(m.device_->mutex);
     cl_kernel kernel = nullptr;
@@ -426,15 +410,15 @@ class OpenCLModule final : public LoadedModule {
       cl_int status = CL_SUCCESS;
       kernel = clCreateKernel(m.program_, function, &status);
       if (status != CL_SUCCESS) {
-        return fail(err, len,
-                    fmt::format("OpenCL: the program has no kernel '{}': {}", function,
-                                cl_error_name(status)));
+        return detail::fail_device_call(err, len,
+                                        fmt::format("OpenCL: the program has no kernel '{}': {}",
+                                                    function, cl_error_name(status)));
       }
       m.kernels_.emplace(function, kernel);
     }
     int64_t threads = block[0] * block[1] * block[2];
     if (threads > int64_t(m.device_->max_work_group_size)) {
-      return fail(
+      return detail::fail_device_call(
           err, len,
           fmt::format("OpenCL: kernel '{}' uses {} threads per block, but {} allows at "
                       "most {}; lower T.Kernel's threads=",
@@ -468,9 +452,9 @@ class OpenCLModule final : public LoadedModule {
         status = clSetKernelArg(kernel, cl_uint(i), sizeof v, &v);
       }
       if (status != CL_SUCCESS) {
-        return fail(err, len,
-                    fmt::format("OpenCL: argument #{} of kernel '{}': {}", i, function,
-                                cl_error_name(status)));
+        return detail::fail_device_call(err, len,
+                                        fmt::format("OpenCL: argument #{} of kernel '{}': {}", i,
+                                                    function, cl_error_name(status)));
       }
     }
     size_t global[3], local[3];
@@ -482,11 +466,12 @@ class OpenCLModule final : public LoadedModule {
                                            nullptr, nullptr);
     if (status == CL_SUCCESS) status = clFinish(m.device_->queue);
     if (status != CL_SUCCESS) {
-      return fail(err, len,
-                  fmt::format("OpenCL: launching kernel '{}' ({}x{}x{} blocks of {}x{}x{} threads) "
-                              "failed: {}",
-                              function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                              cl_error_name(status)));
+      return detail::fail_device_call(
+          err, len,
+          fmt::format("OpenCL: launching kernel '{}' ({}x{}x{} blocks of {}x{}x{} threads) "
+                      "failed: {}",
+                      function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                      cl_error_name(status)));
     }
     return 0;
   }
@@ -500,14 +485,6 @@ class OpenCLModule final : public LoadedModule {
   TilecRuntimeEnv env_{};
   std::weak_ptr<const OpenCLModule> self_;
 };
-
-// The bytes between two symbols of an open library.
-std::optional<std::string> embedded(void* handle, const char* begin, const char* end) {
-  auto* b = static_cast<const char*>(dlsym(handle, begin));
-  auto* e = static_cast<const char*>(dlsym(handle, end));
-  if (!b || !e || e < b) return std::nullopt;
-  return std::string(b, e);
-}
 
 class OpenCLBackend final : public ExecutionBackend {
  public:
@@ -544,13 +521,13 @@ class OpenCLBackend final : public ExecutionBackend {
     }
     auto ctx = device_context(target.get_string("device"));
     fs::path source_path = output_dir / "device.cl";
-    write_file(source_path, device.source);
+    detail::write_binary_file(source_path, device.source);
     cl_program program = build_from_source(*ctx, device.source, source_path.string());
     std::vector<unsigned char> binary = program_binary(program);
     clReleaseProgram(program);
     fs::path binary_path = output_dir / "device.clbin";
-    write_file(binary_path,
-               std::string_view(reinterpret_cast<const char*>(binary.data()), binary.size()));
+    detail::write_binary_file(
+        binary_path, std::string_view(reinterpret_cast<const char*>(binary.data()), binary.size()));
     backend::CodeArtifact embed;
     embed.format = "c";
     embed.source = embed_source(binary_path, source_path, target.get_string("device"));
@@ -565,8 +542,8 @@ class OpenCLBackend final : public ExecutionBackend {
     void* handle = dlopen(artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle)
       throw ExecError(fmt::format("cannot reopen '{}': {}", artifact.string(), dlerror()));
-    auto binary = embedded(handle, kBinarySymbol, kBinaryEndSymbol);
-    auto source = embedded(handle, kSourceSymbol, kSourceEndSymbol);
+    auto binary = detail::embedded_bytes(handle, kBinarySymbol, kBinaryEndSymbol);
+    auto source = detail::embedded_bytes(handle, kSourceSymbol, kSourceEndSymbol);
     auto* selector = static_cast<const char*>(dlsym(handle, kDeviceSymbol));
     std::string device = selector ? selector : "";
     dlclose(handle);  // `library` keeps it loaded

@@ -1,10 +1,9 @@
 #include "tilec/gpu/simt_tile_ops.h"
 
 #include "tilec/transform/gemm_operands.h"
+#include "tilec/transform/reduce_ops.h"
 
 #include <fmt/format.h>
-
-#include <cmath>
 
 namespace tilec::gpu {
 
@@ -39,36 +38,56 @@ std::optional<Stmt> lower_gemm_simt(const Stmt& stmt, const target::Target&) {
   return transform::with_clear_accum(*op, g, loops);
 }
 
-Expr reduce_identity(ReduceKind kind, DataType t) {
-  switch (kind) {
-    case ReduceKind::kSum:
-    case ReduceKind::kAbsSum:
-    case ReduceKind::kAbsMax:
-      return make_zero(t);
-    case ReduceKind::kMax:
-    case ReduceKind::kMin: {
-      bool max = kind == ReduceKind::kMax;
-      if (t.is_float()) return make_float(max ? -INFINITY : INFINITY, t);
-      if (t.is_uint()) return make_int(max ? 0 : int64_t(~uint64_t{0} >> (64 - t.bits)), t);
-      int64_t hi = t.bits >= 64 ? INT64_MAX : (int64_t{1} << (t.bits - 1)) - 1;
-      return make_int(max ? -hi - 1 : hi, t);
+// dst's element at indices `d_idx` in a tile of src's shape: the reduced dim at 0.
+std::vector<Expr> reduced_position(const ReduceNode& op, const std::vector<Expr>& d_idx) {
+  bool keeps_dim = op.dst->ndim() == op.src->ndim();
+  std::vector<Expr> at;
+  for (int d = 0, k = 0; d < op.src->ndim(); ++d) {
+    if (d == op.dim) {
+      at.push_back(make_zero(op.src->shape[size_t(d)].dtype()));
+      if (keeps_dim) ++k;
+    } else {
+      at.push_back(d_idx[size_t(k++)]);
     }
   }
-  return make_zero(t);
+  return at;
 }
 
-Expr combine(ReduceKind kind, Expr acc, Expr x) {
-  switch (kind) {
-    case ReduceKind::kSum:
-    case ReduceKind::kAbsSum:
-      return binary(BinaryOp::kAdd, acc, x);
-    case ReduceKind::kMax:
-    case ReduceKind::kAbsMax:
-      return binary(BinaryOp::kMax, acc, x);
-    case ReduceKind::kMin:
-      return binary(BinaryOp::kMin, acc, x);
+// Stage the (abs of the) source, cast to dst's dtype, in a shared tile; halve it along
+// the reduced dimension in log2(extent) steps, each split over the threads (the
+// barrier planner separates them); every thread then receives position 0.
+Stmt reduce_by_tree(const ReduceNode& op, int64_t extent) {
+  const Buffer& src = op.src;
+  const Buffer& dst = op.dst;
+  int nd = src->ndim();
+  DataType t = dst->dtype;
+  bool absolute = op.reduce_kind == ReduceKind::kAbsSum || op.reduce_kind == ReduceKind::kAbsMax;
+  Buffer tree = make_buffer(src->name + "_red", src->shape, t, StorageScope::kShared);
+  std::vector<Var> sv = fresh_vars("s", size_t(nd));
+  std::vector<Expr> s_idx(sv.begin(), sv.end());
+  Expr x = cast(t, load(src, s_idx));
+  if (absolute) x = call("abs", {x});
+  std::vector<Stmt> stages = {parallel_nest_over(sv, src->shape, store(tree, s_idx, x))};
+  int64_t half = 1;
+  while (half * 2 < extent) half *= 2;
+  for (int64_t stride = extent > 1 ? half : 0; stride >= 1; stride /= 2) {
+    std::vector<Var> tv = fresh_vars("t", size_t(nd));
+    std::vector<Expr> extents = src->shape, here(tv.begin(), tv.end()), there = here;
+    extents[size_t(op.dim)] = make_int(stride, src->shape[size_t(op.dim)].dtype());
+    Expr partner = tv[size_t(op.dim)] + make_int(stride, tv[size_t(op.dim)].dtype());
+    there[size_t(op.dim)] = partner;
+    Stmt step = store(
+        tree, here, transform::reduce_combine(op.reduce_kind, load(tree, here), load(tree, there)));
+    // Only the first step of an extent that is not a power of two has lanes without a partner.
+    if (stride * 2 > extent) step = if_then_else(partner < src->shape[size_t(op.dim)], step);
+    stages.push_back(parallel_nest_over(tv, extents, step));
   }
-  return acc;
+  std::vector<Var> dv = fresh_vars("d", size_t(dst->ndim()));
+  std::vector<Expr> d_idx(dv.begin(), dv.end());
+  Expr result = load(tree, reduced_position(op, d_idx));
+  if (!op.clear) result = transform::reduce_combine(op.reduce_kind, load(dst, d_idx), result);
+  stages.push_back(parallel_nest_over(dv, dst->shape, store(dst, d_idx, result)));
+  return allocate(tree, seq(stages));
 }
 
 std::optional<Stmt> lower_reduce_simt(const Stmt& stmt, const target::Target&) {
@@ -82,6 +101,15 @@ std::optional<Stmt> lower_reduce_simt(const Stmt& stmt, const target::Target&) {
   DataType t = dst->dtype;
   bool absolute = op->reduce_kind == ReduceKind::kAbsSum || op->reduce_kind == ReduceKind::kAbsMax;
 
+  // A tree reorders the combination: exact for max/min and integers, within the float32
+  // and float64 tolerances for sums, but not for sums rounded to 16 bits at every step.
+  bool narrow_float = t.is_float() && t.bits == 16;  // float16 and bfloat16
+  bool reorderable = !(narrow_float && (op->reduce_kind == ReduceKind::kSum ||
+                                        op->reduce_kind == ReduceKind::kAbsSum));
+  const int64_t* extent = as_const_int(src->shape[size_t(op->dim)]);
+  if (extent && reorderable) return reduce_by_tree(*op, *extent);
+  // Otherwise one thread per output element reduces its row in the interpreter's order,
+  // from dst's current value when clear=False.
   // Stage 1: every thread writes the source elements it holds into a shared tile.
   Buffer staged = make_buffer(src->name + "_red", src->shape, src->dtype, StorageScope::kShared);
   std::vector<Var> sv = fresh_vars("s", size_t(nd));
@@ -105,11 +133,18 @@ std::optional<Stmt> lower_reduce_simt(const Stmt& stmt, const target::Target&) {
   if (absolute) x = call("abs", {x});
   Stmt accumulate =
       for_loop(j, make_zero(j.dtype()), src->shape[size_t(op->dim)],
-               store(acc, {make_int(0)}, combine(op->reduce_kind, load(acc, {make_int(0)}), x)));
+               store(acc, {make_int(0)},
+                     transform::reduce_combine(op->reduce_kind, load(acc, {make_int(0)}), x)));
   std::vector<Expr> rows_idx = o_idx.empty() ? std::vector<Expr>{make_int(0)} : o_idx;
+  // The dst element of output o (dst is replicated: every thread holds it).
+  std::vector<Expr> dst_of_row;
+  for (int d = 0, o = 0; d < dst->ndim(); ++d) {
+    dst_of_row.push_back(keeps_dim && d == op->dim ? make_zero(DataType::Int32())
+                                                   : Expr(ov[size_t(o++)]));
+  }
+  Expr start = op->clear ? transform::reduce_identity(op->reduce_kind, t) : load(dst, dst_of_row);
   Stmt reduce_row =
-      allocate(acc, seq({accumulate, store(rows, rows_idx, load(acc, {make_int(0)}))}),
-               reduce_identity(op->reduce_kind, t));
+      allocate(acc, seq({accumulate, store(rows, rows_idx, load(acc, {make_int(0)}))}), start);
   Stmt reduce = parallel_nest_over(ov, kept_shape, reduce_row);
 
   // Stage 3: every thread receives the results (dst is replicated).
@@ -119,7 +154,6 @@ std::optional<Stmt> lower_reduce_simt(const Stmt& stmt, const target::Target&) {
     if (!keeps_dim || d != op->dim) from.push_back(dv[size_t(d)]);
   if (from.empty()) from.push_back(make_int(0));
   Expr result = load(rows, from);
-  if (!op->clear) result = combine(op->reduce_kind, load(dst, d_idx), result);
   Stmt receive = parallel_nest_over(dv, dst->shape, store(dst, d_idx, result));
 
   return allocate(staged, allocate(rows, seq({stage, reduce, receive})));

@@ -3,6 +3,7 @@
 #include "generic_tile_ops.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/transform/gemm_operands.h"
+#include "tilec/transform/reduce_ops.h"
 #include "tilec/transform/simplify.h"
 #include "tilec/transform/tile_op_impl.h"
 
@@ -304,21 +305,7 @@ class GenericTileOps {
         op->reduce_kind == ReduceKind::kAbsSum || op->reduce_kind == ReduceKind::kAbsMax;
     Expr x = cast(t, load(src, src_idx));
     if (absolute) x = call("abs", {x});
-    Expr current = load(dst, dst_idx);
-    Expr combined;
-    switch (op->reduce_kind) {
-      case ReduceKind::kSum:
-      case ReduceKind::kAbsSum:
-        combined = binary(BinaryOp::kAdd, current, x);
-        break;
-      case ReduceKind::kMax:
-      case ReduceKind::kAbsMax:
-        combined = binary(BinaryOp::kMax, current, x);
-        break;
-      case ReduceKind::kMin:
-        combined = binary(BinaryOp::kMin, current, x);
-        break;
-    }
+    Expr combined = reduce_combine(op->reduce_kind, load(dst, dst_idx), x);
     std::vector<Expr> extents(src->shape.begin(), src->shape.end());
     // Walk src row-major; the innermost loop is independent unless it is the reduced dim.
     ForKind inner = op->dim == nd - 1 ? ForKind::kSerial : ForKind::kParallel;
@@ -326,27 +313,10 @@ class GenericTileOps {
     if (!op->clear) return accumulate;
     std::vector<Var> init_vars = loop_vars("i", dst->shape);
     std::vector<Expr> init_idx(init_vars.begin(), init_vars.end());
-    Stmt init = nest(init_vars, dst->shape, store(dst, init_idx, identity(op->reduce_kind, t)),
-                     ForKind::kParallel, ForKind::kParallel);
+    Stmt init =
+        nest(init_vars, dst->shape, store(dst, init_idx, reduce_identity(op->reduce_kind, t)),
+             ForKind::kParallel, ForKind::kParallel);
     return seq({init, accumulate});
-  }
-
-  static Expr identity(ReduceKind kind, DataType t) {
-    switch (kind) {
-      case ReduceKind::kSum:
-      case ReduceKind::kAbsSum:
-      case ReduceKind::kAbsMax:
-        return make_zero(t);
-      case ReduceKind::kMax:
-      case ReduceKind::kMin: {
-        bool max = kind == ReduceKind::kMax;
-        if (t.is_float()) return make_float(max ? -INFINITY : INFINITY, t);
-        if (t.is_uint()) return make_int(max ? 0 : int64_t(~uint64_t{0} >> (64 - t.bits)), t);
-        int64_t hi = t.bits >= 64 ? INT64_MAX : (int64_t{1} << (t.bits - 1)) - 1;
-        return make_int(max ? -hi - 1 : hi, t);
-      }
-    }
-    return make_zero(t);
   }
 };
 

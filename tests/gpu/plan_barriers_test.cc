@@ -76,7 +76,7 @@ def mm(A: T.Tensor((64, 128), "float32"), B: T.Tensor((128, 64), "float32"), C: 
   EXPECT_TRUE(first && ir::as_barrier(first->value)) << ir::print(mod);
 }
 
-TEST(PlanBarriers, CrossThreadReduceWaitsBetweenItsStages) {
+TEST(PlanBarriers, CrossThreadTreeReduceWaitsBetweenItsSteps) {
   ir::IRModule mod = testing::lower_for_simt(R"PY(
 import tilelang.language as T
 
@@ -90,10 +90,13 @@ def rs(X: T.Tensor((32, 64), "float32"), Y: T.Tensor((32,), "float32")):
         T.copy(Y_l, Y)
 )PY");
   std::string text = ir::print(mod);
-  // Staged through shared memory: the source tile, then one row per output element.
+  // Staged through shared memory, then halved along the 64 columns in 6 steps.
   EXPECT_NE(text.find("X_l_red = T.alloc_shared((32, 64)"), std::string::npos) << text;
-  EXPECT_NE(text.find("Y_l_red = T.alloc_shared((32,)"), std::string::npos) << text;
-  EXPECT_EQ(testing::count_barriers(mod.functions().front()->body), 2) << text;
+  EXPECT_NE(text.find("X_l_red[t0, t1] += X_l_red[t0, t1 + 32]"), std::string::npos) << text;
+  EXPECT_NE(text.find("X_l_red[t0, t1] += X_l_red[t0, t1 + 1]"), std::string::npos) << text;
+  // A barrier after the staging, between the steps and before every thread reads the
+  // results: 1 + 5 + 1.
+  EXPECT_EQ(testing::count_barriers(mod.functions().front()->body), 7) << text;
 }
 
 TEST(CooperativeCopy, SplitOverTheThreadsCoalescedAndMaskedAtTheEdges) {

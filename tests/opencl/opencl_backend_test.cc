@@ -134,17 +134,19 @@ TEST_F(OpenCLKernels, SimtGemmWithEdgeTilesAndTransposes) {
 }
 
 TEST_F(OpenCLKernels, CrossThreadReductionsOfEveryKind) {
-  for (const char* kind : {"sum", "max", "min", "abssum", "absmax"}) {
-    SCOPED_TRACE(kind);
-    expect_matches(fmt::format(R"PY(
+  // float32: tree reductions; float16 sums: one thread per row, in the interpreter's order.
+  for (const char* dtype : {"float32", "float16"}) {
+    for (const char* kind : {"sum", "max", "min", "abssum", "absmax"}) {
+      SCOPED_TRACE(std::string(kind) + " " + dtype);
+      expect_matches(fmt::format(R"PY(
 import tilelang.language as T
 
 @T.prim_func
-def red(X: T.Tensor((40, 96), "float32"), Y: T.Tensor((40,), "float32"), Z: T.Tensor((96,), "float32")):
+def red(X: T.Tensor((40, 96), "{1}"), Y: T.Tensor((40,), "{1}"), Z: T.Tensor((96,), "{1}")):
     with T.Kernel(1, threads=64) as bx:
-        X_l = T.alloc_fragment((40, 96), "float32")
-        Y_l = T.alloc_fragment((40,), "float32")
-        Z_l = T.alloc_fragment((96,), "float32")
+        X_l = T.alloc_fragment((40, 96), "{1}")
+        Y_l = T.alloc_fragment((40,), "{1}")
+        Z_l = T.alloc_fragment((96,), "{1}")
         T.copy(X, X_l)
         T.copy(Y, Y_l)
         T.reduce_{0}(X_l, Y_l, dim=1, clear=False)
@@ -152,7 +154,8 @@ def red(X: T.Tensor((40, 96), "float32"), Y: T.Tensor((40,), "float32"), Z: T.Te
         T.copy(Y_l, Y)
         T.copy(Z_l, Z)
 )PY",
-                               kind));
+                                 kind, dtype));
+    }
   }
 }
 

@@ -227,6 +227,30 @@ def test_non_contiguous_array_is_reported(vadd_kernel):
         vadd_kernel(a, b, b)
 
 
+def test_read_only_array_only_for_a_read_only_parameter(vadd_kernel):
+    a = np.zeros(64, np.float32)
+    frozen = np.zeros(64, np.float32)
+    frozen.setflags(write=False)
+    with pytest.raises(ValueError, match=r"argument 2 \('C'\) .* is a read-only array"):
+        vadd_kernel(a, a, frozen)
+    kernel = tilec.compile(READ_ONLY_SOURCE, target=CPU)
+    out = np.zeros(64, np.float32)
+    kernel(frozen, out)  # A is declared read_only: a read-only array is fine there
+    np.testing.assert_array_equal(out, frozen + 1)
+
+
+READ_ONLY_SOURCE = """
+import tilelang.language as T
+
+
+@T.prim_func
+def add_one(A: T.Tensor((64,), "float32", read_only=True), B: T.Tensor((64,), "float32")):
+    with T.Kernel(1, threads=64) as bx:
+        for i in T.Parallel(64):
+            B[i] = A[i] + 1.0
+"""
+
+
 def test_wrong_argument_count_and_kind(vadd_kernel):
     a = np.zeros(64, np.float32)
     with pytest.raises(ValueError, match="3|argument"):

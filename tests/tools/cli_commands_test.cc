@@ -182,7 +182,8 @@ TEST(CliResolve, BadRequestsExitTwoWithTheAlternatives) {
   auto unknown_kind = tilec_cli({"resolve", "--target", "no_such_kind"});
   EXPECT_EQ(unknown_kind.exit_code, 2);
   EXPECT_NE(unknown_kind.output.find("no_such_kind"), std::string::npos) << unknown_kind.output;
-  auto no_backend = tilec_cli({"resolve", "--target", "cuda -arch=sm_90"});
+  // hip is a known kind that no built-in backend owns (cuda now has one).
+  auto no_backend = tilec_cli({"resolve", "--target", "hip -mcpu=gfx942"});
   EXPECT_EQ(no_backend.exit_code, 2);
   EXPECT_NE(no_backend.output.find("cpu"), std::string::npos) << no_backend.output;
   auto unknown_exec = tilec_cli({"resolve", "--execution-backend", "nope"});

@@ -1,6 +1,6 @@
-// The cuda module: the built-in module ("tilec.cuda") that owns the `cuda` target kind.
-// For now it contributes the kind's target detector; the cuda backend manifest (pipeline,
-// device codegen, execution backend) is registered here when it lands.
+// The cuda module: the built-in module ("tilec.cuda") that owns the `cuda` target kind:
+// the kind's target detector (detector.h), the SIMT tile-op implementations and the cuda
+// backend manifest (backend.h).
 #pragma once
 
 namespace tilec::cuda {

@@ -6,8 +6,9 @@
 //   computes the micro-tile of C its cyclic layout gives it (a strip of C's columns),
 //   summing k in ascending order as the interpreter does;
 // - simt.reduce: across threads through shared memory: the source staged into a shared
-//   tile, each output element reduced by one thread into a shared row, then received by
-//   every thread (a reduction result is replicated);
+//   tile, reduced along the reduced dimension by a tree of log2(extent) halving steps,
+//   each split over the threads (one thread per output element, serially, when the
+//   extent is symbolic), then received by every thread (a reduction result is replicated);
 // - simt.pipelined_serial: T.Pipelined as a serial loop (no asynchronous copies here).
 #pragma once
 

@@ -377,8 +377,10 @@ llvm::Value* IREmitter::emit_int_division(const BinaryNode* op, llvm::Value* a, 
         at_entry.CreateStore(builder_.getFalse(), division_flag_);
       }
       llvm::Value* seen = builder_.CreateLoad(builder_.getInt1Ty(), division_flag_);
+      // Only active lanes divide (an inactive lane's zero is what its guard excludes).
+      llvm::Value* lanes_zero = lane_mask_ ? builder_.CreateAnd(is_zero, lane_mask_) : is_zero;
       llvm::Value* any_zero =
-          is_zero->getType()->isVectorTy() ? builder_.CreateOrReduce(is_zero) : is_zero;
+          lanes_zero->getType()->isVectorTy() ? builder_.CreateOrReduce(lanes_zero) : lanes_zero;
       builder_.CreateStore(builder_.CreateOr(seen, any_zero), division_flag_);
     }
   }
@@ -640,6 +642,10 @@ void IREmitter::emit_store(const StoreNode* op) {
     const BufferSlot& slot = buffer_slot(op->buffer);
     llvm::Value* value = cast_value(t, op->value);
     if (slot.lanes) value = splat(value, slot.lanes);
+    if (slot.lanes && lane_mask_) {  // inactive lanes keep their value
+      value =
+          builder_.CreateSelect(lane_mask_, value, builder_.CreateLoad(value->getType(), slot.ptr));
+    }
     builder_.CreateStore(value, slot.ptr);
     return;
   }
@@ -767,6 +773,7 @@ void IREmitter::emit_for(const ForNode* op) {
 
 void IREmitter::emit_if(const IfNode* op) {
   llvm::Value* cond = emit(op->cond);
+  if (cond->getType()->isVectorTy()) return emit_masked_if(op, cond);
   llvm::BasicBlock* then_block = llvm::BasicBlock::Create(ctx_, "if.then", fn_);
   llvm::BasicBlock* else_block =
       op->else_case ? llvm::BasicBlock::Create(ctx_, "if.else", fn_) : nullptr;
@@ -896,6 +903,7 @@ void IREmitter::emit_body(const PrimFunc& func, llvm::Function* fn) {
   var_bounds_.clear();
   vector_lanes_ = 0;
   lane_strides_.clear();
+  lane_mask_ = nullptr;
   division_flag_ = nullptr;
   for (const auto& v : symbolic_shape_vars(func)) var_bounds_[v.get()] = {0, std::nullopt};
   entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn);

@@ -7,9 +7,10 @@
 // parameters are `noalias` (the IR's restrict). A kVectorized loop of constant extent
 // whose body allows it is emitted with explicit vector types (ir_emitter_vector.cc):
 // its variable is a vector of lanes, contiguous accesses are vector loads and stores,
-// others gathers and scatters, uniform values stay scalar and tiles allocated inside it
-// hold one vector per element; any other kVectorized loop keeps its loop and carries
-// llvm.loop vectorize metadata with its accesses marked parallel, as the lowering
+// others gathers and scatters, uniform values stay scalar, tiles allocated inside it
+// hold one vector per element, and ifs on lane-dependent conditions mask their loads
+// and stores per lane (the edge-tile guard `if idx < N`); any other kVectorized loop keeps its loop
+// and carries llvm.loop vectorize metadata with its accesses marked parallel, as the lowering
 // proved them independent. kUnrolled loops of small constant extent are unrolled here.
 // Subclasses (the device and host codegens) define the signature, the prologue and the
 // launch. Internal to src/cpu/llvm: the only headers that include LLVM's.
@@ -119,6 +120,8 @@ class IREmitter {
 
   // ---- explicit vectorization (ir_emitter_vector.cc) ----
   bool try_vectorize(const ir::ForNode* op);
+  // An if whose condition differs between lanes: both branches under lane masks.
+  void emit_masked_if(const ir::IfNode* op, llvm::Value* cond);
   // Lanes for a vectorized loop of this extent, 0 when its body cannot be vectorized.
   unsigned vector_lanes_for(const ir::ForNode* op, int64_t extent);
   // Stride of an index along the vector lanes: 0 uniform, 1 contiguous, nullopt unknown.
@@ -177,6 +180,8 @@ class IREmitter {
   // In a vector body: its lane count (0 outside) and the lane strides of its variables.
   unsigned vector_lanes_ = 0;
   std::unordered_map<const ir::VarNode*, std::optional<int64_t>> lane_strides_;
+  // Under lane-dependent conditions: the lanes that run (i1 vector); null for all.
+  llvm::Value* lane_mask_ = nullptr;
 };
 
 }  // namespace tilec::cpu::llvm_codegen

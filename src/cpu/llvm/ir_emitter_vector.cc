@@ -58,6 +58,13 @@ class VectorBodyCheck {
 
   void check_expr(const Expr& e) {
     post_order_visit(e, [&](const Expr& x) {
+      if (auto* l = x.as<LoadNode>(); l && masked_depth_ && !per_lane_.count(l->buffer.get())) {
+        // Under a per-lane condition a read of shared memory is a masked vector read; one
+        // the same for every lane would run unmasked, maybe where no lane may read.
+        bool varying_index = false;
+        for (const auto& i : l->indices) varying_index = varying_index || varying(i);
+        if (!varying_index) ok_ = false;
+      }
       if (!x.dtype().is_bool()) widest_bits_ = std::max<int64_t>(widest_bits_, x.dtype().bits);
       if (auto* c = x.as<CallNode>()) {
         bool any_varying = false;
@@ -88,7 +95,7 @@ class VectorBodyCheck {
         bool varying_index = false;
         for (const auto& i : op->indices) varying_index = varying_index || varying(i);
         if (private_tile && varying_index) ok_ = false;  // lanes index their own tile alike
-        if (!private_tile && !varying_index && varying(op->value)) ok_ = false;
+        if (!private_tile && !varying_index && (varying(op->value) || masked_depth_)) ok_ = false;
         return;
       }
       case StmtKind::kLet: {
@@ -98,6 +105,7 @@ class VectorBodyCheck {
         return visit(op->body);
       }
       case StmtKind::kFor: {
+        if (masked_depth_) ok_ = false;  // a loop under a per-lane condition
         auto* op = s.as<ForNode>();
         check_expr(op->begin);
         check_expr(op->end);
@@ -107,14 +115,19 @@ class VectorBodyCheck {
       case StmtKind::kIf: {
         auto* op = s.as<IfNode>();
         check_expr(op->cond);
-        if (varying(op->cond)) ok_ = false;
+        // A lane-dependent condition masks its branches' loads and stores per lane.
+        bool masked = varying(op->cond);
+        masked_depth_ += masked;
         visit(op->then_case);
-        return visit(op->else_case);
+        visit(op->else_case);
+        masked_depth_ -= masked;
+        return;
       }
       case StmtKind::kSeq:
         for (const auto& child : s.as<SeqNode>()->stmts) visit(child);
         return;
       case StmtKind::kAllocate: {
+        if (masked_depth_) ok_ = false;
         auto* op = s.as<AllocateNode>();
         int64_t count = 1;
         for (const auto& d : op->buffer->shape) {
@@ -146,10 +159,25 @@ class VectorBodyCheck {
   std::unordered_set<const VarNode*> varying_vars_;
   std::unordered_set<const BufferNode*> per_lane_;
   int64_t widest_bits_ = 8;
+  int masked_depth_ = 0;  // inside branches of lane-dependent conditions
   bool ok_ = true;
 };
 
 }  // namespace
+
+void IREmitter::emit_masked_if(const IfNode* op, llvm::Value* cond) {
+  // Both branches run, each for the lanes its side of the condition selects.
+  llvm::Value* outer = lane_mask_;
+  llvm::Value* taken = outer ? builder_.CreateAnd(outer, cond) : cond;
+  lane_mask_ = taken;
+  emit_stmt(op->then_case);
+  if (op->else_case) {
+    llvm::Value* other = builder_.CreateNot(cond);
+    lane_mask_ = outer ? builder_.CreateAnd(outer, other) : other;
+    emit_stmt(op->else_case);
+  }
+  lane_mask_ = outer;
+}
 
 llvm::Type* IREmitter::like(llvm::Value* v, llvm::Type* scalar) {
   if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(v->getType()))
@@ -287,7 +315,12 @@ IREmitter::VectorAccess IREmitter::vector_access(const Buffer& buffer, const Exp
 llvm::Value* IREmitter::vector_load(const LoadNode* op, const BufferSlot& slot,
                                     llvm::Value* index) {
   VectorAccess access = vector_access(op->buffer, op->indices[0], slot, index);
-  if (access.gather) return builder_.CreateMaskedGather(access.type, access.address, access.align);
+  if (slot.lanes) return builder_.CreateAlignedLoad(access.type, access.address, access.align);
+  // Inactive lanes (lane_mask_) read nothing: a guard may be all that keeps them in bounds.
+  if (access.gather)
+    return builder_.CreateMaskedGather(access.type, access.address, access.align, lane_mask_);
+  if (lane_mask_)
+    return builder_.CreateMaskedLoad(access.type, access.address, access.align, lane_mask_);
   return builder_.CreateAlignedLoad(access.type, access.address, access.align);
 }
 
@@ -295,8 +328,15 @@ void IREmitter::vector_store(const StoreNode* op, const BufferSlot& slot, llvm::
                              llvm::Value* stored) {
   VectorAccess access = vector_access(op->buffer, op->indices[0], slot, index);
   stored = splat(stored, llvm::cast<llvm::FixedVectorType>(access.type)->getNumElements());
+  if (slot.lanes && lane_mask_) {
+    // A lane's own tile: inactive lanes keep their element.
+    llvm::Value* old = builder_.CreateAlignedLoad(access.type, access.address, access.align);
+    stored = builder_.CreateSelect(lane_mask_, stored, old);
+  }
   if (access.gather) {
-    builder_.CreateMaskedScatter(stored, access.address, access.align);
+    builder_.CreateMaskedScatter(stored, access.address, access.align, lane_mask_);
+  } else if (lane_mask_ && !slot.lanes) {
+    builder_.CreateMaskedStore(stored, access.address, access.align, lane_mask_);
   } else {
     builder_.CreateAlignedStore(stored, access.address, access.align);
   }

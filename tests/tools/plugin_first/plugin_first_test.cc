@@ -30,8 +30,8 @@ TEST(PluginBeforeBuiltins, BothDeclareTheCHostCodegenAndBothCompile) {
   backend::load_module("tilec_plugin_cli_good");
   ASSERT_EQ(backend_names(), std::vector<std::string>{"cli_good"});
 
-  tilec::initialize();  // the built-in cpu and opencl backends, then the other plugins found
-  EXPECT_EQ(backend_names(), (std::vector<std::string>{"cli_good", "cpu", "opencl"}));
+  tilec::initialize();  // the built-in cpu, cuda, cute and opencl backends, then the other plugins
+  EXPECT_EQ(backend_names(), (std::vector<std::string>{"cli_good", "cpu", "cuda", "cute", "opencl"}));
   std::vector<std::string> c_codegens;
   for (const auto& [kind, names] : backend::list_host_codegens()) {
     if (kind == "c") c_codegens = names;

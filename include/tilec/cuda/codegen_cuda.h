@@ -1,0 +1,56 @@
+// CodeGenCUDA: CUDA C++ from SIMT-lowered tile IR, a CodeGenC that overrides only what
+// CUDA spells differently: `extern "C" __global__` entries with __launch_bounds__(the
+// block's thread count) and __restrict__ parameters, `__shared__` tiles (placed in one
+// dynamic `extern __shared__` array when a kernel's tiles exceed 48 KB, whose size the
+// source publishes as `tilec_dynamic_shared_bytes_<kernel>` for the launch, see
+// exec/cuda_backends.h), blockIdx/threadIdx, __syncthreads(), and float16/bfloat16
+// conversions through cuda_fp16.h/cuda_bf16.h (values are held in float and rounded
+// after every operation, as the interpreter does; the execution backends compile with
+// --fmad=false for the same reason). The source compiles with NVRTC (no system headers)
+// and with nvcc. A zero integer divisor yields 0 here (a kernel has no status to report
+// it through).
+#pragma once
+
+#include "tilec/backend/device_codegen.h"
+#include "tilec/codegen/codegen_c.h"
+
+namespace tilec::cuda {
+
+inline constexpr int64_t kStaticSharedLimitBytes = 48 * 1024;
+
+class CodeGenCUDA : public codegen::CodeGenC {
+ public:
+  std::string source_format() const override { return "cuda"; }
+
+ protected:
+  void print_preamble(std::ostream& os) override;
+  // Preamble sections a CUDA flavour may replace: text after the integer types (a
+  // header library's includes), and the float16/bfloat16 conversion helpers
+  // (tilec_f16_to_f32, tilec_f32_to_f16, tilec_round_f16 and the bf16 ones).
+  virtual std::string preamble_includes() { return ""; }
+  virtual std::string float16_helpers();
+  virtual std::string bfloat16_helpers();
+  std::string address_space(ir::StorageScope scope) override;
+  std::string restrict_keyword() override { return "__restrict__"; }
+  std::string thread_index(const std::string& tag) override;
+  std::vector<std::string> loop_pragmas(ir::ForKind kind) override;
+  void print_function_signature(const ir::PrimFunc& func) override;
+  void print_function_epilogue(const ir::PrimFunc& func) override {}
+  void print_division_by_zero_exit(const ir::PrimFunc& func) override {}
+  void print_thread_binding_loop(const ir::ForNode* op) override { bind_loop_to_thread(op); }
+  void print_allocate(const ir::AllocateNode* op) override;
+  void print_barrier(const ir::CallNode* op) override;
+
+  // Threads per block of a device function: the product of its threadIdx extents.
+  static int64_t block_threads(const ir::PrimFunc& func);
+  // Bytes of every shared tile the function allocates (16-byte aligned each).
+  static int64_t shared_bytes(const ir::PrimFunc& func);
+
+ private:
+  bool dynamic_shared_ = false;  // this function's tiles live in the extern array
+  int64_t shared_offset_ = 0;
+};
+
+backend::DeviceCodegen make_cuda_device_codegen();
+
+}  // namespace tilec::cuda

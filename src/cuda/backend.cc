@@ -1,0 +1,63 @@
+#include "tilec/cuda/backend.h"
+
+#include "tilec/codegen/host_codegen_c.h"
+#include "tilec/cuda/codegen_cuda.h"
+#include "tilec/exec/cuda_backends.h"
+#include "tilec/exec/execution_backend.h"
+#include "tilec/exec/source_backend.h"
+#include "tilec/gpu/simt_pipeline.h"
+
+namespace tilec::cuda {
+
+namespace {
+
+// The host entry takes host tensors and copies them to device memory and back.
+constexpr int64_t kDLCPU = 1;
+
+}  // namespace
+
+const transform::PassPipeline& cuda_pipeline() {
+  static const transform::PassPipeline pipeline = gpu::make_simt_pipeline("cuda", kDLCPU);
+  return pipeline;
+}
+
+std::vector<backend::ExecutionBackendSpec> cuda_execution_backend_specs(bool (*also_needs)()) {
+  auto compiler = [also_needs](const char* name) {
+    // The execution backends compile the CUDA C++ themselves (NVRTC or nvcc).
+    return backend::ExecutionBackendSpec{.name = name,
+                                         .is_available =
+                                             [name, also_needs] {
+                                               return exec::is_execution_backend_available(name) &&
+                                                      (!also_needs || also_needs());
+                                             },
+                                         .supports_target = std::nullopt,
+                                         .enable_host_codegen = true,
+                                         .enable_device_compile = false};
+  };
+  backend::ExecutionBackendSpec source{.name = exec::kSourceBackendName,
+                                       .is_available = {},
+                                       .supports_target = std::nullopt,
+                                       .enable_host_codegen = true,
+                                       .enable_device_compile = false};
+  return {compiler(exec::kNvrtcBackendName), compiler(exec::kNvccBackendName), source};
+}
+
+bool is_plain_cuda_target(const target::Target& target) {
+  return !target.has_key("cute");
+}
+
+backend::BackendModule make_cuda_backend_module() {
+  return backend::BackendModule{
+      .name = "cuda",
+      .target_kinds = {"cuda"},
+      .pipelines = {{"cuda", cuda_pipeline()}},
+      .device_codegens = {{"cuda", make_cuda_device_codegen()}},
+      .execution_backends = cuda_execution_backend_specs(),
+      .supports_target = is_plain_cuda_target,
+      .host_codegens = {{"c", codegen::make_c_host_codegen()}},
+      .host_codegen_hooks = {},
+      .callbacks = {},
+  };
+}
+
+}  // namespace tilec::cuda

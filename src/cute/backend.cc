@@ -1,0 +1,47 @@
+#include "tilec/cute/backend.h"
+
+#include "tilec/backend/module_registrations.h"
+#include "tilec/codegen/host_codegen_c.h"
+#include "tilec/cuda/backend.h"
+#include "tilec/cute/codegen_cute.h"
+#include "tilec/cute/cutlass_headers.h"
+#include "tilec/exec/cuda_backends.h"
+#include "tilec/exec/execution_backend.h"
+#include "tilec/exec/source_backend.h"
+#include "tilec/gpu/simt_tile_ops.h"
+
+namespace tilec::cute {
+
+namespace {
+
+bool cutlass_found() {
+  return cutlass_include_dir().has_value();
+}
+
+}  // namespace
+
+bool is_cute_target(const target::Target& target) {
+  return target.has_key("cute");
+}
+
+backend::BackendModule make_cute_backend_module() {
+  return backend::BackendModule{
+      .name = "cute",
+      .target_kinds = {"cuda"},
+      .pipelines = {{"cuda", cuda::cuda_pipeline()}},
+      .device_codegens = {{"cuda", make_cute_device_codegen()}},
+      .execution_backends = cuda::cuda_execution_backend_specs(cutlass_found),
+      .supports_target = is_cute_target,
+      .host_codegens = {{"c", codegen::make_c_host_codegen()}},
+      .host_codegen_hooks = {},
+      .callbacks = {},
+  };
+}
+
+void register_cute_backend() {
+  for (auto& impl : gpu::simt_tile_op_impls())
+    backend::register_module_tile_op_impl(std::move(impl));
+  backend::register_backend(make_cute_backend_module());
+}
+
+}  // namespace tilec::cute
