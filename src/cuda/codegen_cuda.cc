@@ -99,6 +99,39 @@ static __device__ __forceinline__ uint16_t tilec_f32_to_bf16(float f) { return _
 static __device__ __forceinline__ float tilec_round_bf16(float f) { return tilec_bf16_to_f32(tilec_f32_to_bf16(f)); }
 )CU";
 
+// Atomic updates (ir::atomic_update): CUDA's atomicAdd/atomicMax/atomicMin where the
+// dtype has them, else a compare-and-swap loop on the bits (float max/min, combining as
+// the IR's kMax/kMin do). Generic pointers, so one helper serves global and shared.
+const char* kAtomic = R"CU(
+#define TILEC_CU_CAS(NAME, T, U, NEXT)                                              \
+  static __device__ __forceinline__ T NAME(T* p, T v) {                             \
+    U* bits = reinterpret_cast<U*>(p);                                              \
+    U seen = *reinterpret_cast<volatile U*>(bits);                                  \
+    for (;;) {                                                                      \
+      T cur;                                                                        \
+      memcpy(&cur, &seen, sizeof cur);                                              \
+      T next = (NEXT);                                                              \
+      U want;                                                                       \
+      memcpy(&want, &next, sizeof want);                                            \
+      U old = atomicCAS(bits, seen, want);                                          \
+      if (old == seen) return cur;                                                  \
+      seen = old;                                                                   \
+    }                                                                               \
+  }
+TILEC_CU_CAS(tilec_atomic_max_f32, float, unsigned int, cur < v ? v : cur)
+TILEC_CU_CAS(tilec_atomic_min_f32, float, unsigned int, v < cur ? v : cur)
+TILEC_CU_CAS(tilec_atomic_add_f64, double, unsigned long long, cur + v)
+TILEC_CU_CAS(tilec_atomic_max_f64, double, unsigned long long, cur < v ? v : cur)
+TILEC_CU_CAS(tilec_atomic_min_f64, double, unsigned long long, v < cur ? v : cur)
+static __device__ __forceinline__ float tilec_atomic_add_f32(float* p, float v) { return atomicAdd(p, v); }
+static __device__ __forceinline__ int tilec_atomic_add_i32(int* p, int v) { return atomicAdd(p, v); }
+static __device__ __forceinline__ int tilec_atomic_max_i32(int* p, int v) { return atomicMax(p, v); }
+static __device__ __forceinline__ int tilec_atomic_min_i32(int* p, int v) { return atomicMin(p, v); }
+static __device__ __forceinline__ unsigned tilec_atomic_add_u32(unsigned* p, unsigned v) { return atomicAdd(p, v); }
+static __device__ __forceinline__ unsigned tilec_atomic_max_u32(unsigned* p, unsigned v) { return atomicMax(p, v); }
+static __device__ __forceinline__ unsigned tilec_atomic_min_u32(unsigned* p, unsigned v) { return atomicMin(p, v); }
+)CU";
+
 int64_t round_up(int64_t v, int64_t to) {
   return (v + to - 1) / to * to;
 }
@@ -120,6 +153,24 @@ void CodeGenCUDA::print_preamble(std::ostream& os) {
   if (uses_helper("floordiv")) os << kFloorDiv;
   if (uses_helper("f16")) os << float16_helpers();
   if (uses_helper("bf16")) os << bfloat16_helpers();
+  if (uses_helper("atomic")) os << kAtomic;
+}
+
+std::string CodeGenCUDA::atomic_function(const CallNode* op, const Buffer& buffer) {
+  DataType t = op->dtype;
+  bool supported =
+      (t.is_float() && (t.bits == 32 || t.bits == 64)) || (t.is_integer() && t.bits == 32);
+  if (!supported)
+    throw IRError(fmt::format(
+        "cuda codegen: T.{} on a {} element of '{}': CUDA atomics here take 32-bit integers, "
+        "float32 and float64; use a buffer of one of those dtypes",
+        op->name, t.str(), buffer->name));
+  require_helper("atomic");
+  return fmt::format("tilec_{}_{}{}", op->name,
+                     t.is_float()  ? "f"
+                     : t.is_uint() ? "u"
+                                   : "i",
+                     int(t.bits));
 }
 
 std::string CodeGenCUDA::float16_helpers() {

@@ -24,6 +24,8 @@ class CodeGenCUDA : public codegen::CodeGenC {
 
  protected:
   void print_preamble(std::ostream& os) override;
+  // 32-bit integer, float32 and float64 elements (CUDA atomics or compare-and-swap).
+  std::string atomic_function(const ir::CallNode* op, const ir::Buffer& buffer) override;
   // Preamble sections a CUDA flavour may replace: text after the integer types (a
   // header library's includes), and the float16/bfloat16 conversion helpers
   // (tilec_f16_to_f32, tilec_f32_to_f16, tilec_round_f16 and the bf16 ones).
