@@ -20,6 +20,9 @@ struct BufferSlot {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;  // in elements
   int64_t numel = 0;
+  // Allocations only (null for parameters): one flag per element, set when the
+  // element is written, so a read before any write is reported, not a silent NaN.
+  uint8_t* written = nullptr;
 };
 
 struct Frame {
@@ -78,6 +81,21 @@ inline int64_t offset_or_minus_one(const BufferSlot& slot, const int64_t* index)
     off += index[d] * slot.strides[d];
   }
   return off;
+}
+
+// Records a write of element `off` of an allocation (a no-op for parameters).
+inline void mark_written(const BufferSlot& slot, int64_t off) {
+  if (slot.written && off >= 0) slot.written[off] = 1;
+}
+
+// Throws IRError, with the place in the kernel, when element `off` of an allocation
+// is read before anything wrote it.
+void report_uninitialized_read(const BufferSlot& slot, const BufferInfo& info, int64_t off,
+                               Span span);
+inline void require_written(const BufferSlot& slot, const BufferInfo& info, int64_t off,
+                            Span span) {
+  if (slot.written && off >= 0 && !slot.written[off])
+    report_uninitialized_read(slot, info, off, span);
 }
 
 CStmtPtr make_copy(CRegion src, CRegion dst, Span span);

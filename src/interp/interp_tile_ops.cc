@@ -11,6 +11,20 @@
 
 namespace tilec::ir::interp {
 
+void report_uninitialized_read(const BufferSlot& slot, const BufferInfo& info, int64_t off,
+                               Span span) {
+  std::vector<int64_t> index(slot.shape.size());
+  for (size_t d = 0; d < slot.shape.size(); ++d) {
+    index[d] = slot.strides[d] ? off / slot.strides[d] : 0;
+    off -= index[d] * slot.strides[d];
+  }
+  throw IRError(fmt::format(
+      "{}read of '{}' at index [{}] (shape [{}]) before anything wrote it: allocations start "
+      "uninitialised; write the element first (T.clear / T.fill / T.copy, or clear_accum=True "
+      "on T.gemm)",
+      where(span), info.name, fmt::join(index, ", "), fmt::join(slot.shape, ", ")));
+}
+
 std::string where(Span span) {
   return span.known() ? fmt::format("line {}:{}: ", span.line, span.col) : std::string();
 }
@@ -127,8 +141,10 @@ class CopyStmt : public CStmt {
       int64_t so = offset_or_minus_one(ss, si.data());
       int64_t dof = offset_or_minus_one(ds, di.data());
       if (dof >= 0) {
+        require_written(ss, *s.info, so, span_);
         Slot v = so >= 0 ? read(ss.data, so) : zero_slot(from);
         write(ds.data, dof, convert(v, from, to));
+        mark_written(ds, dof);
       }
       size_t k = shape.size();
       while (k > 0 && ++li[k - 1] == shape[k - 1]) li[--k] = 0;
@@ -154,7 +170,10 @@ class FillStmt : public CStmt {
     char* data = d.slot->data;
     Writer write = d.info->write;
     for_each_in(d, dims, index, 0, [&](int64_t off) {
-      if (off >= 0) write(data, off, v);
+      if (off >= 0) {
+        write(data, off, v);
+        mark_written(*d.slot, off);
+      }
     });
   }
 
@@ -209,6 +228,7 @@ class GemmStmt : public CStmt {
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
           int64_t off = transposed ? mat.offset(i, o, index) : mat.offset(o, i, index);
+          require_written(*mat.box.slot, *mat.box.info, off, span_);
           Slot v = off >= 0 ? mat.box.info->read(mat.box.slot->data, off) : zero_slot(from);
           tile[size_t(o * inner + i)] = convert(v, from, ct);
         }
@@ -226,7 +246,10 @@ class GemmStmt : public CStmt {
       for (int64_t n = 0; n < n_size; ++n) {
         int64_t off = c.offset(m, n, index);
         Slot acc = zero_slot(ct);
-        if (!clear_ && off >= 0) acc = c.box.info->read(c.box.slot->data, off);
+        if (!clear_ && off >= 0) {
+          require_written(*c.box.slot, *c.box.info, off, span_);
+          acc = c.box.info->read(c.box.slot->data, off);
+        }
         const Slot* ar = &at[size_t(m * k_size)];
         const Slot* br = &bt[size_t(n * k_size)];
         if (ct.is_float()) {
@@ -238,7 +261,10 @@ class GemmStmt : public CStmt {
           for (int64_t k = 0; k < k_size; ++k)
             acc = arith(BinaryOp::kAdd, acc, arith(BinaryOp::kMul, ar[k], br[k], ct), ct);
         }
-        if (off >= 0) c.box.info->write(c.box.slot->data, off, acc);
+        if (off >= 0) {
+          c.box.info->write(c.box.slot->data, off, acc);
+          mark_written(*c.box.slot, off);
+        }
       }
     }
   }
@@ -266,6 +292,7 @@ class GemmStmt : public CStmt {
       for (int64_t n = 0; n < n_size; ++n) {
         int64_t off = c.offset(m, n, index);
         offsets[size_t(n)] = off;
+        if (!clear_) require_written(*c.box.slot, *c.box.info, off, span_);
         acc[size_t(n)] = !clear_ && off >= 0 ? F(c.box.info->read(c.box.slot->data, off).f) : F(0);
       }
       F* sum = acc.data();
@@ -276,8 +303,10 @@ class GemmStmt : public CStmt {
         for (int64_t n = 0; n < n_size; ++n) sum[n] = sum[n] + ak * brow[n];
       }
       for (int64_t n = 0; n < n_size; ++n)
-        if (offsets[size_t(n)] >= 0)
+        if (offsets[size_t(n)] >= 0) {
           c.box.info->write(c.box.slot->data, offsets[size_t(n)], float_slot(double(sum[n])));
+          mark_written(*c.box.slot, offsets[size_t(n)]);
+        }
     }
   }
 
@@ -372,15 +401,19 @@ class ReduceStmt : public CStmt {
       for (int k = 0; k < nd; ++k)
         if (k != dim || keep_dim) di.push_back(k == dim ? 0 : li[size_t(k)]);
       int64_t doff = offset_or_minus_one(d, di.data());
+      if (!clear_) require_written(d, *dst_info_, doff, span_);
       Slot acc = clear_ ? identity : dst_info_->read(d.data, doff);
       si = li;
       for (int64_t r = 0; r < s.shape[size_t(dim)]; ++r) {
         si[size_t(dim)] = r;
-        Slot v = convert(src_info_->read(s.data, offset_or_minus_one(s, si.data())), from, to);
+        int64_t soff = offset_or_minus_one(s, si.data());
+        require_written(s, *src_info_, soff, span_);
+        Slot v = convert(src_info_->read(s.data, soff), from, to);
         if (absolute) v = absolute_value(v, to);
         acc = arith(combine, acc, v, to);
       }
       dst_info_->write(d.data, doff, acc);
+      mark_written(d, doff);
       int k = nd;
       while (k > 0 && ++li[size_t(k - 1)] == outer_shape[size_t(k - 1)]) li[size_t(--k)] = 0;
       if (k == 0) break;

@@ -125,7 +125,9 @@ struct LoadExpr : CExpr {
       : CExpr(i->dtype), buffer(b), info(i), indices(std::move(idx)), span(s) {}
   Slot eval(Frame& frame) const override {
     const BufferSlot& slot = frame.buffers[size_t(buffer)];
-    return info->read(slot.data, checked_offset(slot, *info, indices, frame, "load from", span));
+    int64_t off = checked_offset(slot, *info, indices, frame, "load from", span);
+    require_written(slot, *info, off, span);
+    return info->read(slot.data, off);
   }
 };
 
@@ -140,7 +142,9 @@ struct StoreStmt : CStmt {
   void run(Frame& frame) const override {
     Slot v = value->eval(frame);
     const BufferSlot& slot = frame.buffers[size_t(buffer)];
-    info->write(slot.data, checked_offset(slot, *info, indices, frame, "store to", span), v);
+    int64_t off = checked_offset(slot, *info, indices, frame, "store to", span);
+    info->write(slot.data, off, v);
+    mark_written(slot, off);
   }
 };
 
@@ -241,6 +245,9 @@ struct AllocateStmt : CStmt {
     size_t bytes = size_t(slot.numel) * size_t(info->dtype.bytes());
     std::vector<uint64_t> storage((bytes + 7) / 8 + 1);
     slot.data = reinterpret_cast<char*>(storage.data());
+    std::vector<uint8_t> written(init ? 0
+                                      : size_t(slot.numel));  // T.alloc_var(init=) starts written
+    if (!init) slot.written = written.data();
     if (init) {
       Slot v = init->eval(frame);
       for (int64_t i = 0; i < slot.numel; ++i) info->write(slot.data, i, v);

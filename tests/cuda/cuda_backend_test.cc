@@ -78,8 +78,8 @@ class CudaExamples : public ::testing::TestWithParam<CompileCase> {};
 TEST_P(CudaExamples, CompileThroughNvrtcAndPtxasAcceptsThePtx) {
   SKIP_WITHOUT(exec::kNvrtcBackendName);
   const CompileCase& c = GetParam();
-  // No kernel cache: the private build directory (with device.ptx) lives as long as kernel.
-  testing::ScopedEnv no_cache("TILEC_CACHE_DIR", std::nullopt);
+  // No kernel cache (a fresh compile each run): the private build directory (with device.ptx) lives as long as kernel.
+  testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   std::map<std::string, std::string> defines;
   if (!c.dtype.empty()) defines["dtype"] = c.dtype;
   ir::IRModule mod = ir::parse_kernel_file(c.file, defines);
@@ -173,7 +173,7 @@ TEST(CudaRun, WithoutADriverTheCallSaysSo) {
   SKIP_WITHOUT(exec::kNvrtcBackendName);
   if (exec::cuda_driver_unavailable_reason().empty())
     GTEST_SKIP() << "a CUDA driver is loaded here; scripts/gpu_check.sh runs kernels on it";
-  testing::ScopedEnv no_cache("TILEC_CACHE_DIR", std::nullopt);
+  testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   Kernel kernel = compile_example("vector_add.py", "cuda -arch=sm_90", "nvrtc");
   exec::ProcessResult run = testing::tilec_cli(
       {"run", testing::example("vector_add.py"), "--target", "cuda -arch=sm_90"});
@@ -204,7 +204,7 @@ TEST(CudaRun, WithoutNvrtcAutoFallsBackAndNvrtcSaysWhy) {
 
 TEST(CudaRun, NvccBuildsTheCubin) {
   SKIP_WITHOUT(exec::kNvccBackendName);
-  testing::ScopedEnv no_cache("TILEC_CACHE_DIR", std::nullopt);
+  testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   Kernel kernel = compile_example("vector_add.py", "cuda -arch=sm_80", "nvcc");
   EXPECT_EQ(kernel.execution_backend(), "nvcc");
   fs::path cubin = kernel.library_path().parent_path() / "device.cubin";

@@ -318,19 +318,32 @@ TEST(Interpreter, MathIntrinsicsAndDownwardLoops) {
   EXPECT_EQ(tout.get(5), 1024.0);
 }
 
-TEST(Interpreter, AllocationsStartPoisonedAndAllocVarTakesItsInit) {
+// An allocation read before anything wrote it is reported with its place (issue 12:
+// it used to read as NaN here and 0 in compiled code, silently); alloc_var's init
+// counts as a write.
+TEST(Interpreter, ReadingAnAllocationBeforeAnyWriteIsReportedAndAllocVarTakesItsInit) {
   Buffer out = make_buffer("Out", {Expr(2)}, DataType::Float32());
   Buffer frag = make_buffer("F", {Expr(2)}, DataType::Float32(), StorageScope::kFragment);
   Buffer acc = make_buffer("acc", {Expr(1)}, DataType::Float32(), StorageScope::kVar);
-  auto f =
-      make_prim_func("poison", {tensor_param(out)},
-                     allocate(frag, allocate(acc,
-                                             seq({store(out, {Expr(0)}, load(frag, {Expr(0)})),
-                                                  store(out, {Expr(1)}, load(acc, {Expr(0)}))}),
-                                             make_float(7.0))));
+  auto read_frag = make_prim_func(
+      "poison", {tensor_param(out)},
+      allocate(frag, seq({store(frag, {Expr(1)}, make_float(1.0)),
+                          store(out, {Expr(0)}, load(frag, {Expr(1)}, Span{5, 7})),
+                          store(out, {Expr(1)}, load(frag, {Expr(0)}, Span{6, 9}))})));
   HostTensor tout(DataType::Float32(), {2});
-  interpret(f, {tout.view()});
-  EXPECT_TRUE(std::isnan(tout.get(0)));
+  try {
+    interpret(read_frag, {tout.view()});
+    FAIL() << "expected IRError";
+  } catch (const IRError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("line 6:9: read of 'F' at index [0] (shape [2]) before anything wrote it"),
+              std::string::npos)
+        << what;
+  }
+  auto read_var =
+      make_prim_func("init", {tensor_param(out)},
+                     allocate(acc, store(out, {Expr(1)}, load(acc, {Expr(0)})), make_float(7.0)));
+  interpret(read_var, {tout.view()});
   EXPECT_EQ(tout.get(1), 7.0);
 }
 

@@ -7,6 +7,7 @@
 #include "tilec/ir/npy.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -32,8 +33,10 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << c.name;
 }
 
+// One directory per test process: CTest runs the cases in parallel, and a case must
+// never read a data file another process is rewriting.
 fs::path data_dir() {
-  return fs::path(TILEC_BINARY_DIR) / "test-tmp" / "catalogue";
+  return fs::path(TILEC_BINARY_DIR) / "test-tmp" / ("catalogue-" + std::to_string(::getpid()));
 }
 
 void write_bytes(const fs::path& path, const std::string& bytes) {
@@ -106,6 +109,10 @@ size_t count(const std::string& text, const std::string& what) {
 class BadInputCatalogue : public ::testing::TestWithParam<Case> {
  protected:
   static void SetUpTestSuite() { write_data_files(); }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(data_dir(), ec);
+  }
   void SetUp() override {
     if (GetParam().with_plugins)
       setenv("TILEC_PLUGIN_PATH", TILEC_CLI_PLUGIN_DIR, 1);
@@ -199,6 +206,11 @@ const std::vector<Case>& cases() {
        {"run", "$K/out_of_range.py", "--target", "c", "--check"},
        2,
        {"tilec: error: $K/out_of_range.py:9:", "outside its shape [16]"}},
+      {"UninitializedFragmentReadIsReported",
+       {"run", "$K/uninitialized_fragment.py", "--target", "c", "--check"},
+       2,
+       {"tilec: error: $K/uninitialized_fragment.py:11:", "read of 'acc' at index [0]",
+        "before anything wrote it"}},
       // ---------------------------------------------------------------- options
       {"DefineWithoutEquals", {"check", "$EX/vector_add.py", "-D", "N"}, 2, {"no '='", "-D"}},
       {"DefineOfAnUnknownConstant",

@@ -2,8 +2,9 @@
 // TILE_SEMANTICS.md defines it (blocks of T.Kernel run one after another, every loop
 // kind runs serially, tile operations act on whole tiles, every arithmetic result is
 // rounded to its dtype). Slow is acceptable, wrong is not: every backend's end-to-end
-// test compares against it. Bad arguments and out-of-range accesses outside T.copy
-// throw IRError naming the argument, buffer and index.
+// test compares against it. Bad arguments, out-of-range accesses outside T.copy and
+// reads of an allocation's element before any write throw IRError naming the
+// argument or buffer, the index and the place in the kernel.
 #pragma once
 
 #include "tilec/ir/function.h"
