@@ -9,6 +9,9 @@
 # is incremental and the install copies only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hashes paths relative to this checkout, so a fresh clone elsewhere (CI) and
+# the sanitizer and fuzz builds reuse objects that another checkout compiled.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git

@@ -9,6 +9,9 @@
 # installed package and the two extra suites.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# ccache hashes paths relative to this checkout, so a fresh clone elsewhere (CI) and
+# the sanitizer and fuzz builds reuse objects that another checkout compiled.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 jobs=$(nproc)
 
 cmake --build build -j "$jobs" || { echo "tests: 0 passed, 1 failed (build failed)"; exit 1; }
