@@ -167,6 +167,8 @@ void bind_kernel(nb::module_& m) {
             return params;
           },
           nb::arg("function"), "The parameters of a function: name, dtype, shape (ints or names).")
+      .def("output_indices", &Kernel::output_indices, nb::arg("function"),
+           "The parameters the source declares as outputs (out_idx, T.empty), ascending.")
       .def(
           "call",
           [](const Kernel& k, std::optional<std::string> function, nb::handle args) {

@@ -11,6 +11,8 @@ kernel runs. With out_idx (from tilec.jit) the kernel allocates those outputs
 (NumPy arrays, shapes bound from the inputs) and returns them.
 """
 
+import inspect
+
 import numpy as np
 
 from . import _core
@@ -35,6 +37,9 @@ class Kernel:
         names = compiled.function_names
         self._default = names[0] if len(names) == 1 else None
         self._params = {name: compiled.params(name) for name in names}
+        if out_idx is None and self._default is not None:
+            # Outputs the source declares (@tilelang.jit(out_idx=...), T.empty).
+            out_idx = list(compiled.output_indices(self._default)) or None
         self.out_idx = _normalize_out_idx(out_idx, self._params.get(self._default)) if out_idx is not None else None
 
     lowered = property(lambda self: self._kernel.lowered, doc="the lowered IR (host and device functions), as text")
@@ -176,20 +181,34 @@ class JitKernel:
             target=target, target_host=target_host, execution_backend=execution_backend, pass_configs=pass_configs
         )
         self._kernel = None
+        self._factory_kernels = {}
         self.__name__ = getattr(func, "__name__", "kernel")
 
     def compile(self, **defines):
         """The Kernel for these defines (module constants replaced), compiled now."""
         return compile(self, **self._options, **defines)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         if not isinstance(self.func, PrimFunc):
-            # A factory (a function returning a @T.prim_func): the C++ front end decides
-            # whether it supports this form, and says so when it does not.
-            return self.compile()
+            return self._factory_kernel(args, kwargs)
+        if kwargs:
+            raise TypeError(f"kernel '{self.__name__}' takes its arguments by position (arrays and scalars)")
         if self._kernel is None:
             self._kernel = self.compile()
         return self._kernel(*args)
+
+    def _factory_kernel(self, args, kwargs):
+        """A factory (a function returning a @T.prim_func), called as TileLang users call
+        one: its arguments become the values of its parameters (what -D gives on the
+        command line) and the result is the compiled Kernel, one per set of arguments."""
+        try:
+            bound = inspect.signature(self.func).bind(*args, **kwargs)
+        except TypeError as err:
+            raise TypeError(f"factory '{self.__name__}': {err}") from err
+        key = tuple(sorted((name, repr(value)) for name, value in bound.arguments.items()))
+        if key not in self._factory_kernels:
+            self._factory_kernels[key] = self.compile(**bound.arguments)
+        return self._factory_kernels[key]
 
     def __repr__(self):
         return f"<tilec.jit {self.__name__}>"

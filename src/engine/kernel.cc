@@ -80,6 +80,10 @@ const ir::PrimFunc& Kernel::host_function(std::string_view function) const {
   throw EngineError(fmt::format("this kernel has no function '{}'", function));
 }
 
+std::vector<size_t> Kernel::output_indices(std::string_view function) const {
+  return ir::output_indices(host_function(function));
+}
+
 void Kernel::call(std::string_view function, std::span<const TilecArg> args) const {
   const std::string& name = resolve_function(function);
   for (size_t i = 0; i < args.size(); ++i) {

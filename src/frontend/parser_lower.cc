@@ -193,8 +193,10 @@ class Lowering {
       for (const auto& e : entries) chosen.push_back(&e);
     }
     std::vector<PrimFunc> functions;
-    for (const Entry* e : chosen)
-      functions.push_back(e->factory ? factory(*e->def) : function(*e->def, e->def->name));
+    for (const Entry* e : chosen) {
+      PrimFunc fn = e->factory ? factory(*e->def) : function(*e->def, e->def->name);
+      functions.push_back(with_declared_outputs(fn, *e->def));
+    }
     check_unused_defines();
     return IRModule(std::move(functions));
   }
@@ -419,6 +421,44 @@ class Lowering {
         fail({}, "-D " + name + "=" + value + ": the file defines no constant '" + name + "'",
              "constants it defines: " + module_constant_names());
     }
+  }
+
+  // ---------------------------------------------------------------- declared outputs
+  // `@tilelang.jit(out_idx=...)` on a kernel or factory names the parameters the caller
+  // gets back instead of passing (negative indices count from the end, as in TileLang);
+  // an eager jit function's T.empty outputs are its trailing parameters. Recorded as
+  // the function attribute kOutputIndicesAttr, e.g. "2" or "1,2", in ascending order.
+  PrimFunc with_declared_outputs(const PrimFunc& fn, const AstStmt& def) {
+    std::set<int64_t> indices;
+    const int64_t n = int64_t(fn->params.size());
+    for (const auto& d : def.decorators) {
+      if (d->kind != AstKind::kCall || !is_jit_decorator(*d->base)) continue;
+      for (const auto& kw : d->keywords) {
+        if (kw.name != "out_idx") continue;
+        Binding v = const_value(*kw.value, "out_idx");
+        if (v.kind == Binding::kNone) continue;
+        std::vector<Binding> items = v.kind == Binding::kTuple ? v.items : std::vector{v};
+        for (const Binding& item : items) {
+          auto* ci = item.kind == Binding::kConst ? item.value.as<IntImmNode>() : nullptr;
+          if (!ci) fail(kw.value->span, "out_idx must be an integer or a list of integers");
+          int64_t i = ci->value < 0 ? ci->value + n : ci->value;
+          if (i < 0 || i >= n || !fn->params[size_t(i)].is_buffer())
+            fail(kw.value->span,
+                 "out_idx " + std::to_string(ci->value) + " names no tensor parameter of '" +
+                     fn->name + "'",
+                 "it has " + std::to_string(n) +
+                     " parameters; out_idx counts them from 0 "
+                     "(or from the end with -1)");
+          indices.insert(i);
+        }
+      }
+    }
+    if (auto it = eager_outputs_.find(fn->name); it != eager_outputs_.end())
+      for (int64_t i = n - it->second; i < n; ++i) indices.insert(i);
+    if (indices.empty()) return fn;
+    std::string text;
+    for (int64_t i : indices) text += (text.empty() ? "" : ",") + std::to_string(i);
+    return with_attr(fn, kOutputIndicesAttr, text);
   }
 
   // ---------------------------------------------------------------- functions
@@ -917,6 +957,7 @@ class Lowering {
     for (const auto& p : s.params)
       if (auto it = inputs.find(p.name); it != inputs.end()) params.push_back(it->second);
     for (const auto& p : outputs) params.push_back(p);
+    eager_outputs_[name] = int64_t(outputs.size());
     Stmt body = acc.finish(s.span);
     scopes_.pop_back();
     require_kernel(body, s, name);
@@ -2168,6 +2209,7 @@ class Lowering {
   std::string_view source_;
   const ParseOptions& options_;
   const std::string& entry_;  // --entry NAME; "" = every kernel of a file without factories
+  std::map<std::string, int64_t> eager_outputs_;  // eager jit function -> its T.empty count
   std::vector<std::unordered_map<std::string, Binding>> scopes_;
   std::vector<std::string> constant_order_;
   std::set<std::string> used_defines_;

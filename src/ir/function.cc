@@ -29,6 +29,26 @@ PrimFunc with_attr(const PrimFunc& func, const std::string& key, AttrValue value
   return node;
 }
 
+std::vector<size_t> output_indices(const PrimFunc& func) {
+  std::vector<size_t> indices;
+  auto it = func->attrs.find(kOutputIndicesAttr);
+  if (it == func->attrs.end()) return indices;
+  const auto* text = std::get_if<std::string>(&it->second);
+  if (!text) throw IRError(std::string("attribute ") + kOutputIndicesAttr + " must be a string");
+  size_t start = 0;
+  while (start < text->size()) {
+    size_t end = text->find(',', start);
+    if (end == std::string::npos) end = text->size();
+    size_t index = std::stoul(text->substr(start, end - start));
+    if (index >= func->params.size() || !func->params[index].is_buffer())
+      throw IRError(std::string("attribute ") + kOutputIndicesAttr + " of '" + func->name +
+                    "' names parameter " + std::to_string(index) + ", which is not a tensor");
+    indices.push_back(index);
+    start = end + 1;
+  }
+  return indices;
+}
+
 std::vector<Var> symbolic_shape_vars(const PrimFunc& func) {
   std::vector<Var> vars;
   std::unordered_set<const ExprNode*> seen;

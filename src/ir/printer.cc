@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -126,6 +127,10 @@ class Printer {
   void module(const IRModule& mod) {
     for (const auto& [key, value] : mod.attrs())
       out_ << "# module attr " << key << " = " << attr(value) << "\n";
+    // Declared outputs print as the decorator they came from, which needs `tilelang`.
+    if (std::any_of(mod.functions().begin(), mod.functions().end(),
+                    [](const PrimFunc& f) { return f->attrs.count(kOutputIndicesAttr) > 0; }))
+      out_ << "import tilelang\n";
     out_ << "import tilelang.language as T\n";
     push_scope();
     std::vector<Var> symbolic;
@@ -146,7 +151,13 @@ class Printer {
   void function(const PrimFunc& f) {
     for (const auto& [key, value] : f->attrs) {
       if (key == "global_symbol" && value == AttrValue(f->name)) continue;
+      if (key == kOutputIndicesAttr) continue;
       out_ << "# attr " << key << " = " << attr(value) << "\n";
+    }
+    if (auto outputs = output_indices(f); !outputs.empty()) {
+      out_ << "@tilelang.jit(out_idx=[";
+      for (size_t i = 0; i < outputs.size(); ++i) out_ << (i ? ", " : "") << outputs[i];
+      out_ << "])\n";
     }
     push_scope();
     out_ << "@T.prim_func\ndef " << f->name << "(";

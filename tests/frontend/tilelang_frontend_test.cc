@@ -136,6 +136,29 @@ def scale(X, factor=2.0, block=8):
   EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[1].buffer->shape[0], 16));
 }
 
+TEST(Factories, JitOutIdxAndEmptyOutputsAreRecordedAsDeclaredOutputs) {
+  IRModule factory = parse(kFactory, {{"M", "64"}, {"N", "48"}});
+  EXPECT_EQ(output_indices(factory.functions()[0]), std::vector<size_t>{2});  // out_idx=[-1]
+  IRModule eager = parse(R"(
+@tilelang.jit
+def scale(X):
+    M, N = T.const("M, N")
+    X: T.Tensor((M, N), "float32")
+    Y = T.empty((M, N), "float32")
+    with T.Kernel(1) as bx:
+        for i, j in T.Parallel(M, N):
+            Y[i, j] = X[i, j]
+    return Y
+)");
+  EXPECT_EQ(output_indices(eager.functions()[0]), std::vector<size_t>{1});  // the T.empty
+  EXPECT_TRUE(output_indices(parse(kAdd).functions()[0]).empty());
+  std::string bad = kFactory;
+  bad.replace(bad.find("out_idx=[-1]"), 12, "out_idx=[0, 5]");
+  SourceError e = error_of(bad, {{"M", "64"}, {"N", "48"}});
+  EXPECT_NE(std::string(e.what()).find("out_idx 5 names no tensor parameter"), std::string::npos)
+      << e.what();
+}
+
 TEST(Factories, UnknownDefinesAreRejected) {
   SourceError e = error_of(kAdd, {{"Q", "1"}});
   EXPECT_NE(std::string(e.what()).find("-D Q=1"), std::string::npos) << e.what();

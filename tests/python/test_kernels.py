@@ -139,15 +139,65 @@ def test_jit_out_idx_binds_symbolic_output_shapes():
     np.testing.assert_array_equal(kernel(a, b), a + b)
 
 
-def test_factory_form_is_handed_to_the_front_end():
-    # The C++ front end decides whether it supports factories; until it does, its
-    # error (with the file and line of the function) is what the user sees.
-    try:
-        result = kp.matmul_factory(64, 64, 32)
-    except tilec.KernelSourceError as err:
-        assert "kernels_in_python.py" in str(err)
-    else:
-        assert isinstance(result, tilec.Kernel)
+EAGER_SCALE = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def scale(X, factor=2.0, block=8):
+    M, N = T.const("M, N")
+    X: T.Tensor((M, N), "float32")
+    Y = T.empty((M, N), "float32")
+    with T.Kernel(T.ceildiv(M, block)) as bx:
+        for i, j in T.Parallel(block, N):
+            Y[bx * block + i, j] = X[bx * block + i, j] * factor
+    return Y
+"""
+
+FACTORY_COPY = """
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[-1])
+def copy_rows(M, N, block_M=8):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float32"), B: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(M, block_M)) as bx:
+            rows = T.alloc_shared((block_M, N), "float32")
+            T.copy(A[bx * block_M, 0], rows)
+            T.copy(rows, B[bx * block_M, 0])
+
+    return main
+"""
+
+
+def test_declared_outputs_of_eager_jit_and_factories_are_allocated_and_returned():
+    kernel = tilec.compile(EAGER_SCALE, target=CPU, block=4)
+    x = rng.random((12, 5), dtype=np.float32)
+    y = kernel(x)  # T.empty's output is allocated, shaped from X, and returned
+    assert y.shape == (12, 5) and y.dtype == np.float32
+    np.testing.assert_allclose(y, x * 2.0, rtol=1e-6)
+    factory = tilec.compile(FACTORY_COPY, target=CPU, M=20, N=3)
+    a = rng.random((20, 3), dtype=np.float32)
+    np.testing.assert_array_equal(factory(a), a)  # out_idx=[-1]
+    with pytest.raises(ValueError, match="takes 1 inputs"):
+        factory(a, a)
+
+
+def test_factory_called_with_its_parameters_returns_the_compiled_kernel():
+    # TileLang's factory form: calling it with sizes gives the kernel for those sizes.
+    kernel = kp.matmul_factory(64, 48, 32, block_N=16)
+    assert isinstance(kernel, tilec.Kernel)
+    assert kp.matmul_factory(64, 48, 32, block_N=16) is kernel  # one kernel per argument set
+    a = rng.random((64, 32), dtype=np.float32)
+    b = rng.random((32, 48), dtype=np.float32)
+    c = kernel(a, b)  # out_idx=[-1]: C is allocated and returned (the kernel clears it)
+    assert c.shape == (64, 48)
+    np.testing.assert_array_equal(c, np.zeros((64, 48), np.float32))
+    with pytest.raises(TypeError, match="factory 'matmul_factory'.*missing"):
+        kp.matmul_factory(64)
 
 
 def test_source_errors_point_at_the_python_file_and_line():

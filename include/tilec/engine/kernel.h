@@ -52,6 +52,9 @@ class Kernel {
   // params are the source function's).
   std::vector<std::string> function_names() const;
   const ir::PrimFunc& host_function(std::string_view function) const;
+  // The parameters the kernel's source declares as outputs (`@tilelang.jit(out_idx=...)`,
+  // T.empty), ascending: a caller allocates them and hands them back to the user.
+  std::vector<size_t> output_indices(std::string_view function) const;
 
   // Each call with no function name needs a single-function module. An unknown
   // name, or a missing one in a multi-function module, throws EngineError

@@ -37,6 +37,14 @@ PrimFunc with_attr(const PrimFunc& func, const std::string& key, AttrValue value
 // Symbolic shape variables of the buffer parameters, in first-appearance order.
 std::vector<Var> symbolic_shape_vars(const PrimFunc& func);
 
+// The parameters a caller gets back instead of passing: TileLang's
+// `@tilelang.jit(out_idx=...)` and the T.empty outputs of an eager jit function. The
+// front end records them as this attribute, ascending indices separated by commas
+// ("2", "1,2"); lowering keeps it on the host function.
+inline constexpr const char* kOutputIndicesAttr = "tilec.out_idx";
+// The recorded output indices of `func`, ascending; empty when it declares none.
+std::vector<size_t> output_indices(const PrimFunc& func);
+
 class IRModule {
  public:
   IRModule() = default;
