@@ -25,9 +25,7 @@ Fn lookup(void* library, const char* name) {
   return reinterpret_cast<Fn>(dlsym(library, name));
 }
 
-}  // namespace
-
-target::Detection detect_cuda() {
+target::Detection probe_cuda() {
   using target::Target;
   // The handle is kept for the life of the process: unloading the CUDA driver while
   // anything else may use it is unsafe, and dlopen of a loaded library is cheap.
@@ -68,6 +66,16 @@ target::Detection detect_cuda() {
     return {std::nullopt, "could not read the compute capability of CUDA device 0"};
   }
   return {Target::make("cuda", {{"arch", fmt::format("sm_{}{}", major, minor)}}), ""};
+}
+
+}  // namespace
+
+target::Detection detect_cuda() {
+  // Probed once per process: the driver and device 0 do not change while it runs, and
+  // every target="auto" asks this detector first (a failing dlopen alone costs tens of
+  // microseconds per call).
+  static const target::Detection detection = probe_cuda();
+  return detection;
 }
 
 }  // namespace tilec::cuda
