@@ -1,5 +1,6 @@
 #include "tilec/exec/native_backend.h"
 
+#include "host_entry_function.h"
 #include "tilec/exec/process.h"
 #include "tilec/runtime/error.h"
 #include "tilec/runtime/kernel_library.h"
@@ -37,14 +38,7 @@ class NativeModule final : public LoadedModule {
   }
 
   HostFunction function(std::string_view global_symbol) const override {
-    if (!library_->has_entry(global_symbol)) {
-      throw ExecError(fmt::format("kernel library '{}' exports no host entry '{}'",
-                                  library_->path(), global_symbol));
-    }
-    TilecHostEntry entry = library_->entry(global_symbol);
-    // The closure holds the library so the code stays mapped while callable.
-    return [library = library_, entry, name = std::string(global_symbol)](
-               std::span<const TilecArg> args) { runtime::call_host_entry(entry, name, args); };
+    return detail::host_entry_function(*library_, global_symbol, library_);
   }
 
  private:

@@ -1,6 +1,7 @@
 #include "tilec/exec/opencl_backend.h"
 
 #include "embedded_files.h"
+#include "host_entry_function.h"
 
 #include "tilec/exec/native_backend.h"
 #include "tilec/exec/process.h"
@@ -333,16 +334,9 @@ class OpenCLModule final : public LoadedModule {
   }
 
   HostFunction function(std::string_view global_symbol) const override {
-    if (!library_->has_entry(global_symbol)) {
-      throw ExecError(fmt::format("kernel library '{}' exports no host entry '{}'",
-                                  library_->path(), global_symbol));
-    }
-    TilecHostEntry entry = library_->entry(global_symbol);
     std::shared_ptr<const OpenCLModule> self =
         std::static_pointer_cast<const OpenCLModule>(shared_from_this_hook());
-    return [self, entry, name = std::string(global_symbol)](std::span<const TilecArg> args) {
-      runtime::call_host_entry(entry, name, args, &self->env_);
-    };
+    return detail::host_entry_function(*library_, global_symbol, self, &self->env_);
   }
 
   void set_self(const std::shared_ptr<const OpenCLModule>& self) { self_ = self; }

@@ -1,6 +1,7 @@
 #include "tilec/exec/cuda_backends.h"
 
 #include "../embedded_files.h"
+#include "../host_entry_function.h"
 #include "cuda_driver.h"
 #include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/native_backend.h"
@@ -49,15 +50,8 @@ class CudaModule final : public LoadedModule {
   }
 
   HostFunction function(std::string_view global_symbol) const override {
-    if (!library_->has_entry(global_symbol)) {
-      throw ExecError(fmt::format("kernel library '{}' exports no host entry '{}'",
-                                  library_->path(), global_symbol));
-    }
-    TilecHostEntry entry = library_->entry(global_symbol);
     std::shared_ptr<const CudaModule> self = self_.lock();
-    return [self, entry, name = std::string(global_symbol)](std::span<const TilecArg> args) {
-      runtime::call_host_entry(entry, name, args, &self->env_);
-    };
+    return detail::host_entry_function(*library_, global_symbol, self, &self->env_);
   }
 
   void set_self(const std::shared_ptr<const CudaModule>& self) { self_ = self; }
