@@ -1,5 +1,6 @@
 #include "tilec/gpu/fragment_layout.h"
 
+#include "simt_error.h"
 #include "tilec/gpu/parallel_nest.h"
 #include "tilec/ir/visitor.h"
 
@@ -57,10 +58,11 @@ class LayoutInference : public StmtVisitor {
       for (const auto& d : buffer->shape) {
         auto* c = as_const_int(d);
         if (!c) {
-          throw IRError(fmt::format(
-              "kernel '{}': fragment '{}' has a symbolic shape; fragments live in registers, so "
-              "their shape must be a constant (use T.alloc_shared for a tile of symbolic size)",
-              function_, buffer->name));
+          simt_error(function_, buffer->span,
+                     fmt::format("fragment '{}' has a symbolic shape; fragments live in "
+                                 "registers, so their shape must be a constant (use "
+                                 "T.alloc_shared for a tile of symbolic size)",
+                                 buffer->name));
         }
         numel *= *c;
       }
@@ -71,12 +73,13 @@ class LayoutInference : public StmtVisitor {
       auto replicated = replicated_.find(node);
       if (replicated != replicated_.end()) {
         if (cyclic != cyclic_required_.end()) {
-          throw IRError(fmt::format(
-              "kernel '{}': no layout fits fragment '{}': as {} it must be partitioned over the "
-              "{} threads, but {} needs every thread to hold all of it. Read it through a "
-              "T.copy into another fragment or a shared tile, or index it in T.Parallel with "
-              "the loop's own variables over its whole shape",
-              function_, buffer->name, cyclic->second, num_threads_, replicated->second));
+          simt_error(function_, buffer->span,
+                     fmt::format("no layout fits fragment '{}': as {} it must be partitioned "
+                                 "over the {} threads, but {} needs every thread to hold all of "
+                                 "it. Read it through a T.copy into another fragment or a "
+                                 "shared tile, or index it in T.Parallel with the loop's own "
+                                 "variables over its whole shape",
+                                 buffer->name, cyclic->second, num_threads_, replicated->second));
         }
         layout.kind = FragmentLayoutKind::kReplicated;
         layout.registers = numel;

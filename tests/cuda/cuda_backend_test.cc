@@ -78,7 +78,8 @@ class CudaExamples : public ::testing::TestWithParam<CompileCase> {};
 TEST_P(CudaExamples, CompileThroughNvrtcAndPtxasAcceptsThePtx) {
   SKIP_WITHOUT(exec::kNvrtcBackendName);
   const CompileCase& c = GetParam();
-  // No kernel cache (a fresh compile each run): the private build directory (with device.ptx) lives as long as kernel.
+  // No kernel cache (a fresh compile each run): the private build directory (with device.ptx) lives
+  // as long as kernel.
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   std::map<std::string, std::string> defines;
   if (!c.dtype.empty()) defines["dtype"] = c.dtype;
@@ -143,6 +144,26 @@ TEST(CudaCodegen, TilesAbove48KBUseDynamicSharedMemory) {
   exec::CudaCompileResult compiled = exec::nvrtc_compile(src, "big_gemm.cu", "sm_90");
   EXPECT_FALSE(compiled.cubin.empty());
   EXPECT_NE(compiled.ptx.find("tilec_dynamic_shared_bytes_"), std::string::npos);
+}
+
+TEST(CudaCodegen, DivisionByARuntimeDivisorReportsThroughTheStatusWord) {
+  ir::IRModule mod = ir::parse_kernel_source(R"PY(import tilelang.language as T
+
+@T.prim_func
+def divide(A: T.Tensor((64,), "int32"), Q: T.Tensor((64,), "int32"), d: T.int32):
+    with T.Kernel(2, threads=32) as bx:
+        for i in T.Parallel(32):
+            Q[bx * 32 + i] = A[bx * 32 + i] // d
+)PY");
+  Kernel kernel = compile(mod, "cuda -arch=sm_80", std::nullopt, "source");
+  const std::string& src = kernel.device_source();
+  EXPECT_NE(src.find("extern \"C\" __device__ int tilec_status_"), std::string::npos) << src;
+  EXPECT_NE(src.find("_checked("), std::string::npos) << src;
+  EXPECT_NE(src.find("atomicMax(&tilec_status_"), std::string::npos) << src;
+  if (!exec::nvrtc_unavailable_reason().empty()) GTEST_SKIP() << exec::nvrtc_unavailable_reason();
+  exec::CudaCompileResult compiled = exec::nvrtc_compile(src, "divide.cu", "sm_80");
+  EXPECT_FALSE(compiled.cubin.empty());
+  EXPECT_NE(compiled.ptx.find("tilec_status_"), std::string::npos);
 }
 
 TEST(CudaResolve, AutoIsNvrtcAndTheCuteKeyIsDeclined) {
