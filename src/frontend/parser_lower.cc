@@ -3,6 +3,7 @@
 #include "tilec/ir/builder.h"
 #include "tilec/ir/const_fold.h"
 #include "tilec/ir/thread_binding.h"
+#include "tilec/ir/warp_shuffle.h"
 
 #include <charconv>
 #include <cmath>
@@ -1466,6 +1467,19 @@ class Lowering {
       return guarded(e.span, [&] { return barrier(*scope, e.span); });
     }
     if (is_hopper_only(fn)) hopper_only(e, fn);
+    if (is_warp_shuffle_name(fn)) {
+      auto a = bind_args(e, qualified,
+                         {"value", fn == "shfl_sync" ? "srcLane" : "delta", "width", "mask"}, 2);
+      if (!in_kernel_) fail(e.span, qualified + " is only meaningful inside a T.Kernel");
+      Expr v = expr(*a[0]), lane = expr(*a[1]);
+      Expr width = a[2] ? expr(*a[2]) : make_int(32);
+      if (a[3]) expr(*a[3]);  // mask: every thread of the block takes part on tilec's targets
+      // A shuffle is per-thread code: the kernel's threads are bound.
+      for (size_t d = 0; d < kernel_threads_.size(); ++d)
+        if (!kernel_thread_vars_[d])
+          kernel_thread_vars_[d] = make_var(default_thread_name(d), DataType::Int32(), e.span);
+      return guarded(e.span, [&] { return warp_shuffle(fn, v, lane, width, e.span); });
+    }
     if (is_warp_primitive(fn))
       fail(e.span,
            qualified +

@@ -8,6 +8,7 @@
 #include "tilec/transform/lower_tile_ops.h"
 #include "tilec/transform/simplify.h"
 
+#include "tilec/transform/warp_shuffles.h"
 #include "tilec/transform/work_item_loops.h"
 
 #include <fmt/format.h>
@@ -333,7 +334,18 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   }
   Var tid = k->threads.size() == 1 ? axes[0] : make_var(kThreadIndexName);
 
-  Stmt body = transform::lower_tile_ops(binding ? binding->body : k->body, target);
+  Stmt source = k->body;
+  if (binding) {
+    // Shuffles exchange through shared tiles between barriers, as on the CPU model.
+    transform::LoweredShuffles shuffles =
+        transform::lower_warp_shuffles(binding->body, thread_vars, k->threads, function);
+    source = shuffles.body;
+    for (size_t i = shuffles.exchange.size(); i-- > 0;)
+      source = allocate(shuffles.exchange[i], source);
+  } else {
+    transform::reject_shuffles_without_threads(*k, function);
+  }
+  Stmt body = transform::lower_tile_ops(source, target);
   body = Distributor(tid, threads, layouts, function, thread_vars).mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);

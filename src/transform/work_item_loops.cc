@@ -4,6 +4,7 @@
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
+#include "tilec/transform/warp_shuffles.h"
 
 #include <fmt/format.h>
 
@@ -34,8 +35,10 @@ bool is_private(const Buffer& b) {
   return b->scope == StorageScope::kLocal || b->scope == StorageScope::kVar;
 }
 
+// "line 9:13: kernel 'f'": the interpreter's place format, which the CLI turns into
+// file:line:col.
 std::string where(const std::string& function, const Span& span) {
-  return span.known() ? fmt::format("kernel '{}', line {}:{}", function, span.line, span.col)
+  return span.known() ? fmt::format("line {}:{}: kernel '{}'", span.line, span.col, function)
                       : fmt::format("kernel '{}'", function);
 }
 
@@ -123,7 +126,12 @@ class WorkItemLoops {
   }
 
   Stmt run() {
-    Stmt body = build(binding_.body);
+    // Shuffles first: they become exchanges through shared memory between barriers.
+    LoweredShuffles shuffles =
+        lower_warp_shuffles(binding_.body, binding_.vars, kernel_.threads, function_);
+    hoisted_ = shuffles.exchange;
+    origins_ = std::move(shuffles.origins);
+    Stmt body = build(shuffles.body);
     for (size_t i = hoisted_.size(); i-- > 0;) body = allocate(hoisted_[i], body);
     auto n = copy_node(&kernel_);
     n->body = body;
@@ -181,13 +189,17 @@ class WorkItemLoops {
     post_order_visit(body, [&](const Stmt* st, const Expr*) {
       if (!st) return;
       bool sync = st->as<GemmNode>() || st->as<ReduceNode>();
-      if (auto* e = st->as<EvaluateNode>()) sync = as_barrier(e->value) != nullptr;
+      std::string what_it_is = describe(st->get());
+      if (auto* e = st->as<EvaluateNode>()) {
+        sync = as_barrier(e->value) != nullptr;
+        if (auto it = origins_.find(e->value.get()); it != origins_.end()) what_it_is = it->second;
+      }
       if (!sync) return;
       throw IRError(fmt::format(
           "{}: {} inside {} (line {}); every thread of the block must reach the same "
           "barriers and block-wide tile operations: move it out of that {}, or make the "
           "condition the same for every thread",
-          where(function_, (*st)->span), describe(st->get()), what, at.line,
+          where(function_, (*st)->span), what_it_is, what, at.line,
           what.rfind("a loop", 0) == 0 ? "loop" : "if"));
     });
   }
@@ -224,7 +236,8 @@ class WorkItemLoops {
       case StmtKind::kAllocate: {
         auto* a = s.as<AllocateNode>();
         Kind body = classify(a->body);
-        if (body == Kind::kThread) return Kind::kThread;
+        // A shared tile or fragment is one per block: never allocated inside a phase.
+        if (body == Kind::kThread) return is_private(a->buffer) ? Kind::kThread : Kind::kMixed;
         if (is_private(a->buffer) && a->init) return Kind::kMixed;
         return body;
       }
@@ -290,7 +303,7 @@ class WorkItemLoops {
     Kind k = classify(s);
     if (k == Kind::kThread) return out.push_back({Item::kThread, s, {}, {}, {}, {}, s->span});
     if (k == Kind::kBarrier) {  // a phase boundary: the phases order the threads
-      return out.push_back({Item::kBarrier, {}, {}, {}, {}, {}, s->span});
+      return out.push_back({Item::kBarrier, s, {}, {}, {}, {}, s->span});
     }
     if (k == Kind::kBlock) return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
     switch (s.kind()) {
@@ -373,8 +386,7 @@ class WorkItemLoops {
         continue;
       }
       flush();
-      if (it->kind == Item::kBarrier) continue;
-      if (it->kind == Item::kBlock) {
+      if (it->kind == Item::kBlock || it->kind == Item::kBarrier) {
         rest.push_front(it->stmt);
         continue;
       }
@@ -417,6 +429,7 @@ class WorkItemLoops {
   VarMap inline_;  // per-thread names: their value, in terms of the thread indices
   std::unordered_map<const BufferNode*, Buffer> expanded_;  // private buffer -> its copies
   std::vector<Buffer> hoisted_;  // allocated around the whole kernel body
+  std::unordered_map<const ExprNode*, std::string> origins_;  // barriers shuffles inserted
 };
 
 class KernelFinder : public StmtMutator {
@@ -426,7 +439,10 @@ class KernelFinder : public StmtMutator {
  protected:
   Stmt mutate_kernel(const KernelNode* op, const Stmt& self) override {
     std::optional<ThreadBinding> binding = thread_binding_of(*op);
-    if (!binding) return self;
+    if (!binding) {
+      reject_shuffles_without_threads(*op, function_);
+      return self;
+    }
     return WorkItemLoops(*op, std::move(*binding), function_).run();
   }
 
@@ -452,7 +468,7 @@ IRModule work_item_loops(const IRModule& mod) {
 }
 
 Pass work_item_loops_pass() {
-  return Pass{"work_item_loops",
+  return Pass{"tilec.work_item_loops",
               [](const IRModule& mod, const PassInfo&) { return work_item_loops(mod); }};
 }
 

@@ -27,6 +27,26 @@ void PrintTo(const ThreadCase& c, std::ostream* out) {
 
 const char* kImports = "import tilelang\nimport tilelang.language as T\n\n";
 
+// Every shuffle over two warps of 32 (and groups of 16 and 8): a butterfly sum, a shift
+// down within groups of 16, a shift up, a broadcast from lane 5 of each group of 8.
+const char* kShuffleKernel = R"(
+@T.prim_func
+def f(A: T.Tensor((128,), "float32"), B: T.Tensor((128,), "float32"),
+      C: T.Tensor((128,), "float32"), D: T.Tensor((128,), "float32"),
+      E: T.Tensor((128,), "float32")):
+    with T.Kernel(2, threads=64) as bx:
+        tx = T.get_thread_binding(0)
+        v = T.alloc_local((1,), "float32")
+        v[0] = A[bx * 64 + tx]
+        for s in T.unroll(5):
+            v[0] += T.shfl_xor(v[0], 16 >> s)
+        B[bx * 64 + tx] = v[0]
+        down = T.shfl_down(A[bx * 64 + tx], 3, width=16)
+        C[bx * 64 + tx] = down
+        D[bx * 64 + tx] = T.shfl_up(A[bx * 64 + tx], 1)
+        E[bx * 64 + tx] = T.shfl_sync(A[bx * 64 + tx], 5, 8)
+)";
+
 std::vector<ThreadCase> cases() {
   return {
       {"GetThreadBinding", R"(
@@ -146,6 +166,7 @@ def splitk_gemv(N=64, K=256, BLOCK_N=8, reduce_threads=4, dtype="float16", accum
 
     return main
 )"},
+      {"WarpShuffles", kShuffleKernel},
   };
 }
 
@@ -167,6 +188,8 @@ std::vector<Backend> backends() {
 using Param = std::tuple<ThreadCase, Backend>;
 
 class ThreadBindings : public testing::EngineTest, public ::testing::WithParamInterface<Param> {};
+
+class ThreadBindingsLanes : public testing::EngineTest {};
 
 ir::IRModule parse(const ThreadCase& c) {
   ir::ParseOptions options;
@@ -198,6 +221,28 @@ INSTANTIATE_TEST_SUITE_P(PerThreadCode, ThreadBindings,
                            return std::get<0>(info.param).name + "_" +
                                   std::get<1>(info.param).name();
                          });
+
+// The shuffles' lanes, checked against values computed here (A[i] = i) rather than
+// against the interpreter, on the C backend.
+TEST_F(ThreadBindingsLanes, ShufflesReadTheLanesTheyName) {
+  ir::IRModule mod = parse({"WarpShuffles", kShuffleKernel});
+  Kernel kernel = compile(mod, "c", std::nullopt, "native");
+  std::vector<ir::HostTensor> t;
+  for (int i = 0; i < 5; ++i) t.emplace_back(ir::DataType::Float32(), std::vector<int64_t>{128});
+  for (int64_t i = 0; i < 128; ++i) t[0].set(i, double(i));
+  std::vector<KernelArg> args;
+  for (auto& x : t) args.push_back(x.view());
+  kernel.call(args);
+  for (int64_t i = 0; i < 128; ++i) {
+    int64_t warp = i / 32 * 32, lane16 = i % 16;
+    double sum = 0;
+    for (int64_t j = 0; j < 32; ++j) sum += double(warp + j);
+    EXPECT_EQ(t[1].get(i), sum) << i;
+    EXPECT_EQ(t[2].get(i), lane16 + 3 < 16 ? double(i + 3) : double(i)) << i;
+    EXPECT_EQ(t[3].get(i), i % 32 >= 1 ? double(i - 1) : double(i)) << i;
+    EXPECT_EQ(t[4].get(i), double(i / 8 * 8 + 5)) << i;
+  }
+}
 
 // The printed kernel binds its thread indices with T.thread_binding loops (the IR's form
 // of per-thread code) and parses back to the same IR.

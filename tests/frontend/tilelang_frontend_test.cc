@@ -227,9 +227,13 @@ TEST(ConstructErrors, ThreadBindingsAndBadUses) {
                   "T.launch_thread(\"threadIdx.x\", 64) does not match the kernel's threads=128");
   expect_error_at(kFn + "        t = T.launch_thread(\"warp.x\", 64)\n", 4, 29,
                   "names a thread or block axis", "\"threadIdx.x\"");
-  expect_error_at(kFn + "        v = T.shfl_down(A[0, 0], 1)\n", 4, 13,
-                  "T.shfl_down (a warp-level exchange between threads) is not supported yet",
+  expect_error_at(kFn + "        v = T.shfl_down_sync(0, A[0, 0], 1)\n", 4, 13,
+                  "T.shfl_down_sync (a warp-level exchange between threads) is not supported yet",
                   "T.sync_threads()");
+  expect_error_at(kFn + "        v = T.shfl_xor(A[0, 0], 1, width=n)\n", 4, 13,
+                  "T.shfl_xor's width must be a constant from 1 to 1024");
+  expect_error_at(kFn + "        v = T.tvm_thread_allreduce(1, A[0, 0])\n", 4, 13,
+                  "T.tvm_thread_allreduce (a warp-level exchange between threads)");
   expect_error_at(kFn + "        T.evaluate(T.thread_return())\n", 4, 20,
                   "T.thread_return is not supported");
   expect_error_at(

@@ -22,8 +22,9 @@
 // a buffer and read back where it is used. A per-thread name bound to a pure expression
 // of thread indices (`row = tx // 4`) is recomputed in every phase instead.
 //
-// Output: the same kernel without the thread-binding nest and with no barriers left at
-// block level, so every later pass sees an ordinary tile-IR kernel. Kernels without
+// Output: the same kernel without the thread-binding nest, its barriers left at block
+// level between the phases (where they are already satisfied: no-ops on the CPU model),
+// so every later pass sees an ordinary tile-IR kernel. Kernels without
 // per-thread code are returned unchanged (the same node).
 #pragma once
 
@@ -33,6 +34,6 @@ namespace tilec::transform {
 
 ir::PrimFunc work_item_loops(const ir::PrimFunc& func);
 ir::IRModule work_item_loops(const ir::IRModule& mod);
-Pass work_item_loops_pass();  // "work_item_loops"
+Pass work_item_loops_pass();  // "tilec.work_item_loops"
 
 }  // namespace tilec::transform
