@@ -2,6 +2,8 @@
 
 #include "tilec/transform/pass_context.h"
 
+#include <string_view>
+
 namespace tilec::cpu {
 
 using namespace ir;
@@ -24,6 +26,15 @@ void register_cpu_pass_config_keys() {
       "cpu T.gemm micro-kernel: accumulate with fused multiply-add (TILE_SEMANTICS.md allows "
       "it; results within the per-dtype tolerances); false: a separate multiply and add per "
       "step, bit-identical to the interpreter");
+  for (const char* key : {kGemmMicroRowsConfigKey, kGemmMicroGroupsConfigKey}) {
+    bool rows = std::string_view(key) == kGemmMicroRowsConfigKey;
+    transform::register_pass_config_key(
+        key, transform::PassConfigType::kInt, int64_t(0),
+        rows ? "cpu T.gemm micro-kernel: rows of C per block (0: derived from the target's "
+               "vector registers)"
+             : "cpu T.gemm micro-kernel: vectors of C columns per block (0: derived from the "
+               "target's vector registers)");
+  }
 }
 
 std::vector<transform::TileOpImpl> cpu_tile_op_impls() {
