@@ -60,12 +60,16 @@ std::vector<std::pair<std::string, std::string>> env_assignments(const char* nam
   return out;
 }
 
-// TILEC_BENCH_PASS_CONFIG="cpu.gemm_micro_rows=8,..." sets integer pass-config keys (for
-// trying other micro-kernel shapes; unset: the defaults the compiler derives).
+// TILEC_BENCH_PASS_CONFIG="cpu.gemm_micro_rows=8,cpu.prefetch=false" sets integer and
+// boolean pass-config keys (for trying other micro-kernel shapes, or without prefetch;
+// unset: the defaults the compiler derives).
 tilec::PassConfig bench_pass_config() {
   tilec::PassConfig config;
   for (const auto& [key, value] : env_assignments("TILEC_BENCH_PASS_CONFIG"))
-    config[key] = int64_t(std::stoll(value));
+    if (value == "true" || value == "false")
+      config[key] = value == "true";
+    else
+      config[key] = int64_t(std::stoll(value));
   return config;
 }
 

@@ -3,6 +3,7 @@
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/codegen/device_source.h"
 #include "tilec/cpu/cpu_resources.h"
+#include "tilec/cpu/prefetch.h"
 
 #include <fmt/format.h>
 
@@ -45,6 +46,15 @@ std::string CodeGenCDevice::add_device_function(const PrimFunc& func) {
       "{}({}begin, end);\n}}\n",
       codegen::task_entry_name(func->name), func->name, args));
   return codegen::task_entry_name(func->name);
+}
+
+codegen::CodeGenC::Printed CodeGenCDevice::print_call(const CallNode* op) {
+  const LoadNode* element = prefetch_element(*op);
+  if (!element) return CodeGenC::print_call(op);
+  // Read access (0), keep in every cache level (3); the element itself is not loaded.
+  return {fmt::format("__builtin_prefetch(&{}[{}], 0, 3)", buffer_name(element->buffer),
+                      flat_index(element->buffer, element->indices)),
+          kPrimary};
 }
 
 std::string CodeGenCDevice::device_declarations() {

@@ -1,5 +1,6 @@
 #include "tilec/cpu/tile_ops.h"
 
+#include "tilec/cpu/prefetch.h"
 #include "tilec/transform/pass_context.h"
 
 #include <string_view>
@@ -26,6 +27,10 @@ void register_cpu_pass_config_keys() {
       "cpu T.gemm micro-kernel: accumulate with fused multiply-add (TILE_SEMANTICS.md allows "
       "it; results within the per-dtype tolerances); false: a separate multiply and add per "
       "step, bit-identical to the interpreter");
+  transform::register_pass_config_key(
+      kPrefetchConfigKey, transform::PassConfigType::kBool, true,
+      "cpu T.Pipelined loops: prefetch the cache lines the next iteration's copies from "
+      "global tensors read (results unchanged; false: no prefetch)");
   for (const char* key : {kGemmMicroRowsConfigKey, kGemmMicroGroupsConfigKey}) {
     bool rows = std::string_view(key) == kGemmMicroRowsConfigKey;
     transform::register_pass_config_key(

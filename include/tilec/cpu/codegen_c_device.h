@@ -23,6 +23,8 @@ class CodeGenCDevice : public codegen::CodeGenC {
 
  protected:
   std::string function_qualifiers(const ir::PrimFunc& func) override { return "static"; }
+  // A prefetch (cpu/prefetch.h) as __builtin_prefetch of the element's address.
+  Printed print_call(const ir::CallNode* op) override;
 
  private:
   int64_t vector_bytes_;
