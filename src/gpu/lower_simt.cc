@@ -2,6 +2,7 @@
 
 #include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/parallel_nest.h"
+#include "tilec/gpu/vector_split.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/lower_tile_ops.h"
@@ -32,9 +33,11 @@ bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred
 // Splits T.Parallel nests over the threads and maps fragments to their registers.
 class Distributor : public StmtMutator {
  public:
-  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, std::string function)
+  Distributor(Var tid, int64_t num_threads, int64_t vector_bytes, const FragmentLayouts& layouts,
+              std::string function)
       : tid_(std::move(tid)),
         threads_(num_threads),
+        vector_bytes_(vector_bytes),
         layouts_(layouts),
         function_(std::move(function)) {}
 
@@ -161,6 +164,8 @@ class Distributor : public StmtMutator {
     Stmt body = mutate(nest.body);
     mode_ = saved_mode;
     split_ = saved_split;
+    if (auto vectorized = split_nest_vectorized(nest, body, tid_, threads_, vector_bytes_, span))
+      return *vectorized;
     Expr stride = make_int(1);
     for (size_t k = nest.vars.size(); k-- > 0;) {
       Expr coord = k == 0 ? floordiv(flat, stride)
@@ -179,6 +184,7 @@ class Distributor : public StmtMutator {
 
   Var tid_;
   int64_t threads_;
+  int64_t vector_bytes_;  // widest vector access of the target; 0: no vectorized splits
   const FragmentLayouts& layouts_;
   std::string function_;
   std::map<const BufferNode*, Buffer> regs_;
@@ -241,7 +247,8 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   Var tid = k->threads.size() == 1 ? axes[0] : make_var(kThreadIndexName);
 
   Stmt body = transform::lower_tile_ops(k->body, target);
-  body = Distributor(tid, threads, layouts, function).mutate(body);
+  int64_t vector_bytes = target.get_int("vector_bytes", 0);
+  body = Distributor(tid, threads, vector_bytes, layouts, function).mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);
   if (k->threads.size() > 1) {
