@@ -2,6 +2,7 @@
 
 #include "tilec/codegen/device_source.h"
 #include "tilec/cuda/mma_gemm.h"
+#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
 

@@ -19,7 +19,7 @@ namespace tilec::cuda {
 
 class CodeGenCUDA : public codegen::CodeGenC {
  public:
-  // `arch` ("sm_80"; "" when the target names none): a kernel whose shared tiles exceed
+  // `arch` ("sm_80"; "" checks no limit): a kernel whose shared tiles exceed
   // the arch's shared memory per block (shared_memory_limit.h) is an ir::IRError naming
   // the kernel, the bytes, the limit and what to change.
   explicit CodeGenCUDA(std::string arch = "") : arch_(std::move(arch)) {}
