@@ -4,6 +4,7 @@
 #include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/parallel_nest.h"
 #include "tilec/gpu/simt_context.h"
+#include "tilec/gpu/vector_split.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/visitor.h"
@@ -40,10 +41,11 @@ bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred
 // condition on the thread index, are not handed to thread 0.
 class Distributor : public StmtMutator {
  public:
-  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, SimtContext& context,
-              std::string function, const std::vector<Var>& thread_vars)
+  Distributor(Var tid, int64_t num_threads, int64_t vector_bytes, const FragmentLayouts& layouts,
+              SimtContext& context, std::string function, const std::vector<Var>& thread_vars)
       : tid_(std::move(tid)),
         threads_(num_threads),
+        vector_bytes_(vector_bytes),
         layouts_(layouts),
         context_(context),
         function_(std::move(function)) {
@@ -54,13 +56,8 @@ class Distributor : public StmtMutator {
   // Whether `e` depends on which thread evaluates it: a thread index, a name bound to
   // one, or thread-private storage.
   bool per_thread(const Expr& e) const {
-    if (thread_state_.empty()) return false;  // no per-thread code in this kernel
-    bool found = false;
-    post_order_visit(e, [&](const Expr& x) {
-      if (auto* v = x.as<VarNode>(); v && thread_state_.count(v)) found = true;
-      if (auto* l = x.as<LoadNode>(); l && private_to_thread(l->buffer)) found = true;
-    });
-    return found;
+    // Kernels without per-thread code keep the block model: nothing varies by thread.
+    return !thread_state_.empty() && varies_by_thread(e, thread_state_);
   }
   bool per_thread(const Stmt& s) const {
     if (thread_state_.empty()) return false;
@@ -69,13 +66,10 @@ class Distributor : public StmtMutator {
       if (e) {
         found = found || per_thread(*e);
       } else if (auto* store = st->as<StoreNode>()) {
-        found = found || private_to_thread(store->buffer);
+        found = found || is_thread_private(store->buffer);
       }
     });
     return found;
-  }
-  static bool private_to_thread(const Buffer& b) {
-    return b->scope == StorageScope::kLocal || b->scope == StorageScope::kVar;
   }
 
   Stmt mutate_let(const LetNode* op, const Stmt& self) override {
@@ -294,6 +288,8 @@ class Distributor : public StmtMutator {
     Stmt body = mutate(nest.body);
     mode_ = saved_mode;
     split_ = saved_split;
+    if (auto vectorized = split_nest_vectorized(nest, body, tid_, threads_, vector_bytes_, span))
+      return *vectorized;
     Expr stride = make_int(1);
     for (size_t k = nest.vars.size(); k-- > 0;) {
       Expr coord = k == 0 ? floordiv(flat, stride)
@@ -336,6 +332,7 @@ class Distributor : public StmtMutator {
 
   Var tid_;
   int64_t threads_;
+  int64_t vector_bytes_;  // widest vector access of the target; 0: no vectorized splits
   const FragmentLayouts& layouts_;
   SimtContext& context_;
   std::string function_;
@@ -429,7 +426,9 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
     context.start_lowering(layouts);
     body = transform::lower_tile_ops(source, target);
   }
-  body = Distributor(tid, threads, layouts, context, function, thread_vars).mutate(body);
+  int64_t vector_bytes = target.get_int("vector_bytes", 0);
+  body =
+      Distributor(tid, threads, vector_bytes, layouts, context, function, thread_vars).mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);
   if (k->threads.size() > 1) {
