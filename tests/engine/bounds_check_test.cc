@@ -18,19 +18,10 @@ namespace {
 using testing::CpuBackend;
 using testing::EngineTest;
 
-// Line 11 holds the load X[I[...]].
-constexpr const char* kGatherSource = R"(import tilelang.language as T
-
-N = 1000
-block = 100
-
-
-@T.prim_func
-def gather(X: T.Tensor((N,), "float32"), I: T.Tensor((N,), "int32"), Y: T.Tensor((N,), "float32")):
-    with T.Kernel(T.ceildiv(N, block), threads=128) as bx:
-        for i in T.Parallel(block):
-            Y[bx * block + i] = X[I[bx * block + i]]
-)";
+// The catalogue's gather kernel: line 12 holds the load X[I[...]], N = 1000, 10 blocks.
+ir::IRModule gather_module() {
+  return ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/tests/tools/catalogue/gather.py");
+}
 
 // Rows of X picked by R: a two-dimensional access whose first index is data.
 constexpr const char* kRowsSource = R"(import tilelang.language as T
@@ -72,16 +63,19 @@ std::string call_error(const std::function<void()>& call) {
 
 class BoundsCheck : public EngineTest, public ::testing::WithParamInterface<CpuBackend> {
  protected:
-  Kernel build(const char* source, bool bounds_check) {
+  Kernel build(const ir::IRModule& mod, bool bounds_check) {
     const CpuBackend& backend = GetParam();
-    return compile(ir::parse_kernel_source(source), backend.target, std::nullopt,
-                   backend.execution_backend, bounds_check ? checked() : PassConfig{});
+    return compile(mod, backend.target, std::nullopt, backend.execution_backend,
+                   bounds_check ? checked() : PassConfig{});
+  }
+  Kernel build(const char* source, bool bounds_check) {
+    return build(ir::parse_kernel_source(source), bounds_check);
   }
 };
 
 TEST_P(BoundsCheck, OutOfRangeIndexDataIsAnErrorNamingPlaceTensorIndexAndShape) {
   TILEC_SKIP_UNLESS_BUILT(GetParam());
-  Kernel kernel = build(kGatherSource, true);
+  Kernel kernel = build(gather_module(), true);
   std::vector<float> x(1000, 1.0f), y(1000, 0.0f);
   std::vector<int32_t> index(1000);
   std::iota(index.begin(), index.end(), 0);
@@ -90,7 +84,7 @@ TEST_P(BoundsCheck, OutOfRangeIndexDataIsAnErrorNamingPlaceTensorIndexAndShape) 
     kernel.call_raw({RawTensor{x.data(), {1000}}, RawTensor{index.data(), {1000}},
                      RawTensor{y.data(), {1000}}});
   });
-  EXPECT_NE(error.find("kernel 'gather': line 11:"), std::string::npos) << error;
+  EXPECT_NE(error.find("kernel 'gather': line 12:"), std::string::npos) << error;
   EXPECT_NE(error.find("load 'X' at index [5000] is outside its shape [1000]"), std::string::npos)
       << error;
   // The block that met it wrote nothing from the violating element on.
@@ -99,8 +93,8 @@ TEST_P(BoundsCheck, OutOfRangeIndexDataIsAnErrorNamingPlaceTensorIndexAndShape) 
 
 TEST_P(BoundsCheck, InRangeDataGivesTheUncheckedResults) {
   TILEC_SKIP_UNLESS_BUILT(GetParam());
-  Kernel plain = build(kGatherSource, false);
-  Kernel with_checks = build(kGatherSource, true);
+  Kernel plain = build(gather_module(), false);
+  Kernel with_checks = build(gather_module(), true);
   EXPECT_NE(plain.cache_key(), with_checks.cache_key());
   std::vector<float> x(1000);
   std::vector<int32_t> index(1000);
@@ -158,7 +152,7 @@ TEST_P(BoundsCheck, SharedMemoryWriteOutsideTheTileIsReported) {
 
 TEST_P(BoundsCheck, EveryBlockOutOfRangeGivesOneReportAndTheKernelStillRuns) {
   TILEC_SKIP_UNLESS_BUILT(GetParam());
-  Kernel kernel = build(kGatherSource, true);
+  Kernel kernel = build(gather_module(), true);
   std::vector<float> x(1000, 1.0f), y(1000, 0.0f);
   std::vector<int32_t> index(1000, 1000);
   std::string error = call_error([&] {
@@ -182,7 +176,7 @@ INSTANTIATE_TEST_SUITE_P(CpuBackends, BoundsCheck, ::testing::ValuesIn(testing::
 class BoundsCheckTargets : public EngineTest {};
 
 TEST_F(BoundsCheckTargets, ATargetWithoutTheCheckPassRefusesInsteadOfRunningUnchecked) {
-  ir::IRModule mod = ir::parse_kernel_source(kGatherSource);
+  ir::IRModule mod = gather_module();
   std::string error =
       call_error([&] { compile(mod, "cuda -arch=sm_80", std::nullopt, "source", checked()); });
   EXPECT_NE(error.find("bounds checking is not supported on target 'cuda"), std::string::npos)
@@ -191,7 +185,7 @@ TEST_F(BoundsCheckTargets, ATargetWithoutTheCheckPassRefusesInsteadOfRunningUnch
 }
 
 TEST_F(BoundsCheckTargets, OffByDefaultAndTheCheckedSourceCarriesTheReport) {
-  ir::IRModule mod = ir::parse_kernel_source(kGatherSource);
+  ir::IRModule mod = gather_module();
   Kernel plain = compile(mod, "c", std::string("c"), "native");
   EXPECT_EQ(plain.device_source().find("tilec_bounds_report"), std::string::npos);
   Kernel with_checks = compile(mod, "c", std::string("c"), "native", checked());
