@@ -37,8 +37,9 @@ TEST(CpuBackend, ManifestDeclaresTheCpuBackend) {
   EXPECT_EQ(m.pipelines.at("c").name(), "cpu");
   EXPECT_EQ(m.pipelines.at("c").pass_names(),
             (std::vector<std::string>{"tilec.lower_tile_ops", "tilec.simplify",
-                                      "tilec.flatten_buffers", "tilec.simplify",
-                                      "tilec.vectorize_loops", "tilec.split_host_device"}));
+                                      "tilec.bounds_check", "tilec.flatten_buffers",
+                                      "tilec.simplify", "tilec.vectorize_loops",
+                                      "tilec.split_host_device"}));
 #ifdef TILEC_HAVE_LLVM
   // `auto` order: llvm_jit (llvm targets only), then native (both kinds).
   ASSERT_EQ(m.execution_backends.size(), 2u);
