@@ -6,6 +6,7 @@
 #include "tilec/transform/lower_tile_ops.h"
 #include "tilec/transform/simplify.h"
 #include "tilec/transform/vectorize_loops.h"
+#include "tilec/transform/work_item_loops.h"
 
 #include <unordered_set>
 
@@ -72,9 +73,10 @@ transform::PassPipeline make_cpu_pipeline() {
   transform::SplitHostDeviceOptions split{kDLCPU, bind_blocks_to_task_range};
   return transform::PassPipeline(
       "cpu",
-      {transform::lower_tile_ops_pass(), transform::simplify_pass(), transform::bounds_check_pass(),
-       transform::flatten_buffers_pass(), transform::simplify_pass(),
-       transform::vectorize_loops_pass(), transform::split_host_device_pass(split)});
+      {transform::work_item_loops_pass(), transform::lower_tile_ops_pass(),
+       transform::simplify_pass(), transform::bounds_check_pass(), transform::flatten_buffers_pass(),
+       transform::simplify_pass(), transform::vectorize_loops_pass(),
+       transform::split_host_device_pass(split)});
 }
 
 }  // namespace tilec::cpu

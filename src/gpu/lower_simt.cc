@@ -2,12 +2,20 @@
 
 #include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/parallel_nest.h"
+#include "tilec/gpu/simt_context.h"
 #include "tilec/ir/mutator.h"
+#include "tilec/ir/thread_binding.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/lower_tile_ops.h"
 #include "tilec/transform/simplify.h"
+#include "tilec/transform/tile_op_impl.h"
+
+#include "tilec/transform/warp_shuffles.h"
+#include "tilec/transform/work_item_loops.h"
 
 #include <fmt/format.h>
+
+#include <unordered_set>
 
 namespace tilec::gpu {
 
@@ -30,20 +38,66 @@ bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred
 }
 
 // Splits T.Parallel nests over the threads and maps fragments to their registers.
+// Per-thread code (ir/thread_binding.h, docs/semantics.md "Per-thread code") runs on
+// every thread as written: a T.Parallel nest or tile op that touches a thread index or
+// thread-private storage runs whole in each thread, and its stores, like those under a
+// condition on the thread index, are not handed to thread 0.
 class Distributor : public StmtMutator {
  public:
-  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, std::string function)
+  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, SimtContext& context,
+              std::string function, const std::vector<Var>& thread_vars)
       : tid_(std::move(tid)),
         threads_(num_threads),
         layouts_(layouts),
-        function_(std::move(function)) {}
+        context_(context),
+        function_(std::move(function)) {
+    for (const auto& v : thread_vars) thread_state_.insert(v.get());
+  }
 
  protected:
+  // Whether `e` depends on which thread evaluates it: a thread index, a name bound to
+  // one, or thread-private storage.
+  bool per_thread(const Expr& e) const {
+    if (thread_state_.empty()) return false;  // no per-thread code in this kernel
+    bool found = false;
+    post_order_visit(e, [&](const Expr& x) {
+      if (auto* v = x.as<VarNode>(); v && thread_state_.count(v)) found = true;
+      if (auto* l = x.as<LoadNode>(); l && private_to_thread(l->buffer)) found = true;
+    });
+    return found;
+  }
+  bool per_thread(const Stmt& s) const {
+    if (thread_state_.empty()) return false;
+    bool found = false;
+    post_order_visit(s, [&](const Stmt* st, const Expr* e) {
+      if (e) {
+        found = found || per_thread(*e);
+      } else if (auto* store = st->as<StoreNode>()) {
+        found = found || private_to_thread(store->buffer);
+      }
+    });
+    return found;
+  }
+  static bool private_to_thread(const Buffer& b) {
+    return b->scope == StorageScope::kLocal || b->scope == StorageScope::kVar;
+  }
+
+  Stmt mutate_let(const LetNode* op, const Stmt& self) override {
+    if (!thread_state_.empty() && per_thread(op->value)) thread_state_.insert(op->var.get());
+    return StmtMutator::mutate_let(op, self);
+  }
+
+  Stmt mutate_if(const IfNode* op, const Stmt& self) override {
+    if (!per_thread(op->cond)) return StmtMutator::mutate_if(op, self);
+    ++per_thread_depth_;
+    Stmt out = StmtMutator::mutate_if(op, self);
+    --per_thread_depth_;
+    return out;
+  }
+
   Stmt mutate_allocate(const AllocateNode* op, const Stmt& self) override {
     if (op->buffer->scope != StorageScope::kFragment) return StmtMutator::mutate_allocate(op, self);
-    const FragmentLayout& layout = layouts_.at(op->buffer.get());
-    Buffer regs = make_buffer(op->buffer->name, {make_int(layout.registers)}, op->buffer->dtype,
-                              StorageScope::kLocal, op->buffer->span);
+    Buffer regs = context_.register_buffer(op->buffer);
     regs_[op->buffer.get()] = regs;
     return allocate(regs, mutate(op->body), std::nullopt, op->span);
   }
@@ -56,7 +110,23 @@ class Distributor : public StmtMutator {
           "T.serial",
           located(function_, op->span), op->thread_tag));
     }
-    if (op->for_kind != ForKind::kParallel) return StmtMutator::mutate_for(op, self);
+    if (op->for_kind != ForKind::kParallel) {
+      if (!per_thread(op->begin) && !per_thread(op->end)) return StmtMutator::mutate_for(op, self);
+      ++per_thread_depth_;
+      Stmt out = StmtMutator::mutate_for(op, self);
+      --per_thread_depth_;
+      return out;
+    }
+    if (mode_ == Mode::kBlock && (per_thread_depth_ > 0 || per_thread(self))) {
+      // Per-thread code: the whole nest, serially, in every thread.
+      Mode saved = mode_;
+      mode_ = Mode::kPerThread;
+      ++per_thread_depth_;
+      Stmt out = mutate(serial_nest(op));
+      --per_thread_depth_;
+      mode_ = saved;
+      return out;
+    }
     if (mode_ != Mode::kBlock) {
       // A nest inside a split nest (or a redundant one) runs serially in its thread.
       auto n = copy_node(op);
@@ -67,23 +137,33 @@ class Distributor : public StmtMutator {
     ParallelNest nest = parallel_nest(op);
     bool redundant = writes_any(nest.body, [&](const Buffer& b) {
       auto it = layouts_.find(b.get());
-      return it != layouts_.end() && it->second.kind == FragmentLayoutKind::kReplicated;
+      return it != layouts_.end() && it->second.replicated;
     });
-    return redundant ? redundant_nest(nest, op->span) : split_nest(nest, op->span);
+    if (redundant) return redundant_nest(nest, op->span);
+    if (auto leader = layout_leader(nest)) return layout_split_nest(nest, *leader, op->span);
+    return split_nest(nest, op->span);
   }
 
   Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
     Expr value = mutate(op->value);
     std::vector<Expr> indices;
     mutate_all(op->indices, &indices);
+    bool thread_dependent = per_thread_depth_ > 0 || mode_ == Mode::kPerThread || per_thread(self);
     if (op->buffer->scope == StorageScope::kFragment) {
+      if (thread_dependent && !thread_state_.empty()) {
+        throw IRError(fmt::format(
+            "{}: per-thread code writes fragment '{}'; on SIMT targets a fragment is spread "
+            "over (or copied into) the threads' registers, so one thread's write is not the "
+            "block's: write per-thread results to a T.alloc_shared tile or T.alloc_local",
+            located(function_, op->span), op->buffer->name));
+      }
       auto [regs, index] = registers_of(op->buffer, op->indices, indices, op->span);
       return store(regs, {index}, value, op->span);
     }
     Stmt s = store(op->buffer, indices, value, op->span);
     bool shared_memory =
         op->buffer->scope == StorageScope::kShared || op->buffer->scope == StorageScope::kGlobal;
-    if (shared_memory && mode_ != Mode::kSplit) {
+    if (shared_memory && mode_ != Mode::kSplit && !thread_dependent) {
       // Every thread computes the same value here; one of them stores it.
       s = if_then_else(eq(tid_, make_zero(tid_.dtype())), s, {}, op->span);
     }
@@ -101,12 +181,65 @@ class Distributor : public StmtMutator {
   }
 
  private:
-  enum class Mode { kBlock, kSplit, kRedundant };
+  enum class Mode { kBlock, kSplit, kRedundant, kPerThread };
+
+  // The perfect T.Parallel nest at `outer` as serial loops.
+  static Stmt serial_nest(const ForNode* outer) {
+    ParallelNest nest = parallel_nest(outer);
+    Stmt body = nest.body;
+    for (size_t k = nest.vars.size(); k-- > 0;) {
+      body = for_loop(nest.vars[k], make_zero(nest.extents[k].dtype()), nest.extents[k], body,
+                      ForKind::kSerial, 1, outer->span);
+    }
+    return body;
+  }
 
   struct Split {
     const ParallelNest* nest;
     Var reg;
+    const FragmentLayout* layout;  // the layout the nest is split by; nullptr: cyclic
   };
+
+  // A fragment the nest accesses at its own indices whose layout is neither cyclic nor
+  // replicated: the nest is split by that layout (its index variables, and the layout).
+  struct Leader {
+    std::vector<int> dims;  // per nest variable, the fragment dimension it indexes or -1
+    const FragmentLayout* layout;
+  };
+
+  std::optional<Leader> layout_leader(const ParallelNest& nest) {
+    std::optional<Leader> leader;
+    post_order_visit(nest.body, [&](const Stmt* s, const Expr* e) {
+      if (leader) return;
+      const Buffer* b = nullptr;
+      const std::vector<Expr>* indices = nullptr;
+      if (auto* st = s ? s->as<StoreNode>() : nullptr) {
+        b = &st->buffer;
+        indices = &st->indices;
+      } else if (auto* ld = e ? e->as<LoadNode>() : nullptr) {
+        b = &ld->buffer;
+        indices = &ld->indices;
+      }
+      if (!b || (*b)->scope != StorageScope::kFragment) return;
+      auto it = layouts_.find(b->get());
+      if (it == layouts_.end() || it->second.replicated || it->second.kind == "cyclic") return;
+      if (!follows_nest(nest, *b, *indices)) return;
+      Leader l{std::vector<int>(nest.vars.size(), -1), &it->second};
+      for (size_t d = 0; d < indices->size(); ++d) {
+        for (size_t k = 0; k < nest.vars.size(); ++k)
+          if ((*indices)[d].get() == nest.vars[k].get()) l.dims[k] = int(d);
+      }
+      leader = l;
+    });
+    return leader;
+  }
+
+  // Whether `fragment`'s registers are the ones the current split gives a thread.
+  bool split_matches(const FragmentLayout& layout) const {
+    if (!split_.layout) return layout.kind == "cyclic";
+    auto mine = layout.reshaped(split_.layout->shape);
+    return mine && mine->same_mapping(*split_.layout);
+  }
 
   std::pair<Buffer, Expr> registers_of(const Buffer& fragment, const std::vector<Expr>& original,
                                        const std::vector<Expr>& mutated, const Span& span) {
@@ -116,14 +249,15 @@ class Distributor : public StmtMutator {
                                 located(function_, span), fragment->name));
     }
     const FragmentLayout& layout = layouts_.at(fragment.get());
-    if (layout.kind == FragmentLayoutKind::kReplicated) {
+    if (layout.replicated) {
       Expr flat = make_zero(DataType::Int32());
       for (size_t d = 0; d < mutated.size(); ++d) {
         flat = flat * fragment->shape[d] + cast(DataType::Int32(), mutated[d]);
       }
       return {it->second, transform::simplify(flat)};
     }
-    if (mode_ == Mode::kSplit && follows_nest(*split_.nest, fragment, original)) {
+    if (mode_ == Mode::kSplit && follows_nest(*split_.nest, fragment, original) &&
+        split_matches(layout)) {
       return {it->second, split_.reg};
     }
     throw IRError(fmt::format(
@@ -157,7 +291,7 @@ class Distributor : public StmtMutator {
     Mode saved_mode = mode_;
     Split saved_split = split_;
     mode_ = Mode::kSplit;
-    split_ = Split{&nest, reg};
+    split_ = Split{&nest, reg, nullptr};
     Stmt body = mutate(nest.body);
     mode_ = saved_mode;
     split_ = saved_split;
@@ -177,13 +311,40 @@ class Distributor : public StmtMutator {
     return for_loop(reg, make_zero(t), registers, body, ForKind::kSerial, 1, span);
   }
 
+  // for r in [0, registers): (i, j, ...) = layout.element_of(tid, r); if layout.holds: body.
+  Stmt layout_split_nest(const ParallelNest& nest, const Leader& leader, const Span& span) {
+    const FragmentLayout& layout = *leader.layout;
+    Var reg = make_var("r", DataType::Int32());
+    Mode saved_mode = mode_;
+    Split saved_split = split_;
+    mode_ = Mode::kSplit;
+    split_ = Split{&nest, reg, &layout};
+    Stmt body = mutate(nest.body);
+    mode_ = saved_mode;
+    split_ = saved_split;
+    VarMap inverse{{layout.thread_var.get(), tid_}, {layout.register_var.get(), reg}};
+    Expr holds = transform::simplify(substitute(layout.holds, inverse));
+    if (!is_const_int(holds, 1)) body = if_then_else(holds, body, {}, span);
+    for (size_t k = nest.vars.size(); k-- > 0;) {
+      Expr value =
+          leader.dims[k] < 0
+              ? make_zero(nest.vars[k].dtype())
+              : transform::simplify(substitute(layout.element_of[size_t(leader.dims[k])], inverse));
+      body = let(nest.vars[k], cast(nest.vars[k].dtype(), value), body);
+    }
+    return for_loop(reg, make_int(0), make_int(layout.registers), body, ForKind::kSerial, 1, span);
+  }
+
   Var tid_;
   int64_t threads_;
   const FragmentLayouts& layouts_;
+  SimtContext& context_;
   std::string function_;
+  std::unordered_set<const VarNode*> thread_state_;  // thread indices and names bound to them
+  int per_thread_depth_ = 0;  // inside control flow that depends on the thread
   std::map<const BufferNode*, Buffer> regs_;
   Mode mode_ = Mode::kBlock;
-  Split split_{nullptr, {}};
+  Split split_{nullptr, {}, nullptr};
 };
 
 // Removes shared allocations, collecting them for the top of the kernel.
@@ -231,17 +392,44 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
         "(max_threads_per_block); lower threads= in T.Kernel or raise -max_threads_per_block",
         located(function, k->span), threads, target.str(), limit));
   }
-  FragmentLayouts layouts = infer_fragment_layouts(*k, threads, function);
   static const char* kTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  // The kernel's own thread indices (per-thread code) are the binding loops' variables.
+  std::optional<ThreadBinding> binding = thread_binding_of(*k);
+  std::vector<Var> thread_vars = binding ? binding->vars : std::vector<Var>{};
   std::vector<Var> axes;
   for (size_t d = 0; d < k->threads.size(); ++d) {
-    axes.push_back(
-        make_var(k->threads.size() == 1 ? kThreadIndexName : std::string("t") + "xyz"[d]));
+    axes.push_back(binding ? thread_vars[d]
+                           : make_var(k->threads.size() == 1 ? kThreadIndexName
+                                                             : std::string("t") + "xyz"[d]));
   }
   Var tid = k->threads.size() == 1 ? axes[0] : make_var(kThreadIndexName);
 
-  Stmt body = transform::lower_tile_ops(k->body, target);
-  body = Distributor(tid, threads, layouts, function).mutate(body);
+  Stmt source = k->body;
+  if (binding) {
+    // Shuffles exchange through shared tiles between barriers, as on the CPU model.
+    transform::LoweredShuffles shuffles =
+        transform::lower_warp_shuffles(binding->body, thread_vars, k->threads, function);
+    source = shuffles.body;
+    for (size_t i = shuffles.exchange.size(); i-- > 0;)
+      source = allocate(shuffles.exchange[i], source);
+  } else {
+    transform::reject_shuffles_without_threads(*k, function);
+  }
+  // Plan: ask the implementation lowering each T.gemm which accumulator layout it needs;
+  // infer every fragment's layout with those; then lower the tile ops for real.
+  SimtContext context(tid, threads, function);
+  Stmt body;
+  FragmentLayouts layouts;
+  {
+    ScopedSimtContext current(context);
+    post_order_visit(source, [&](const Stmt* s, const Expr*) {
+      if (s && s->kind() == StmtKind::kGemm) transform::lower_tile_op(*s, target);
+    });
+    layouts = infer_fragment_layouts(*k, threads, function, context.requirements());
+    context.start_lowering(layouts);
+    body = transform::lower_tile_ops(source, target);
+  }
+  body = Distributor(tid, threads, layouts, context, function, thread_vars).mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);
   if (k->threads.size() > 1) {
@@ -294,6 +482,9 @@ class KernelFinder : public StmtMutator {
 IRModule lower_simt(const IRModule& mod, const target::Target& target) {
   std::vector<PrimFunc> functions;
   for (const auto& f : mod.functions()) {
+    // Per-thread code obeys the same rules on every target: what the CPU model rejects
+    // (a barrier under a condition on the thread index, ...) is rejected here too.
+    transform::work_item_loops(f);
     KernelFinder finder(f->name, target);
     Stmt body = finder.mutate(f->body);
     PrimFunc g = with_body(f, body);

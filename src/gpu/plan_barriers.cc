@@ -112,7 +112,10 @@ class Planner {
       case StmtKind::kFor: {
         auto* f = s.as<ForNode>();
         if (f->for_kind == ForKind::kThreadBinding) {
-          if (f->thread_tag.rfind("threadIdx", 0) == 0) thread_vars_.insert(f->var.get());
+          if (f->thread_tag.rfind("threadIdx", 0) == 0) {
+            thread_vars_.insert(f->var.get());
+            if (!is_const_int(f->end, 1)) wide_axes_.insert(f->var.get());
+          }
           auto n = copy_node(f);
           n->body = plan(f->body, pending);
           return Stmt(n);
@@ -248,13 +251,20 @@ class Planner {
     }
   }
 
+  // An element is this thread's own only when its index tells the threads apart: it
+  // mentions every thread axis of the block (with more than one thread), not only some.
   void add(const Buffer& b, const std::vector<Expr>& indices, bool write, const VarMap& local,
            Pending& out) {
     Access a{b.get(), b->scope, write, {}, false};
+    std::set<const VarNode*> mentioned;
     for (const auto& i : indices) {
       a.index.push_back(canonical(i, local));
-      a.per_thread = a.per_thread || mentions_thread(a.index.back());
+      post_order_visit(a.index.back(), [&](const Expr& x) {
+        if (auto* v = x.as<VarNode>(); v && thread_vars_.count(v)) mentioned.insert(v);
+      });
     }
+    a.per_thread = !mentioned.empty();
+    for (const VarNode* axis : wide_axes_) a.per_thread = a.per_thread && mentioned.count(axis);
     out.push_back(std::move(a));
   }
 
@@ -269,6 +279,7 @@ class Planner {
 
   VarMap lets_;
   std::set<const VarNode*> thread_vars_;
+  std::set<const VarNode*> wide_axes_;  // thread axes with more than one thread
   std::map<std::pair<int, std::string>, Var> canonical_;
 };
 
