@@ -58,13 +58,8 @@ class Distributor : public StmtMutator {
   // Whether `e` depends on which thread evaluates it: a thread index, a name bound to
   // one, or thread-private storage.
   bool per_thread(const Expr& e) const {
-    if (thread_state_.empty()) return false;  // no per-thread code in this kernel
-    bool found = false;
-    post_order_visit(e, [&](const Expr& x) {
-      if (auto* v = x.as<VarNode>(); v && thread_state_.count(v)) found = true;
-      if (auto* l = x.as<LoadNode>(); l && private_to_thread(l->buffer)) found = true;
-    });
-    return found;
+    // Kernels without per-thread code keep the block model: nothing varies by thread.
+    return !thread_state_.empty() && varies_by_thread(e, thread_state_);
   }
   bool per_thread(const Stmt& s) const {
     if (thread_state_.empty()) return false;
@@ -73,13 +68,10 @@ class Distributor : public StmtMutator {
       if (e) {
         found = found || per_thread(*e);
       } else if (auto* store = st->as<StoreNode>()) {
-        found = found || private_to_thread(store->buffer);
+        found = found || is_thread_private(store->buffer);
       }
     });
     return found;
-  }
-  static bool private_to_thread(const Buffer& b) {
-    return b->scope == StorageScope::kLocal || b->scope == StorageScope::kVar;
   }
 
   Stmt mutate_let(const LetNode* op, const Stmt& self) override {

@@ -20,6 +20,7 @@ struct Access {
   bool write;
   std::vector<Expr> index;
   bool per_thread;  // the index depends on the thread index
+  bool atomic = false;  // an atomic read-modify-write: atomics of one element never race
 };
 using Pending = std::vector<Access>;
 
@@ -32,6 +33,7 @@ bool same_index(const Access& a, const Access& b) {
 
 bool conflicts(const Access& earlier, const Access& later) {
   if (earlier.buffer != later.buffer || !(earlier.write || later.write)) return false;
+  if (earlier.atomic && later.atomic) return false;
   // The same expression of the thread index: the element is this thread's own.
   return !(earlier.per_thread && later.per_thread && same_index(earlier, later));
 }
@@ -205,6 +207,21 @@ class Planner {
       post_order_visit(e, [&](const Expr& x) {
         if (auto* l = x.as<LoadNode>(); l && shared_by_threads(l->buffer))
           add(l->buffer, l->indices, false, local, out);
+        // An atomic update writes its element (its read is recorded with its LoadNode).
+        if (const CallNode* a = as_atomic(x)) {
+          auto* l = a->args[0].as<LoadNode>();
+          if (l && shared_by_threads(l->buffer)) {
+            add(l->buffer, l->indices, true, local, out);
+            out.back().atomic = true;
+            for (size_t i = out.size() - 1; i-- > 0;) {  // its read, recorded before it
+              if (out[i].buffer == out.back().buffer && !out[i].write &&
+                  same_index(out[i], out.back())) {
+                out[i].atomic = true;
+                break;
+              }
+            }
+          }
+        }
       });
     };
     switch (s.kind()) {

@@ -1,5 +1,7 @@
 #include "tilec/ir/thread_binding.h"
 
+#include "tilec/ir/visitor.h"
+
 namespace tilec::ir {
 
 const char* thread_axis_tag(size_t axis) {
@@ -20,6 +22,19 @@ std::optional<ThreadBinding> thread_binding_of(const KernelNode& kernel) {
   }
   out.body = s;
   return out;
+}
+
+bool is_thread_private(const Buffer& buffer) {
+  return buffer->scope == StorageScope::kLocal || buffer->scope == StorageScope::kVar;
+}
+
+bool varies_by_thread(const Expr& e, const std::unordered_set<const VarNode*>& per_thread) {
+  bool found = false;
+  post_order_visit(e, [&](const Expr& x) {
+    if (auto* v = x.as<VarNode>(); v && per_thread.count(v)) found = true;
+    if (auto* l = x.as<LoadNode>(); l && is_thread_private(l->buffer)) found = true;
+  });
+  return found;
 }
 
 Stmt bind_threads(const std::vector<Var>& vars, const std::vector<int64_t>& threads, Stmt body,

@@ -31,10 +31,6 @@ Kind combine(Kind a, Kind b) {
   return Kind::kBlock;  // collective work and barriers
 }
 
-bool is_private(const Buffer& b) {
-  return b->scope == StorageScope::kLocal || b->scope == StorageScope::kVar;
-}
-
 // "line 9:13: kernel 'f'": the interpreter's place format, which the CLI turns into
 // file:line:col.
 std::string where(const std::string& function, const Span& span) {
@@ -150,25 +146,17 @@ class WorkItemLoops {
   };
 
   // ------------------------------------------------------------ classification
-  bool depends(const Expr& e) const {
-    bool found = false;
-    post_order_visit(e, [&](const Expr& x) {
-      if (auto* v = x.as<VarNode>(); v && dep_.count(v)) found = true;
-      if (auto* l = x.as<LoadNode>(); l && is_private(l->buffer)) found = true;
-    });
-    return found;
-  }
+  bool depends(const Expr& e) const { return varies_by_thread(e, dep_); }
   // Whether a tile op or T.Parallel nest touches thread-private storage or a thread index.
   bool touches_thread_state(const Stmt& s) const {
     bool found = false;
     post_order_visit(s, [&](const Stmt* st, const Expr* e) {
       if (e) {
-        if (auto* v = e->as<VarNode>(); v && dep_.count(v)) found = true;
-        if (auto* l = e->as<LoadNode>(); l && is_private(l->buffer)) found = true;
+        found = found || depends(*e);
         return;
       }
-      auto region = [&](const TileRegion& r) { found = found || is_private(r.buffer); };
-      if (auto* store = st->as<StoreNode>()) found = found || is_private(store->buffer);
+      auto region = [&](const TileRegion& r) { found = found || is_thread_private(r.buffer); };
+      if (auto* store = st->as<StoreNode>()) found = found || is_thread_private(store->buffer);
       if (auto* c = st->as<CopyNode>()) {
         region(c->src);
         region(c->dst);
@@ -179,7 +167,8 @@ class WorkItemLoops {
         region(g->b);
         region(g->c);
       }
-      if (auto* r = st->as<ReduceNode>()) found = found || is_private(r->src) || is_private(r->dst);
+      if (auto* r = st->as<ReduceNode>())
+        found = found || is_thread_private(r->src) || is_thread_private(r->dst);
     });
     return found;
   }
@@ -237,8 +226,9 @@ class WorkItemLoops {
         auto* a = s.as<AllocateNode>();
         Kind body = classify(a->body);
         // A shared tile or fragment is one per block: never allocated inside a phase.
-        if (body == Kind::kThread) return is_private(a->buffer) ? Kind::kThread : Kind::kMixed;
-        if (is_private(a->buffer) && a->init) return Kind::kMixed;
+        if (body == Kind::kThread)
+          return is_thread_private(a->buffer) ? Kind::kThread : Kind::kMixed;
+        if (is_thread_private(a->buffer) && a->init) return Kind::kMixed;
         return body;
       }
       case StmtKind::kFor: {
@@ -329,7 +319,7 @@ class WorkItemLoops {
       }
       case StmtKind::kAllocate: {
         auto* a = s.as<AllocateNode>();
-        if (!is_private(a->buffer)) {
+        if (!is_thread_private(a->buffer)) {
           out.push_back({Item::kOpenAllocate, {}, {}, {}, a->buffer, a->init, s->span});
           return items(a->body, out);
         }

@@ -166,6 +166,22 @@ def splitk_gemv(N=64, K=256, BLOCK_N=8, reduce_threads=4, dtype="float16", accum
 
     return main
 )"},
+      {"SharedAtomicsWithoutWrittenBarriers", R"(
+@T.prim_func
+def f(A: T.Tensor((8, 64), "float32"), C: T.Tensor((8,), "float32")):
+    with T.Kernel(2, threads=(4, 16)) as bx:
+        r = T.get_thread_binding(0)
+        k = T.get_thread_binding(1)
+        S = T.alloc_shared((4,), "float32")
+        part = T.alloc_local((1,), "float32")
+        if k == 0:
+            S[r] = 0.0
+        part[0] = 0.0
+        for j in T.serial(4):
+            part[0] += A[bx * 4 + r, k * 4 + j]
+        T.atomic_add(S[r], part[0])
+        C[bx * 4 + r] = S[r]
+)"},
       {"WarpShuffles", kShuffleKernel},
   };
 }

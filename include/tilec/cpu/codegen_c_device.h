@@ -16,6 +16,10 @@ namespace tilec::cpu {
 
 class CodeGenCDevice : public codegen::CodeGenC {
  public:
+  // vector_bytes: the target's vector register (cpu_resources.h); 64 asks gcc to use
+  // whole AVX-512 registers, which it otherwise avoids on Intel CPUs
+  // (-mprefer-vector-width=256), halving the gemm micro-kernel's width.
+  explicit CodeGenCDevice(int64_t vector_bytes = 0) : vector_bytes_(vector_bytes) {}
   // The function itself (static) plus its task function; returns the task's name.
   std::string add_device_function(const ir::PrimFunc& func) override;
   // TilecKernelArg, which the task functions unpack.
@@ -25,6 +29,8 @@ class CodeGenCDevice : public codegen::CodeGenC {
   std::string function_qualifiers(const ir::PrimFunc& func) override { return "static"; }
   void print_evaluate(const ir::EvaluateNode* op) override;
   void print_allocate(const ir::AllocateNode* op) override;
+  // A prefetch (cpu/prefetch.h) as __builtin_prefetch of the element's address.
+  Printed print_call(const ir::CallNode* op) override;
 
  private:
   void print_bounds_call(const ir::BoundsCall& op);
@@ -32,6 +38,7 @@ class CodeGenCDevice : public codegen::CodeGenC {
   void print_bounds_exit();
 
   std::vector<ir::Buffer> heap_tiles_;  // heap-allocated tiles in scope, outermost first
+  int64_t vector_bytes_;
 };
 
 backend::CodeArtifact generate_c_device(const ir::IRModule& mod, const target::Target& target);

@@ -13,6 +13,7 @@
 #include "tilec/ir/stmt.h"
 
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 namespace tilec::ir {
@@ -25,6 +26,13 @@ struct ThreadBinding {
   Stmt body;
 };
 std::optional<ThreadBinding> thread_binding_of(const KernelNode& kernel);
+
+// Thread-private storage: T.alloc_local and T.alloc_var buffers, one copy per thread.
+bool is_thread_private(const Buffer& buffer);
+
+// Whether `e` may differ between the threads of a block: it mentions one of `per_thread`
+// (thread indices and names bound to per-thread values) or reads thread-private storage.
+bool varies_by_thread(const Expr& e, const std::unordered_set<const VarNode*>& per_thread);
 
 // `body` wrapped in the nest binding `vars` (one per entry of `threads`).
 Stmt bind_threads(const std::vector<Var>& vars, const std::vector<int64_t>& threads, Stmt body,
