@@ -1963,7 +1963,9 @@ class Lowering {
     };
     if (fn == "reducer_init") {
       auto a = bind_args(e, q, {"reducer", "value"}, 1);
-      auto [r, op] = reducer_of(*a[0]);
+      const auto reducer = reducer_of(*a[0]);  // named, not bound: lambdas below use them
+      const Buffer& r = reducer.first;
+      const std::string& op = reducer.second;
       Expr value = a[1] ? expr(*a[1]) : reducer_identity(op, r->dtype, a[0]->span);
       value = guarded(a[1] ? a[1]->span : a[0]->span, [&] { return cast(r->dtype, value); });
       return fill(TileRegion{r, {}}, value, span);
@@ -1973,7 +1975,9 @@ class Lowering {
       if (a[0]->kind != AstKind::kSubscript)
         fail(a[0]->span, q + " updates one element of a reducer",
              "write T.reducer_update(r[i, j], v)");
-      auto [r, op] = reducer_of(*a[0]);
+      const auto reducer = reducer_of(*a[0]);  // named, not bound: lambdas below use them
+      const Buffer& r = reducer.first;
+      const std::string& op = reducer.second;
       ElementAccess access = element_access(*a[0], /*is_store=*/false);
       Expr v = expr(*a[1]);
       if (op == "sum" || op == "max" || op == "min") {
@@ -1990,7 +1994,9 @@ class Lowering {
     }
     // finalize_reducer(r) or finalize_reducer(r, dst)
     auto a = bind_args(e, q, {"reducer", "dst", "batch"}, 1);
-    auto [r, op] = reducer_of(*a[0]);
+    const auto reducer = reducer_of(*a[0]);  // named, not bound: lambdas below use them
+    const Buffer& r = reducer.first;
+    const std::string& op = reducer.second;
     if (a[2] && int_arg(*a[2], "batch") < 1) fail(a[2]->span, "batch must be at least 1");
     if (!a[1]) return std::nullopt;  // in place: the one per-block copy is already combined
     TileRegion dst = region_arg(*a[1], q);
