@@ -1976,7 +1976,6 @@ class Lowering {
         fail(a[0]->span, q + " updates one element of a reducer",
              "write T.reducer_update(r[i, j], v)");
       const auto reducer = reducer_of(*a[0]);  // named, not bound: lambdas below use them
-      const Buffer& r = reducer.first;
       const std::string& op = reducer.second;
       ElementAccess access = element_access(*a[0], /*is_store=*/false);
       Expr v = expr(*a[1]);
@@ -1996,7 +1995,6 @@ class Lowering {
     auto a = bind_args(e, q, {"reducer", "dst", "batch"}, 1);
     const auto reducer = reducer_of(*a[0]);  // named, not bound: lambdas below use them
     const Buffer& r = reducer.first;
-    const std::string& op = reducer.second;
     if (a[2] && int_arg(*a[2], "batch") < 1) fail(a[2]->span, "batch must be at least 1");
     if (!a[1]) return std::nullopt;  // in place: the one per-block copy is already combined
     TileRegion dst = region_arg(*a[1], q);
