@@ -350,10 +350,10 @@ class Lowering {
     auto why = std::make_shared<const SourceError>(make_source_error(
         options_.filename, source_, s.span, "tilec does not run module-level control flow",
         "define constants at module level without if/for/with, or in a factory"));
-    std::vector<const AstStmt*> todo = {&s};
-    while (!todo.empty()) {
-      const AstStmt* st = todo.back();
-      todo.pop_back();
+    std::vector<const AstStmt*> pending = {&s};
+    while (!pending.empty()) {
+      const AstStmt* st = pending.back();
+      pending.pop_back();
       std::vector<const AstExpr*> targets;
       if (st->target) targets.push_back(st->target.get());
       for (const auto& t : st->more_targets) targets.push_back(t.get());
@@ -365,8 +365,8 @@ class Lowering {
           if (t->kind == AstKind::kTuple || t->kind == AstKind::kList) targets.push_back(c.get());
       }
       if (st->kind == AstStmtKind::kFunctionDef) bind_skipped(st->name, why);
-      for (const auto& b : st->body) todo.push_back(b.get());
-      for (const auto& b : st->orelse) todo.push_back(b.get());
+      for (const auto& b : st->body) pending.push_back(b.get());
+      for (const auto& b : st->orelse) pending.push_back(b.get());
     }
   }
 
