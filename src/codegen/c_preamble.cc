@@ -177,6 +177,42 @@ TILEC_ATOMIC_ALL(u64, uint64_t, uint64_t)
 #endif
 )C";
 
+// Atomic updates of 16-bit float elements (stored as uint16_t, computed in float): a
+// compare-and-swap loop on the element's 16 bits that combines in float and rounds the
+// result to the element's dtype, as a store would. Returns the previous value.
+const char* kAtomic16Loop = R"C(
+#ifndef TILEC_HELPER_ATOMIC16
+#define TILEC_HELPER_ATOMIC16
+#define TILEC_ATOMIC16(NAME, TO, FROM, NEXT)                                           \
+  static inline __attribute__((unused)) float NAME(uint16_t* p, float v) {             \
+    uint16_t seen = __atomic_load_n(p, __ATOMIC_RELAXED);                              \
+    for (;;) {                                                                         \
+      float cur = TO(seen);                                                            \
+      uint16_t want = FROM((float)(NEXT));                                             \
+      if (__atomic_compare_exchange_n(p, &seen, want, 1, __ATOMIC_RELAXED,             \
+                                      __ATOMIC_RELAXED))                               \
+        return cur;                                                                    \
+    }                                                                                  \
+  }
+#endif
+)C";
+const char* kAtomicF16 = R"C(
+#ifndef TILEC_HELPER_ATOMIC_F16
+#define TILEC_HELPER_ATOMIC_F16
+TILEC_ATOMIC16(tilec_atomic_add_f16, tilec_f16_to_f32, tilec_f32_to_f16, cur + v)
+TILEC_ATOMIC16(tilec_atomic_max_f16, tilec_f16_to_f32, tilec_f32_to_f16, cur < v ? v : cur)
+TILEC_ATOMIC16(tilec_atomic_min_f16, tilec_f16_to_f32, tilec_f32_to_f16, v < cur ? v : cur)
+#endif
+)C";
+const char* kAtomicBF16 = R"C(
+#ifndef TILEC_HELPER_ATOMIC_BF16
+#define TILEC_HELPER_ATOMIC_BF16
+TILEC_ATOMIC16(tilec_atomic_add_bf16, tilec_bf16_to_f32, tilec_f32_to_bf16, cur + v)
+TILEC_ATOMIC16(tilec_atomic_max_bf16, tilec_bf16_to_f32, tilec_f32_to_bf16, cur < v ? v : cur)
+TILEC_ATOMIC16(tilec_atomic_min_bf16, tilec_bf16_to_f32, tilec_f32_to_bf16, v < cur ? v : cur)
+#endif
+)C";
+
 // The bounds-checked mode's record (codegen/bounds_record.h): the first violation of a
 // launch claims it with a compare-and-swap and writes its message; later ones only see
 // that it is claimed.
@@ -222,13 +258,25 @@ static inline __attribute__((unused)) void tilec_free(void* p) { free(p); }
 }  // namespace
 
 std::string c_preamble_helper(const std::string& name) {
+  static const std::string f16_atomic = std::string(kAtomic16Loop) + kAtomicF16;
+  static const std::string bf16_atomic = std::string(kAtomic16Loop) + kAtomicBF16;
   static const std::map<std::string, const char*> sections = {
-      {"atomic", kAtomic}, {"bounds", kBounds}, {"floordiv", kFloorDiv}, {"f16", kFloat16},
-      {"bf16", kBFloat16}, {"alloc", kAlloc},   {"ivdep", kIvdep}};
+      {"atomic", kAtomic},
+      {"bounds", kBounds},
+      {"floordiv", kFloorDiv},
+      {"f16", kFloat16},
+      {"bf16", kBFloat16},
+      {"alloc", kAlloc},
+      {"ivdep", kIvdep},
+      // after "f16" / "bf16" in name order, so printed after the conversions they call
+      {"f16_atomic", f16_atomic.c_str()},
+      {"bf16_atomic", bf16_atomic.c_str()}};
   auto it = sections.find(name);
   if (it == sections.end()) {
-    throw ir::IRError("codegen: unknown C helper section '" + name +
-                      "'; known: alloc, atomic, bf16, bounds, f16, floordiv, ivdep");
+    throw ir::IRError(
+        "codegen: unknown C helper section '" + name +
+        "'; known: alloc, atomic, bf16, bf16_atomic, bounds, f16, f16_atomic, floordiv, "
+        "ivdep");
   }
   return it->second;
 }

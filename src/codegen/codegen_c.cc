@@ -337,6 +337,12 @@ CodeGenC::Printed CodeGenC::print_call(const CallNode* op) {
 
 std::string CodeGenC::atomic_function(const CallNode* op, const Buffer& buffer) {
   DataType t = op->dtype;
+  if (is_16bit_float(t)) {
+    const char* s = t.is_bfloat16() ? "bf16" : "f16";
+    require_helper(s);
+    require_helper(std::string(s) + "_atomic");
+    return fmt::format("tilec_{}_{}", op->name, s);
+  }
   require_helper("atomic");
   return fmt::format("tilec_{}_{}{}", op->name,
                      t.is_float()  ? "f"

@@ -275,6 +275,7 @@ class CodeGenCHost : public CodeGenC {
     std::string blocks = "(int64_t)1";
     for (const auto& g : op->grid) blocks += " * (int64_t)(" + print_expr(g) + ")";
     std::string name = current_function()->name;
+    open_scope_line();  // one scope per launch: a function may launch several grids
     line() << "const int64_t num_blocks = " << blocks << ";\n";
     line() << fmt::format(
         "if (num_blocks < 0) return tilec_fail(err, err_len, \"kernel '{}': the grid has a "
@@ -317,6 +318,7 @@ class CodeGenCHost : public CodeGenC {
         "failed with status %d%s\", (int)status, status == 3 ? \" (out of memory for a "
         "block-local tile)\" : \"\");\n",
         name, op->callee);
+    close_scope();
     close_scope();
     callees_.insert(op->callee);
   }

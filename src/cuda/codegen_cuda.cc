@@ -149,6 +149,33 @@ static __device__ __forceinline__ unsigned tilec_atomic_max_u32(unsigned* p, uns
 static __device__ __forceinline__ unsigned tilec_atomic_min_u32(unsigned* p, unsigned v) { return atomicMin(p, v); }
 )CU";
 
+// 16-bit float elements (stored as uint16_t): a compare-and-swap loop on the aligned
+// 32-bit word holding the element (little endian: bit 1 of the address picks the high
+// half), which every architecture has, combining in float and rounding to the dtype.
+const char* kAtomic16 = R"CU(
+#define TILEC_CU_CAS16(NAME, TO, FROM, NEXT)                                               \
+  static __device__ __forceinline__ float NAME(uint16_t* p, float v) {                     \
+    unsigned long long at = reinterpret_cast<unsigned long long>(p);                       \
+    unsigned int* word = reinterpret_cast<unsigned int*>(at & ~3ull);                      \
+    unsigned int shift = (at & 2) ? 16u : 0u;                                              \
+    unsigned int seen = *reinterpret_cast<volatile unsigned int*>(word);                   \
+    for (;;) {                                                                             \
+      float cur = TO((uint16_t)(seen >> shift));                                           \
+      unsigned int want =                                                                  \
+          (seen & ~(0xFFFFu << shift)) | ((unsigned int)FROM((float)(NEXT)) << shift);     \
+      unsigned int old = atomicCAS(word, seen, want);                                      \
+      if (old == seen) return cur;                                                         \
+      seen = old;                                                                          \
+    }                                                                                      \
+  }
+#define TILEC_CU_ATOMICS16(S, TO, FROM)                                  \
+  TILEC_CU_CAS16(tilec_atomic_add_##S, TO, FROM, cur + v)                \
+  TILEC_CU_CAS16(tilec_atomic_max_##S, TO, FROM, cur < v ? v : cur)      \
+  TILEC_CU_CAS16(tilec_atomic_min_##S, TO, FROM, v < cur ? v : cur)
+)CU";
+const char* kAtomicF16 = "TILEC_CU_ATOMICS16(f16, tilec_f16_to_f32, tilec_f32_to_f16)\n";
+const char* kAtomicBF16 = "TILEC_CU_ATOMICS16(bf16, tilec_bf16_to_f32, tilec_f32_to_bf16)\n";
+
 // The tensor-core gemm's warp-collective operations (mma_gemm.h), in inline PTX: ldmatrix
 // loads 8x8 matrices of 16-bit elements from shared memory (each lane gives one row's
 // address), mma.sync multiplies a 16x16 A by a 16x8 B into a 16x8 float32 accumulator.
@@ -206,6 +233,9 @@ void CodeGenCUDA::print_preamble(std::ostream& os) {
   if (uses_helper("f16")) os << float16_helpers();
   if (uses_helper("bf16")) os << bfloat16_helpers();
   if (uses_helper("atomic")) os << kAtomic;
+  if (uses_helper("atomic16")) os << kAtomic16;
+  if (uses_helper("atomic16_f16")) os << kAtomicF16;
+  if (uses_helper("atomic16_bf16")) os << kAtomicBF16;
   if (uses_helper("mma")) os << kMma;
 }
 
@@ -231,12 +261,19 @@ codegen::CodeGenC::Printed CodeGenCUDA::print_extern_call(const CallNode* op) {
 
 std::string CodeGenCUDA::atomic_function(const CallNode* op, const Buffer& buffer) {
   DataType t = op->dtype;
+  if (t.is_float() && t.bits == 16) {
+    const char* s = t.is_bfloat16() ? "bf16" : "f16";
+    require_helper(s);
+    require_helper("atomic16");
+    require_helper(std::string("atomic16_") + s);
+    return fmt::format("tilec_{}_{}", op->name, s);
+  }
   bool supported =
       (t.is_float() && (t.bits == 32 || t.bits == 64)) || (t.is_integer() && t.bits == 32);
   if (!supported)
     throw IRError(fmt::format(
         "cuda codegen: T.{} on a {} element of '{}': CUDA atomics here take 32-bit integers, "
-        "float32 and float64; use a buffer of one of those dtypes",
+        "float16, bfloat16, float32 and float64; use a buffer of one of those dtypes",
         op->name, t.str(), buffer->name));
   require_helper("atomic");
   return fmt::format("tilec_{}_{}{}", op->name,

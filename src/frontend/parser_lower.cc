@@ -1,6 +1,7 @@
 #include "frontend_lowering.h"
 
 #include "block_swizzle.h"
+#include "python_constants.h"
 #include "tilec/ir/block_accumulator.h"
 #include "tilec/ir/builder.h"
 #include "tilec/ir/const_fold.h"
@@ -376,6 +377,14 @@ class Lowering {
     // their names are bound, opaque, and `from tilelang.x import *` binds nothing.
     bool tilelang_module = full.rfind("tilelang.", 0) == 0 && full != "tilelang.language";
     if (tilelang_module && s.imported == "*") return;
+    // Python's math module and TVM's DataType compute factory constants
+    // (python_constants.h); `import tvm` binds tvm for tvm.DataType(...).
+    if (full == "math" || full == "tvm" || full == "tvm.DataType" || full == "tilelang.DataType") {
+      std::string name = !s.alias.empty() ? s.alias : !s.imported.empty() ? s.imported : full;
+      scopes_[0][name] =
+          Binding{Binding::kModule, {}, full == "tilelang.DataType" ? "tvm.DataType" : full, {}};
+      return;
+    }
     if (full != "tilelang" && full != "tilelang.language" && !tilelang_module) {
       // torch, argparse, ... serve the Python around the kernels: the import is kept
       // as a name that fails where kernel code uses it.
@@ -691,7 +700,8 @@ class Lowering {
     return make_prim_func(name, std::move(params), std::move(body), {}, s.span);
   }
 
-  // Later stages compile only functions that launch exactly one grid.
+  // Later stages compile functions that launch one grid, or several one after another
+  // (TileLang's separate device launches): each T.Kernel at the function's top level.
   void require_kernel(const Stmt& body, const AstStmt& s, const std::string& name) {
     int kernels = count_kernels(body);
     if (kernels == 1) return;
@@ -699,8 +709,23 @@ class Lowering {
       fail(s.span, "function '" + name + "' has no T.Kernel",
            "a kernel's body is `with T.Kernel(grid..., threads=N) as (bx, by):` holding its "
            "work");
-    fail(s.span, "function '" + name + "' launches " + std::to_string(kernels) + " T.Kernel grids",
-         "a kernel function holds exactly one T.Kernel; split it into one function per grid");
+    if (!kernels_at_top_level(body))
+      fail(s.span,
+           "function '" + name + "' launches " + std::to_string(kernels) +
+               " T.Kernel grids, but not all at its top level",
+           "several grids run one after another when each `with T.Kernel(...)` is a statement "
+           "of the function itself (plain assignments may separate them), not inside a loop "
+           "or an if");
+  }
+  static bool kernels_at_top_level(const Stmt& st) {
+    if (!st || st.kind() == StmtKind::kKernel) return true;
+    if (const auto* let_node = st.as<LetNode>()) return kernels_at_top_level(let_node->body);
+    if (const auto* q = st.as<SeqNode>()) {
+      for (const auto& c : q->stmts)
+        if (!kernels_at_top_level(c)) return false;
+      return true;
+    }
+    return false;  // the host side runs launches only
   }
   static int count_kernels(const Stmt& st) {
     if (!st) return 0;
@@ -880,6 +905,7 @@ class Lowering {
       case AstKind::kTuple:
       case AstKind::kList: {
         Binding t(Binding::kTuple);
+        if (e.kind == AstKind::kList) t.text = "list";  // for isinstance(x, list)
         for (const auto& c : e.children) t.items.push_back(const_value(*c, name));
         return t;
       }
@@ -890,6 +916,8 @@ class Lowering {
         return const_value(*e.children[ti->value ? 0 : 2], name);
       }
       case AstKind::kCompare:
+        if (e.ops[0] == "in" || e.ops[0] == "not in")
+          return {Binding::kConst, membership(e), "", {}};
         if (e.ops[0] == "is" || e.ops[0] == "is not") {
           bool left = const_value(*e.children[0], name).kind == Binding::kNone;
           bool right = const_value(*e.children[1], name).kind == Binding::kNone;
@@ -1352,6 +1380,7 @@ class Lowering {
       case AstKind::kName:
         return name_expr(e);
       case AstKind::kAttribute: {
+        if (std::optional<Expr> v = python_constant_attribute(e)) return *v;
         std::string fn = language_function(e);
         if (fn.empty()) fail_not_language(e);
         if (DataType::parse(fn))
@@ -1392,7 +1421,32 @@ class Lowering {
         Expr a = expr(*e.children[0]);
         Expr b = expr(*e.children[1]);
         const std::string& op = e.name;
-        if (op == "**") return guarded(e.span, [&] { return call("pow", {a, b}, e.span); });
+        if (op == "**") {
+          // Constants (factory sizes) evaluate as Python does: int ** non-negative int is
+          // an int; otherwise a float.
+          const auto* ia = a.as<IntImmNode>();
+          const auto* ib = b.as<IntImmNode>();
+          if (ia && ib && !a.dtype().is_bool() && !b.dtype().is_bool() && ib->value >= 0) {
+            int64_t base = ia->value, r = 1;
+            if (base >= -1 && base <= 1) {
+              r = base == 1 || ib->value == 0 ? 1 : base == 0 ? 0 : ib->value % 2 ? -1 : 1;
+            } else {
+              for (int64_t k = 0; k < ib->value; ++k)
+                if (__builtin_mul_overflow(r, base, &r))
+                  fail(e.span, "the constant " + std::to_string(base) + " ** " +
+                                   std::to_string(ib->value) + " does not fit an int64");
+            }
+            return with_span(fits_int32(r) ? make_int(r) : make_int(r, DataType::Int64()), e.span);
+          }
+          auto number = [](const Expr& x) -> std::optional<double> {
+            if (const auto* i = x.as<IntImmNode>()) return double(i->value);
+            if (const auto* f = x.as<FloatImmNode>()) return f->value;
+            return std::nullopt;
+          };
+          if (number(a) && number(b) && (a.as<FloatImmNode>() || b.as<FloatImmNode>()))
+            return with_span(make_float(std::pow(*number(a), *number(b))), e.span);
+          return guarded(e.span, [&] { return call("pow", {a, b}, e.span); });
+        }
         BinaryOp bop = binary_op_for(op);
         return binary_op(bop, a, b, e.span);
       }
@@ -1409,6 +1463,7 @@ class Lowering {
       }
       case AstKind::kCompare: {
         if (e.ops[0] == "is" || e.ops[0] == "is not") return const_value(e, "comparison").value;
+        if (e.ops[0] == "in" || e.ops[0] == "not in") return membership(e);
         Expr result;
         Expr left = expr(*e.children[0]);
         for (size_t i = 0; i < e.ops.size(); ++i) {
@@ -1497,7 +1552,175 @@ class Lowering {
     fail(e.span, "unsupported name");
   }
 
+  // ------------------------------------------------------- Python's constant functions
+  // The dotted path `e` names once module aliases are resolved (tl.cdiv with `import
+  // tilelang as tl` -> "tilelang.cdiv"), or "" when it is not rooted in a module.
+  std::string python_path(const AstExpr& e) const {
+    if (e.kind == AstKind::kName) {
+      const Binding* b = lookup(e.name);
+      return b && b->kind == Binding::kModule ? b->text : "";
+    }
+    if (e.kind != AstKind::kAttribute) return "";
+    std::string base = python_path(*e.base);
+    return base.empty() ? "" : base + "." + e.name;
+  }
+
+  PyNumber constant_number(const AstExpr& e, const std::string& fn) {
+    Expr v = expr(e);
+    if (const auto* i = v.as<IntImmNode>()) return int64_t(i->value);
+    if (const auto* f = v.as<FloatImmNode>()) return f->value;
+    fail(e.span, fn + " is evaluated when the kernel is built and needs a constant here",
+         "pass a factory parameter or a literal, or use the T.* function for kernel values");
+  }
+  Expr number_expr(const PyNumber& v, Span span) {
+    if (const auto* i = std::get_if<int64_t>(&v))
+      return with_span(fits_int32(*i) ? make_int(*i) : make_int(*i, DataType::Int64()), span);
+    return with_span(make_float(std::get<double>(v)), span);
+  }
+
+  // math.pi / DataType(dtype).bits / T.dtype(dtype).bits ...: a constant, else nullopt.
+  std::optional<Expr> python_constant_attribute(const AstExpr& e) {
+    std::string path = python_path(e);
+    if (std::optional<double> c = python_math_constant(path))
+      return with_span(make_float(*c), e.span);
+    const AstExpr& base = *e.base;
+    if (base.kind != AstKind::kCall) return std::nullopt;
+    std::string callee = python_path(*base.base);
+    if (callee != "tvm.DataType" && language_function(*base.base) != "dtype") return std::nullopt;
+    auto a = bind_args(base, callee.empty() ? "T.dtype" : "DataType", {"dtype"}, 1);
+    DataType t = dtype_arg(*a[0]);
+    std::optional<int64_t> v = dtype_attribute(t, e.name);
+    if (!v)
+      fail(e.span, "unsupported dtype attribute '." + e.name + "'",
+           "supported: .bits, .lanes, .itemsize");
+    return with_span(make_int(*v), e.span);
+  }
+
+  // tilelang.math.next_power_of_2(n), math.ceil(x), n.bit_length(), isinstance(x, int)
+  // on constants (python_constants.h); nullopt when `e` calls none of them.
+  std::optional<Expr> python_constant_call(const AstExpr& e) {
+    if (e.base->kind == AstKind::kName && e.base->name == "isinstance" && !lookup("isinstance"))
+      return python_isinstance(e);
+    std::string path;
+    std::vector<const AstExpr*> operands;
+    if (e.base->kind == AstKind::kAttribute && e.base->name == "bit_length" &&
+        python_path(*e.base).empty() && language_function(*e.base).empty()) {
+      path = "int.bit_length";
+      operands.push_back(e.base->base.get());
+    } else {
+      path = python_path(*e.base);
+      if (path.empty()) return std::nullopt;
+    }
+    for (const auto& c : e.children) operands.push_back(c.get());
+    std::vector<PyNumber> args;
+    if (!call_python_constant_known(path)) return std::nullopt;
+    if (path == "tilelang.cdiv") {  // symbolic operands keep the formula (below)
+      for (const AstExpr* c : operands)
+        if (!expr(*c).as<IntImmNode>()) return std::nullopt;
+    }
+    if (!e.keywords.empty()) no_keywords(e, path);
+    for (const AstExpr* c : operands) args.push_back(constant_number(*c, path));
+    try {
+      return number_expr(*call_python_constant(path, args), e.span);
+    } catch (const std::invalid_argument& err) {
+      fail(e.span, err.what());
+    }
+  }
+  // Whether `path` is a function python_constants.h evaluates (probed with its arity).
+  static bool call_python_constant_known(const std::string& path) {
+    for (size_t n = 0; n <= 2; ++n) {
+      try {
+        if (call_python_constant(path, std::vector<PyNumber>(n, PyNumber(int64_t(4))))) return true;
+      } catch (const std::invalid_argument&) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // isinstance(x, int / float / bool / str / tuple / list / dict, or a tuple of them) on
+  // a constant: Python's answer (a bool is an int; a symbolic dimension is none of them).
+  Expr python_isinstance(const AstExpr& e) {
+    auto a = bind_args(e, "isinstance", {"obj", "classinfo"}, 2);
+    Binding v = const_value(*a[0], "isinstance");
+    std::vector<const AstExpr*> classes;
+    if (a[1]->kind == AstKind::kTuple)
+      for (const auto& c : a[1]->children) classes.push_back(c.get());
+    else
+      classes.push_back(a[1]);
+    bool result = false;
+    for (const AstExpr* c : classes) {
+      static const std::set<std::string> known = {"int",   "float", "bool", "str",
+                                                  "tuple", "list",  "dict"};
+      if (c->kind != AstKind::kName || !known.count(c->name) || lookup(c->name))
+        fail(c->span, "isinstance checks Python's int, float, bool, str, tuple, list or dict here",
+             "constants of a factory are one of those; kernel values have no Python type");
+      const std::string& k = c->name;
+      const auto* i = v.kind == Binding::kConst ? v.value.as<IntImmNode>() : nullptr;
+      bool is_bool = i && v.value.dtype().is_bool();
+      result = result || (k == "int" && i) || (k == "bool" && is_bool) ||
+               (k == "float" && v.kind == Binding::kConst && v.value.as<FloatImmNode>()) ||
+               (k == "str" && v.kind == Binding::kString) ||
+               (k == "tuple" && v.kind == Binding::kTuple && v.text != "list") ||
+               (k == "list" && v.kind == Binding::kTuple && v.text == "list");
+    }
+    return with_span(make_bool(result), e.span);
+  }
+
+  // `x in container` / `x not in container` on constants: a tuple or list (items equal as
+  // Python compares them), a dict literal (its keys) or a string (a substring).
+  Expr membership(const AstExpr& e) {
+    if (e.ops.size() != 1)
+      fail(e.span, "chain 'in' with other comparisons through 'and'", "write (a in b) and c < d");
+    Binding item = const_value(*e.children[0], "in");
+    const AstExpr& right = *e.children[1];
+    std::vector<Binding> candidates;
+    bool found = false;
+    if (right.kind == AstKind::kDict) {
+      for (size_t k = 0; k < right.children.size(); k += 2)
+        candidates.push_back(const_value(*right.children[k], "in"));
+    } else {
+      Binding c = const_value(right, "in");
+      if (c.kind == Binding::kString) {
+        if (item.kind != Binding::kString)
+          fail(e.children[0]->span, "'in <string>' needs a string on the left");
+        found = c.text.find(item.text) != std::string::npos;
+      } else if (c.kind == Binding::kTuple) {
+        candidates = c.items;
+      } else {
+        fail(right.span, "'in' looks into a constant tuple, list, dict or string",
+             "write x in (a, b, c)");
+      }
+    }
+    for (const Binding& c : candidates) found = found || same_constant(item, c, e.span);
+    return with_span(make_bool(e.ops[0] == "in" ? found : !found), e.span);
+  }
+  bool same_constant(const Binding& a, const Binding& b, Span span) {
+    auto number = [](const Binding& x) -> std::optional<double> {
+      if (x.kind != Binding::kConst) return std::nullopt;
+      if (const auto* i = x.value.as<IntImmNode>()) return double(i->value);
+      if (const auto* f = x.value.as<FloatImmNode>()) return f->value;
+      return std::nullopt;
+    };
+    if (a.kind == Binding::kVar || b.kind == Binding::kVar ||
+        (a.kind == Binding::kConst && !number(a)) || (b.kind == Binding::kConst && !number(b)))
+      fail(span, "'in' compares constants, but a value here is only known when the kernel runs",
+           "compare kernel values with == and 'or'");
+    if (a.kind == Binding::kString || b.kind == Binding::kString)
+      return a.kind == b.kind && a.text == b.text;
+    if (a.kind == Binding::kNone || b.kind == Binding::kNone) return a.kind == b.kind;
+    if (a.kind == Binding::kTuple || b.kind == Binding::kTuple) {
+      if (a.kind != b.kind || a.items.size() != b.items.size()) return false;
+      for (size_t i = 0; i < a.items.size(); ++i)
+        if (!same_constant(a.items[i], b.items[i], span)) return false;
+      return true;
+    }
+    if (number(a) && number(b)) return *number(a) == *number(b);
+    return false;
+  }
+
   Expr call_expr(const AstExpr& e) {
+    if (std::optional<Expr> v = python_constant_call(e)) return *v;
     std::string fn;
     if (e.base->kind == AstKind::kName) {
       const std::string& name = e.base->name;
@@ -1554,7 +1777,8 @@ class Lowering {
       return fold(guarded(e.span, [&] { return call(fn, values, e.span); }), e.span);
     }
     if (fn == "clamp") {  // TileLang's T.clamp(x, lo, hi) = T.min(T.max(x, lo), hi)
-      std::vector<Expr> v = args(3);
+      auto a = bind_args(e, qualified, {"dst", "min_val", "max_val"}, 3);
+      std::vector<Expr> v = {expr(*a[0]), expr(*a[1]), expr(*a[2])};
       return guarded(e.span, [&] {
         Expr low = fold(call("max", {v[0], v[1]}, e.span), e.span);
         return fold(call("min", {low, v[2]}, e.span), e.span);
@@ -1733,7 +1957,7 @@ class Lowering {
       case AstStmtKind::kIf:
         return acc.add(if_statement(s));
       case AstStmtKind::kWith:
-        return acc.add(kernel_statement(s));
+        return acc.add(with_statement(s));
       case AstStmtKind::kFunctionDef:
         fail(s.span, "nested functions are not supported",
              "define every @T.prim_func at module level");
@@ -1766,6 +1990,9 @@ class Lowering {
     }
     if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min")
       return acc.add(atomic_statement(e, fn, s.span));
+    if (fn == "cumsum") return acc.add(cumsum_statement(e, s.span));
+    if (fn == "atomic_addx2" || fn == "atomic_addx4")
+      return acc.add(atomic_vector_statement(e, fn == "atomic_addx2" ? 2 : 4, s.span));
     if (fn == "launch_thread") {  // T.launch_thread("threadIdx.y", 1): checked, binds nothing
       launch_thread(e);
       return;
@@ -1912,6 +2139,168 @@ class Lowering {
       });
     return body;
   }
+  // T.atomic_addx2 / T.atomic_addx4(dst, value): TileLang's vectorized atomic add of the
+  // `lanes` consecutive elements starting at dst (A[i, j], or A[i, j:j + lanes]) and at
+  // value, along the last dimension. Each element is one atomic add (TileLang's single
+  // 2x16- or 4x32-bit instruction updates the same elements); value converts to dst's dtype.
+  Stmt atomic_vector_statement(const AstExpr& e, int64_t lanes, Span span) {
+    const std::string q = "T.atomic_addx" + std::to_string(lanes);
+    auto a = bind_args(e, q, {"dst", "value", "return_prev"}, 2);
+    if (a[2] && bool_arg(*a[2], "return_prev"))
+      fail(a[2]->span,
+           q + " with return_prev=True returns a " + std::to_string(lanes) +
+               "-lane vector, which tilec has no value for",
+           "use T.atomic_add(A[i, j], v, return_prev=True) per element");
+    auto origin = [&](const AstExpr& arg, const char* what) {
+      TileRegion r = region_arg(arg, q);
+      if (r.is_whole())
+        for (size_t d = 0; d < r.buffer->shape.size(); ++d) r.dims.push_back({make_int(0), {}});
+      if (r.buffer->ndim() == 0) fail(arg.span, q + "'s " + what + " must be a buffer element");
+      for (size_t d = 0; d < r.dims.size(); ++d) {
+        if (!r.dims[d].stop) continue;
+        std::optional<int64_t> n = slice_extent(r.dims[d].start, *r.dims[d].stop);
+        bool last = d + 1 == r.dims.size();
+        if (!n || *n != (last ? lanes : 1))
+          fail(arg.span,
+               q + "'s " + what + " slice of '" + r.buffer->name + "' must span " +
+                   std::string(last ? std::to_string(lanes) + " elements in the last dimension"
+                                    : "one element in the dimensions before the last"),
+               "write " + r.buffer->name + "[i, j] or " + r.buffer->name + "[i, j:j + " +
+                   std::to_string(lanes) + "]");
+      }
+      return r;
+    };
+    TileRegion dst = origin(*a[0], "destination"), src = origin(*a[1], "value");
+    Var lane = make_var("lane", DataType::Int32(), e.span);
+    auto element = [&](const TileRegion& r) {
+      std::vector<Expr> index;
+      for (const auto& d : r.dims) index.push_back(d.start);
+      index.back() = binary_op(BinaryOp::kAdd, index.back(), lane, e.span);
+      return guarded(e.span, [&] { return load(r.buffer, index, e.span); });
+    };
+    Expr target = element(dst), value = element(src);
+    Expr update =
+        guarded(e.span, [&] { return atomic_update("atomic_add", target, value, e.span); });
+    return guarded(span, [&] {
+      return for_loop(lane, make_int(0), make_int(lanes), evaluate(update, span),
+                      ForKind::kUnrolled, 1, span);
+    });
+  }
+
+  // T.cumsum(src, dst=None, dim=0, reverse=False): TileLang's inclusive prefix sum of a
+  // buffer or region along dim (reverse: the suffix sum), into dst (src itself when None,
+  // same extents). It lowers here into loops every target runs: a T.Parallel nest over
+  // the other dimensions (one iteration for a 1-D tile), each iteration scanning its line
+  // serially, dst[k] = dst[k -/+ 1] + src[k], rounded to dst's dtype at every step.
+  Stmt cumsum_statement(const AstExpr& e, Span span) {
+    const std::string q = "T.cumsum";
+    auto a = bind_args(e, q, {"src", "dst", "dim", "reverse"}, 1);
+    struct Operand {
+      Buffer buffer;
+      std::vector<Expr> starts, extents;
+    };
+    auto operand = [&](const AstExpr& arg) {
+      TileRegion r = region_arg(arg, q);
+      if (r.buffer->scope == StorageScope::kGlobal || r.buffer->scope == StorageScope::kVar)
+        fail(arg.span,
+             q + " scans a shared or fragment tile, not the " +
+                 std::string(to_string(r.buffer->scope)) + " buffer '" + r.buffer->name + "'",
+             "T.copy the data into a T.alloc_shared or T.alloc_fragment tile first");
+      Operand o{r.buffer, {}, {}};
+      for (int d = 0; d < r.buffer->ndim(); ++d) {
+        if (r.is_whole()) {
+          o.starts.push_back(make_int(0));
+          o.extents.push_back(r.buffer->shape[size_t(d)]);
+        } else if (r.dims[size_t(d)].stop) {
+          std::optional<int64_t> n = slice_extent(r.dims[size_t(d)].start, *r.dims[size_t(d)].stop);
+          if (!n || *n <= 0)
+            fail(arg.span,
+                 q + ": the slices of '" + r.buffer->name + "' need constant, positive extents",
+                 "write A[i * 16:(i + 1) * 16] or A[i:i + 16]");
+          o.starts.push_back(r.dims[size_t(d)].start);
+          o.extents.push_back(make_int(*n));
+        } else {
+          o.starts.push_back(r.dims[size_t(d)].start);
+          o.extents.push_back(make_int(1));
+        }
+      }
+      return o;
+    };
+    Operand src = operand(*a[0]);
+    Operand dst = a[1] && a[1]->kind != AstKind::kNone ? operand(*a[1]) : src;
+    int ndim = src.buffer->ndim();
+    int64_t dim = a[2] ? int_arg(*a[2], "dim") : 0;
+    if (dim < -ndim || dim >= ndim)
+      fail(a[2] ? a[2]->span : e.span,
+           "dim " + std::to_string(dim) + " is out of range for the " + std::to_string(ndim) +
+               "-dimensional '" + src.buffer->name + "'",
+           "use a dim in [" + std::to_string(-ndim) + ", " + std::to_string(ndim - 1) + "]");
+    if (dim < 0) dim += ndim;
+    bool reverse = a[3] && bool_arg(*a[3], "reverse");
+    bool same_extents = dst.extents.size() == src.extents.size();
+    for (size_t d = 0; same_extents && d < src.extents.size(); ++d)
+      same_extents = structural_equal(src.extents[d], dst.extents[d]);
+    if (!same_extents)
+      fail(e.span,
+           q + ": '" + dst.buffer->name + "' must have the extents of '" + src.buffer->name + "'",
+           "scan into a tile of the same shape, or leave dst out to scan in place");
+    const int64_t* n = as_const_int(src.extents[size_t(dim)]);
+    if (!n) fail(e.span, q + " scans a dimension of constant extent");
+    std::vector<Var> vars;
+    for (int d = 0; d < ndim; ++d)
+      vars.push_back(make_var(d == dim ? "k_cumsum" : "i" + std::to_string(d) + "_cumsum",
+                              DataType::Int32(), e.span));
+    auto at = [&](const Operand& o, const Expr& k) {
+      std::vector<Expr> index;
+      for (int d = 0; d < ndim; ++d)
+        index.push_back(binary_op(BinaryOp::kAdd, o.starts[size_t(d)],
+                                  d == dim ? k : Expr(vars[size_t(d)]), e.span));
+      return index;
+    };
+    auto load_at = [&](const Operand& o, const Expr& k) {
+      return guarded(e.span, [&] { return load(o.buffer, at(o, k), e.span); });
+    };
+    Var k = vars[size_t(dim)];
+    Expr first = make_int(reverse ? *n - 1 : 0);
+    Expr previous = binary_op(reverse ? BinaryOp::kAdd : BinaryOp::kSub, k, make_int(1), e.span);
+    Stmt init =
+        guarded(span, [&] { return store(dst.buffer, at(dst, first), load_at(src, first), span); });
+    Expr sum = binary_op(BinaryOp::kAdd, load_at(dst, previous), load_at(src, k), e.span);
+    Stmt step = guarded(span, [&] { return store(dst.buffer, at(dst, k), sum, span); });
+    Stmt scan = guarded(span, [&] {
+      return reverse ? for_loop(k, make_int(*n - 2), make_int(-1), step, ForKind::kSerial, -1, span)
+                     : for_loop(k, make_int(1), make_int(*n), step, ForKind::kSerial, 1, span);
+    });
+    Stmt body = seq({init, scan}, span);
+    bool any_parallel = false;
+    for (int d = ndim; d-- > 0;) {
+      if (d == dim) continue;
+      any_parallel = true;
+      body = guarded(span, [&] {
+        return for_loop(vars[size_t(d)], make_int(0), src.extents[size_t(d)], body,
+                        ForKind::kParallel, 1, span);
+      });
+    }
+    if (!any_parallel) {  // a 1-D tile: one T.Parallel iteration scans it
+      Var one = make_var("i_cumsum", DataType::Int32(), e.span);
+      body = guarded(span, [&] {
+        return for_loop(one, make_int(0), make_int(1), body, ForKind::kParallel, 1, span);
+      });
+    }
+    return body;
+  }
+
+  // The constant extent of the slice start:stop (both constants, or stop = start + c).
+  static std::optional<int64_t> slice_extent(const Expr& start, const Expr& stop) {
+    const int64_t* a = as_const_int(start);
+    const int64_t* b = as_const_int(stop);
+    if (a && b) return *b - *a;
+    const auto* add = stop.as<BinaryNode>();
+    if (add && add->op == BinaryOp::kAdd && structural_equal(add->a, start))
+      if (const int64_t* c = as_const_int(add->b)) return *c;
+    return std::nullopt;
+  }
+
   Expr atomic_element(const AstExpr& e, const std::string& fn, const AstExpr& dst,
                       const AstExpr& value) {
     if (dst.kind != AstKind::kSubscript)
@@ -2373,6 +2762,59 @@ class Lowering {
     return guarded(s.span, [&] { return if_then_else(cond, then_case, else_case, s.span); });
   }
 
+  // `with CONTEXT:` inside a function: T.Kernel, or TVM script's if-frames.
+  Stmt with_statement(const AstStmt& s) {
+    const AstExpr& ctx = *s.value;
+    std::string fn = ctx.kind == AstKind::kCall && ctx.base->kind == AstKind::kAttribute
+                         ? language_function(*ctx.base)
+                         : "";
+    if (fn == "If") return if_frame(s);
+    if (fn == "Then" || fn == "Else")
+      fail(ctx.span, "`with T." + fn + "():` belongs directly inside `with T.If(cond):`",
+           "write with T.If(cond):\n    with T.Then(): ...\n    with T.Else(): ...");
+    return kernel_statement(s);
+  }
+
+  // TVM script's `with T.If(cond): with T.Then(): A  with T.Else(): B` is `if cond: A
+  // else: B`; the If holds exactly one Then, then at most one Else.
+  Stmt if_frame(const AstStmt& s) {
+    const AstExpr& ctx = *s.value;
+    auto a = bind_args(ctx, "T.If", {"condition"}, 1);
+    if (s.target) fail(s.target->span, "`with T.If(...)` binds no name");
+    const AstStmt* then_frame = nullptr;
+    const AstStmt* else_frame = nullptr;
+    for (const auto& st : s.body) {
+      if (st->kind == AstStmtKind::kPass ||
+          (st->kind == AstStmtKind::kExpr && st->value->kind == AstKind::kString))
+        continue;
+      std::string fn = st->kind == AstStmtKind::kWith && st->value->kind == AstKind::kCall &&
+                               st->value->base->kind == AstKind::kAttribute
+                           ? language_function(*st->value->base)
+                           : "";
+      if (fn == "Then" && !then_frame && !else_frame) {
+        then_frame = st.get();
+      } else if (fn == "Else" && then_frame && !else_frame) {
+        else_frame = st.get();
+      } else {
+        fail(st->span,
+             fn == "Then" || fn == "Else"
+                 ? "`with T." + fn + "():` is out of place in this `with T.If(...)`"
+                 : std::string("only `with T.Then():` and `with T.Else():` may appear directly "
+                               "inside `with T.If(...)`"),
+             "write with T.If(cond):\n    with T.Then(): ...\n    with T.Else(): ...");
+      }
+      bind_args(*st->value, "T." + fn, {}, 0);
+      if (st->target) fail(st->target->span, "`with T." + fn + "()` binds no name");
+    }
+    if (!then_frame)
+      fail(s.span, "`with T.If(...)` has no `with T.Then():`",
+           "put the guarded statements in `with T.Then():` inside the T.If");
+    Expr cond = expr(*a[0]);
+    Stmt then_case = block(then_frame->body, then_frame->span);
+    Stmt else_case = else_frame ? block(else_frame->body, else_frame->span) : Stmt();
+    return guarded(s.span, [&] { return if_then_else(cond, then_case, else_case, s.span); });
+  }
+
   std::vector<const AstExpr*> loop_targets(const AstExpr& target) {
     std::vector<const AstExpr*> names;
     if (target.kind == AstKind::kTuple) {
@@ -2424,6 +2866,7 @@ class Lowering {
     int num_stages = 0;
     std::string thread;
     ForKind kind = ForKind::kSerial;
+    std::optional<PipelineScheduleArgs> schedule;
     if (fn == "range") {
       no_keywords(iter, q);
       size_t n = iter.children.size();
@@ -2447,11 +2890,7 @@ class Lowering {
       names.push_back("annotations");  // hints for the GPU code generator; no effect on results
       if (fn == "unroll") names.push_back("explicit");
       auto a = bind_args(iter, q, names, 1);
-      if (fn == "Pipelined") {
-        for (size_t k = 3; k < 7; ++k)
-          if (a[k] && a[k]->kind != AstKind::kList && a[k]->kind != AstKind::kTuple)
-            fail(a[k]->span, "T.Pipelined's " + names[k] + " is a list of integers");
-      }
+      if (fn == "Pipelined") schedule = pipeline_schedule_lists(a);
       if ((fn == "serial" || fn == "unroll") && a[2]) {
         step = int_arg(*a[2], "step");
         if (step == 0) fail(a[2]->span, "the step must not be zero");
@@ -2485,7 +2924,86 @@ class Lowering {
         fail(iter.span, "loop bounds must be integers, not " + bound.dtype().str());
     if (kind == ForKind::kThreadBinding && in_kernel_)
       return thread_binding_loop(s, iter, thread, begin, end);
-    return loop_nest(s, targets, {end}, kind, step, num_stages, thread, begin);
+    Stmt loop = loop_nest(s, targets, {end}, kind, step, num_stages, thread, begin);
+    if (schedule && !schedule->schedule.empty()) loop = with_pipeline_schedule(loop, *schedule);
+    return loop;
+  }
+
+  // T.Pipelined's order= / stage= / sync= / group= (pipeline_schedule.h), read as
+  // constants: literal lists or names bound to them (factory parameters, -D order=[0,1]).
+  struct PipelineScheduleArgs {
+    PipelineSchedule schedule;
+    Span order_span, stage_span, list_span;  // where to point at a length or range error
+  };
+  PipelineScheduleArgs pipeline_schedule_lists(const BoundArgs& a) {
+    PipelineScheduleArgs out;
+    auto ints = [&](const Binding& b, const AstExpr& at, const std::string& what) {
+      std::vector<int64_t> v;
+      if (b.kind == Binding::kNone) return v;
+      if (b.kind != Binding::kTuple)
+        fail(at.span, "T.Pipelined's " + what + " is a list of integers",
+             "write " + what + "=[0, 1, 2] (one entry per statement of the loop body)");
+      for (const Binding& item : b.items) {
+        const auto* i = item.kind == Binding::kConst ? item.value.as<IntImmNode>() : nullptr;
+        if (!i || item.value.dtype().is_bool())
+          fail(at.span, "T.Pipelined's " + what + " is a list of integers, but an entry is not",
+               "write " + what + "=[0, 1, 2] (one entry per statement of the loop body)");
+        v.push_back(i->value);
+      }
+      return v;
+    };
+    auto lists = [&](const Binding& b, const AstExpr& at, const std::string& what) {
+      std::vector<std::vector<int64_t>> v;
+      if (b.kind == Binding::kNone) return v;
+      if (b.kind != Binding::kTuple)
+        fail(at.span, "T.Pipelined's " + what + " is a list of lists of statement indices",
+             "write " + what + "=[[0, 1], [2]]");
+      for (const Binding& item : b.items) v.push_back(ints(item, at, what + " entry"));
+      return v;
+    };
+    if (a[3]) {
+      out.schedule.order = ints(const_value(*a[3], "order"), *a[3], "order");
+      out.order_span = a[3]->span;
+    }
+    if (a[4]) {
+      out.schedule.stage = ints(const_value(*a[4], "stage"), *a[4], "stage");
+      out.stage_span = a[4]->span;
+    }
+    if (a[5]) {
+      out.schedule.sync = lists(const_value(*a[5], "sync"), *a[5], "sync");
+      out.list_span = a[5]->span;
+    }
+    if (a[6]) {
+      out.schedule.group = lists(const_value(*a[6], "group"), *a[6], "group");
+      out.list_span = a[6]->span;
+    }
+    return out;
+  }
+
+  // Records a validated schedule on the pipelined loop; without num_stages= the depth is
+  // max(stage) + 1, as in TileLang.
+  Stmt with_pipeline_schedule(const Stmt& loop, const PipelineScheduleArgs& args) {
+    auto n = copy_node(loop.as<ForNode>());
+    PipelineBodyCount count = count_pipeline_statements(n->body);
+    PipelineSchedule sched = args.schedule;
+    int64_t k = count.scheduled;
+    // Older TileLang code also gave the loop body's scalar bindings entries.
+    if (!sched.order.empty() && int64_t(sched.order.size()) != k &&
+        int64_t(sched.order.size()) == count.with_bindings)
+      k = count.with_bindings;
+    if (std::optional<std::string> why = pipeline_schedule_error(sched, k)) {
+      Span at = why->rfind("stage", 0) == 0   ? args.stage_span
+                : why->rfind("order", 0) == 0 ? args.order_span
+                                              : args.list_span;
+      if (!at.known()) at = loop->span;
+      fail(at, "T.Pipelined: " + *why,
+           "order and stage have one entry per statement of the loop body (copies, gemms, "
+           "nested loops, ifs; not scalar bindings), order a permutation of 0.." +
+               std::to_string(k > 0 ? k - 1 : 0));
+    }
+    n->pipeline = std::move(sched);
+    if (!n->num_stages) n->num_stages = int(n->pipeline.depth());
+    return Stmt(n);
   }
 
   // `for tx in T.thread_binding(128, thread="threadIdx.x"):` inside a T.Kernel binds `tx`
@@ -2726,9 +3244,9 @@ class Lowering {
            "the only context is `with T.Kernel(...) as (bx, by):`");
     if (in_kernel_)
       fail(s.span, "T.Kernel cannot be nested", "a function launches one kernel grid at a time");
-    if (ctx.children.empty() || ctx.children.size() > 3)
+    if (ctx.children.size() > 3)
       fail(ctx.span,
-           "T.Kernel takes 1 to 3 grid extents, got " + std::to_string(ctx.children.size()));
+           "T.Kernel takes 0 to 3 grid extents, got " + std::to_string(ctx.children.size()));
     auto n = std::make_shared<KernelNode>();
     n->span = s.span;
     for (const auto& c : ctx.children) {
@@ -2737,6 +3255,7 @@ class Lowering {
         fail(c->span, "grid extents must be integers, not " + g.dtype().str());
       n->grid.push_back(g);
     }
+    if (n->grid.empty()) n->grid.push_back(make_int(1));  // T.Kernel(threads=n): one block
     n->threads = {128};
     for (const auto& kw : ctx.keywords) {
       if (kw.name == "is_cpu") continue;  // every tilec target runs the same grid

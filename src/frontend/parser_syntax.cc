@@ -424,6 +424,14 @@ class SyntaxParser {
 
   AstStmtPtr with_statement() {
     auto s = new_stmt(AstStmtKind::kWith, next().span);
+    with_item(*s);
+    return s;
+  }
+
+  // One context of a `with` and what follows it: `with A, B: body` is Python's
+  // `with A: with B: body`, so a second context becomes a nested with statement.
+  void with_item(AstStmt& w) {
+    AstStmt* s = &w;
     s->value = expression();
     if (at_word("as")) {
       next();
@@ -435,11 +443,14 @@ class SyntaxParser {
         s->target = target_list("as kernel block indices");
       }
     }
-    if (at_op(","))
-      fail(peek().span, "one context per 'with' statement is supported",
-           "use `with T.Kernel(...) as (bx, by):`");
+    if (at_op(",")) {
+      next();
+      auto inner = new_stmt(AstStmtKind::kWith, peek().span);
+      with_item(*inner);
+      s->body.push_back(std::move(inner));
+      return;
+    }
     block(s->body);
-    return s;
   }
 
   // Names separated by commas; a tuple node when there are several.
@@ -613,9 +624,18 @@ class SyntaxParser {
     auto is_cmp = [&] {
       return at_op("<") || at_op(">") || at_op("==") || at_op("!=") || at_op("<=") || at_op(">=");
     };
-    if (at_word("in") || (at_word("not") && at_word("in", 1)))
-      fail(peek().span, "'" + peek().text + "' comparisons are not supported",
-           "supported comparisons: <, <=, >, >=, ==, !=, `x is None`");
+    if (at_word("in") || (at_word("not") && at_word("in", 1))) {
+      // `x in (a, b)` / `x not in [...]`: membership in a constant tuple, list, dict or
+      // string, evaluated by the constant evaluator.
+      auto e = leaf(AstKind::kCompare, span, "");
+      adopt(*e, std::move(first));
+      bool negated = at_word("not");
+      if (negated) next();
+      next();
+      e->ops.push_back(negated ? "not in" : "in");
+      adopt(*e, bit_or());
+      return e;
+    }
     if (at_word("is")) {  // `x is None` / `x is not None`, for factory parameters
       auto e = leaf(AstKind::kCompare, span, "");
       adopt(*e, std::move(first));

@@ -87,6 +87,26 @@ std::string float_literal(double v) {
   return s;
 }
 
+// ", order=[0, 1], stage=[0, 1], ..." for a T.Pipelined schedule; empty lists are left out.
+std::string pipeline_schedule_args(const PipelineSchedule& p) {
+  auto list = [](const std::vector<int64_t>& l) {
+    std::string out = "[";
+    for (size_t i = 0; i < l.size(); ++i) out += (i ? ", " : "") + std::to_string(l[i]);
+    return out + "]";
+  };
+  auto lists = [&](const std::vector<std::vector<int64_t>>& ls) {
+    std::string out = "[";
+    for (size_t i = 0; i < ls.size(); ++i) out += (i ? ", " : "") + list(ls[i]);
+    return out + "]";
+  };
+  std::string out;
+  if (!p.order.empty()) out += ", order=" + list(p.order);
+  if (!p.stage.empty()) out += ", stage=" + list(p.stage);
+  if (!p.sync.empty()) out += ", sync=" + lists(p.sync);
+  if (!p.group.empty()) out += ", group=" + lists(p.group);
+  return out;
+}
+
 struct Candidate {
   std::string text;
   Expr literal;
@@ -619,7 +639,7 @@ class Printer {
           case ForKind::kPipelined:
             iter = "T.Pipelined(" + range_args +
                    (f.num_stages ? ", num_stages=" + std::to_string(f.num_stages) : std::string()) +
-                   ")";
+                   pipeline_schedule_args(f.pipeline) + ")";
             break;
           case ForKind::kThreadBinding:
             iter = "T.thread_binding(" + range_args + ", thread=\"" + f.thread_tag + "\")";

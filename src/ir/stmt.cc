@@ -186,11 +186,12 @@ Expr atomic_update(const std::string& name, Expr element, Expr value, Span span)
   auto* load_node = element.as<LoadNode>();
   if (!load_node) throw IRError("T." + name + " updates one buffer element, e.g. A[i, j]");
   DataType t = element.dtype();
-  bool supported = t.is_integer() || (t.code == TypeCode::kFloat && (t.bits == 32 || t.bits == 64));
+  bool supported =
+      t.is_integer() || (t.is_float() && (t.bits == 16 || t.bits == 32 || t.bits == 64));
   if (!supported || !t.is_scalar())
     throw IRError("T." + name + " on a " + t.str() +
-                  " element is not supported: integer, float32 and float64 elements are; "
-                  "accumulate 16-bit floats in a float32 buffer");
+                  " element is not supported: integer, float16, bfloat16, float32 and float64 "
+                  "elements are; accumulate narrower floats in a float32 buffer");
   if (!value) throw IRError("T." + name + " needs a value");
   auto node = std::make_shared<CallNode>(t, name, std::vector<Expr>{element, cast(t, value)},
                                          CallKind::kAtomic);

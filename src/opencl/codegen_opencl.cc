@@ -157,19 +157,61 @@ TILEC_CL_PRIVATE(tilec_atomic_max_u32_private, uint, cur < v ? v : cur)
 TILEC_CL_PRIVATE(tilec_atomic_min_u32_private, uint, v < cur ? v : cur)
 )CL";
 
+// 16-bit float elements (stored as ushort): OpenCL 1.2 has no 16-bit compare-and-swap,
+// so the loop swaps the aligned 32-bit word holding the element (devices are little
+// endian: the element at an address with bit 1 set is the word's high half), combining
+// in float and rounding to the dtype.
+const char* kAtomic16 = R"CL(
+#define TILEC_CL_CAS16(NAME, SPACE, TO, FROM, NEXT)                                       \
+  static inline float NAME(volatile SPACE ushort* p, float v) {                            \
+    volatile SPACE uint* word = (volatile SPACE uint*)((uintptr_t)p & ~(uintptr_t)3);      \
+    uint shift = ((uintptr_t)p & 2) ? 16u : 0u;                                            \
+    uint seen = *word;                                                                     \
+    for (;;) {                                                                             \
+      float cur = TO((ushort)(seen >> shift));                                             \
+      uint want = (seen & ~(0xFFFFu << shift)) | ((uint)FROM((float)(NEXT)) << shift);     \
+      uint old = atomic_cmpxchg(word, seen, want);                                         \
+      if (old == seen) return cur;                                                         \
+      seen = old;                                                                          \
+    }                                                                                      \
+  }
+#define TILEC_CL_PRIVATE16(NAME, TO, FROM, NEXT) \
+  static inline float NAME(ushort* p, float v) { float cur = TO(*p); *p = FROM((float)(NEXT)); return cur; }
+#define TILEC_CL_ATOMICS16(S, TO, FROM)                                                    \
+  TILEC_CL_CAS16(tilec_atomic_add_##S##_global, __global, TO, FROM, cur + v)               \
+  TILEC_CL_CAS16(tilec_atomic_max_##S##_global, __global, TO, FROM, cur < v ? v : cur)     \
+  TILEC_CL_CAS16(tilec_atomic_min_##S##_global, __global, TO, FROM, v < cur ? v : cur)     \
+  TILEC_CL_CAS16(tilec_atomic_add_##S##_local, __local, TO, FROM, cur + v)                 \
+  TILEC_CL_CAS16(tilec_atomic_max_##S##_local, __local, TO, FROM, cur < v ? v : cur)       \
+  TILEC_CL_CAS16(tilec_atomic_min_##S##_local, __local, TO, FROM, v < cur ? v : cur)       \
+  TILEC_CL_PRIVATE16(tilec_atomic_add_##S##_private, TO, FROM, cur + v)                    \
+  TILEC_CL_PRIVATE16(tilec_atomic_max_##S##_private, TO, FROM, cur < v ? v : cur)          \
+  TILEC_CL_PRIVATE16(tilec_atomic_min_##S##_private, TO, FROM, v < cur ? v : cur)
+)CL";
+const char* kAtomicF16 = "TILEC_CL_ATOMICS16(f16, tilec_f16_to_f32, tilec_f32_to_f16)\n";
+const char* kAtomicBF16 = "TILEC_CL_ATOMICS16(bf16, tilec_bf16_to_f32, tilec_f32_to_bf16)\n";
+
 }  // namespace
 
 std::string CodeGenOpenCL::atomic_function(const CallNode* op, const Buffer& buffer) {
   DataType t = op->dtype;
-  if (t.bits != 32)
-    throw IRError(fmt::format(
-        "opencl codegen: T.{} on a {} element of '{}': OpenCL 1.2 has 32-bit atomics only; "
-        "use an int32, uint32 or float32 buffer",
-        op->name, t.str(), buffer->name));
-  require_helper("atomic");
   std::string space = buffer->scope == StorageScope::kGlobal   ? "global"
                       : buffer->scope == StorageScope::kShared ? "local"
                                                                : "private";
+  if (t.is_float() && t.bits == 16) {
+    const char* s = t.is_bfloat16() ? "bf16" : "f16";
+    require_helper(s);
+    require_helper("atomic16");
+    require_helper(std::string("atomic16_") + s);
+    return fmt::format("tilec_{}_{}_{}", op->name, s, space);
+  }
+  if (t.bits != 32)
+    throw IRError(fmt::format(
+        "opencl codegen: T.{} on a {} element of '{}': OpenCL 1.2 has 32-bit atomics only "
+        "(16-bit floats are updated through their 32-bit word); use an int32, uint32, "
+        "float32, float16 or bfloat16 buffer",
+        op->name, t.str(), buffer->name));
+  require_helper("atomic");
   return fmt::format("tilec_{}_{}32_{}", op->name,
                      t.is_float()  ? "f"
                      : t.is_uint() ? "u"
@@ -183,6 +225,9 @@ void CodeGenOpenCL::print_preamble(std::ostream& os) {
   if (uses_helper("f16")) os << kFloat16;
   if (uses_helper("bf16")) os << kBFloat16;
   if (uses_helper("atomic")) os << kAtomic;
+  if (uses_helper("atomic16")) os << kAtomic16;
+  if (uses_helper("atomic16_f16")) os << kAtomicF16;
+  if (uses_helper("atomic16_bf16")) os << kAtomicBF16;
 }
 
 std::string CodeGenOpenCL::address_space(StorageScope scope) {

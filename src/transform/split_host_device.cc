@@ -21,56 +21,103 @@ int count_kernels(const Stmt& s) {
 }
 
 struct SplitFunction {
-  PrimFunc host, device;
+  PrimFunc host;
+  std::vector<PrimFunc> devices;  // in launch order
 };
+
+// A T.Kernel of the function's top level, with the lets in scope at it.
+struct KernelSite {
+  const KernelNode* kernel;
+  std::vector<const LetNode*> lets;
+};
+
+// The kernels of `s` when its top level is only lets, sequences and T.Kernel scopes;
+// false when anything else is there.
+bool collect_kernels(const Stmt& s, std::vector<const LetNode*>& lets,
+                     std::vector<KernelSite>& out) {
+  if (auto* k = s.as<KernelNode>()) {
+    out.push_back({k, lets});
+    return true;
+  }
+  if (auto* l = s.as<LetNode>()) {
+    lets.push_back(l);
+    bool ok = collect_kernels(l->body, lets, out);
+    lets.pop_back();
+    return ok;
+  }
+  if (auto* q = s.as<SeqNode>()) {
+    for (const auto& c : q->stmts)
+      if (!collect_kernels(c, lets, out)) return false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string device_function_name(const std::string& function, size_t index) {
+  return function + "_kernel" + (index ? "_" + std::to_string(index) : std::string());
+}
+
+namespace {
 
 SplitFunction split_function(const PrimFunc& func, const SplitHostDeviceOptions& options) {
   std::vector<const LetNode*> lets;
-  Stmt s = func->body;
-  while (auto* let_node = s.as<LetNode>()) {
-    lets.push_back(let_node);
-    s = let_node->body;
-  }
-  auto* kernel = s.as<KernelNode>();
+  std::vector<KernelSite> sites;
+  bool top_level = collect_kernels(func->body, lets, sites);
   int kernels = count_kernels(func->body);
-  if (!kernel || kernels != 1) {
+  if (!top_level || kernels == 0 || size_t(kernels) != sites.size()) {
     throw IRError(fmt::format(
-        "function '{}' has {} T.Kernel scopes{}; a kernel function needs exactly one, as its "
-        "outermost statement (only plain assignments may precede it)",
-        func->name, kernels, kernels == 1 ? " but it is nested inside other statements" : ""));
+        "function '{}' has {} T.Kernel scopes{}; a kernel function needs at least one, each "
+        "at its top level (only plain assignments may precede or separate them)",
+        func->name, kernels, kernels > 0 ? " but one is nested inside other statements" : ""));
   }
-  DeviceKernelBody device_body = options.bind_blocks(*kernel);
-  Stmt body = device_body.body;
-  for (size_t i = lets.size(); i-- > 0;) body = let(lets[i]->var, lets[i]->value, body);
-
   std::vector<Param> params = func->params;
   for (const auto& v : symbolic_shape_vars(func)) params.push_back(Param{v, nullptr});
   std::vector<Expr> launch_args;
   for (const auto& p : params) launch_args.push_back(p.var);
-  for (const auto& p : device_body.extra_params) params.push_back(p);
 
-  std::string device_name = func->name + "_kernel";
-  AttrMap device_attrs{{"global_symbol", device_name}, {kFunctionKindAttr, std::string("device")}};
-  // The device function reports the violations; the host entry keeps the attr too.
-  if (is_bounds_checked(func)) device_attrs[kBoundsCheckedAttr] = true;
-  PrimFunc device = make_prim_func(device_name, params, body, device_attrs, func->span);
+  SplitFunction out;
+  std::vector<Stmt> launches;
+  for (size_t k = 0; k < sites.size(); ++k) {
+    const KernelSite& site = sites[k];
+    DeviceKernelBody device_body = options.bind_blocks(*site.kernel);
+    Stmt body = device_body.body;
+    for (size_t i = site.lets.size(); i-- > 0;)
+      body = let(site.lets[i]->var, site.lets[i]->value, body);
+    std::vector<Param> device_params = params;
+    for (const auto& p : device_body.extra_params) device_params.push_back(p);
 
-  // The host evaluates the grid before any let inside the kernel function runs.
-  std::vector<Expr> grid = kernel->grid;
-  for (size_t i = lets.size(); i-- > 0;) {
-    for (auto& g : grid) g = substitute(g, VarMap{{lets[i]->var.get(), lets[i]->value}});
+    std::string device_name = device_function_name(func->name, k);
+    AttrMap device_attrs{{"global_symbol", device_name},
+                         {kFunctionKindAttr, std::string("device")}};
+    // The device function reports the violations; the host entry keeps the attr too.
+    if (is_bounds_checked(func)) device_attrs[kBoundsCheckedAttr] = true;
+    out.devices.push_back(
+        make_prim_func(device_name, device_params, body, device_attrs, func->span));
+
+    // The host evaluates the grid before any let inside the kernel function runs.
+    std::vector<Expr> grid = site.kernel->grid;
+    for (size_t i = site.lets.size(); i-- > 0;) {
+      for (auto& g : grid)
+        g = substitute(g, VarMap{{site.lets[i]->var.get(), site.lets[i]->value}});
+    }
+    auto launch = std::make_shared<LaunchNode>();
+    launch->callee = device_name;
+    launch->grid = grid;
+    launch->threads = site.kernel->threads;
+    launch->args = launch_args;
+    launch->span = site.kernel->span;
+    launches.push_back(Stmt(launch));
   }
-  auto launch = std::make_shared<LaunchNode>();
-  launch->callee = device_name;
-  launch->grid = grid;
-  launch->threads = kernel->threads;
-  launch->args = launch_args;
-  launch->span = kernel->span;
-  PrimFunc host = with_body(func, Stmt(launch));
+  // The grids run one after another, each finishing before the next starts, as
+  // TileLang's separate device launches do.
+  PrimFunc host = with_body(func, seq(std::move(launches)));
   host = with_attr(host, kFunctionKindAttr, std::string("host"));
   host = with_attr(host, kDeviceTypeAttr, options.device_type);
   if (options.device_launch) host = with_attr(host, kLaunchAttr, std::string("device"));
-  return {host, device};
+  out.host = host;
+  return out;
 }
 
 }  // namespace
@@ -83,15 +130,16 @@ IRModule split_host_device(const IRModule& mod, const SplitHostDeviceOptions& op
   }
   std::vector<PrimFunc> functions;
   for (const auto& f : mod.functions()) {
-    if (mod.contains(f->name + "_kernel")) {
-      throw IRError(
-          fmt::format("cannot split function '{}': the module already has a function "
-                      "named '{}_kernel'; rename one of them",
-                      f->name, f->name));
-    }
     SplitFunction split = split_function(f, options);
+    for (const auto& d : split.devices)
+      if (mod.contains(d->name)) {
+        throw IRError(
+            fmt::format("cannot split function '{}': the module already has a function "
+                        "named '{}'; rename one of them",
+                        f->name, d->name));
+      }
     functions.push_back(split.host);
-    functions.push_back(split.device);
+    for (auto& d : split.devices) functions.push_back(std::move(d));
   }
   return IRModule(std::move(functions), mod.attrs());
 }

@@ -5,13 +5,15 @@
 #pragma once
 
 #include "tilec/ir/expr.h"
+#include "tilec/ir/pipeline_schedule.h"
 
 #include <optional>
 
 namespace tilec::ir {
 
 enum class StorageScope : uint8_t { kGlobal, kShared, kFragment, kLocal, kVar };
-const char* to_string(StorageScope scope);  // "global", "shared", "local.fragment", "local", "local.var"
+const char* to_string(
+    StorageScope scope);  // "global", "shared", "local.fragment", "local", "local.var"
 std::optional<StorageScope> parse_storage_scope(std::string_view text);
 
 struct BufferNode {
@@ -20,7 +22,7 @@ struct BufferNode {
   std::vector<Expr> shape;    // constants or symbolic Vars (int32)
   std::vector<Expr> strides;  // empty: contiguous row-major
   StorageScope scope = StorageScope::kGlobal;
-  bool read_only = false;     // a parameter the kernel promises not to write
+  bool read_only = false;  // a parameter the kernel promises not to write
   Span span;
   int ndim() const { return int(shape.size()); }
 };
@@ -43,10 +45,28 @@ struct TileRegion {
 };
 
 enum class StmtKind : uint8_t {
-  kStore, kLet, kFor, kIf, kSeq, kAllocate, kEvaluate, kKernel, kCopy, kFill, kGemm, kReduce,
+  kStore,
+  kLet,
+  kFor,
+  kIf,
+  kSeq,
+  kAllocate,
+  kEvaluate,
+  kKernel,
+  kCopy,
+  kFill,
+  kGemm,
+  kReduce,
   kLaunch
 };
-enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled, kPipelined, kThreadBinding };
+enum class ForKind : uint8_t {
+  kSerial,
+  kParallel,
+  kVectorized,
+  kUnrolled,
+  kPipelined,
+  kThreadBinding
+};
 const char* to_string(ForKind kind);
 enum class ReduceKind : uint8_t { kSum, kMax, kMin, kAbsSum, kAbsMax };
 const char* to_string(ReduceKind kind);  // "sum", "max", "min", "abssum", "absmax"
@@ -99,8 +119,9 @@ struct ForNode : StmtNode {
   Expr begin, end;
   int64_t step = 1;
   ForKind for_kind = ForKind::kSerial;
-  int num_stages = 0;       // T.Pipelined hint; 0 otherwise
-  std::string thread_tag;   // kThreadBinding: "threadIdx.x", ...
+  int num_stages = 0;         // T.Pipelined hint; 0 otherwise
+  PipelineSchedule pipeline;  // T.Pipelined's order/stage/sync/group; empty otherwise
+  std::string thread_tag;     // kThreadBinding: "threadIdx.x", ...
   Stmt body;
   ForNode() : StmtNode(kKind) {}
 };
@@ -132,9 +153,9 @@ struct EvaluateNode : StmtNode {
 // with T.Kernel(grid..., threads=...) as (block_vars...): body runs once per block.
 struct KernelNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kKernel;
-  std::vector<Expr> grid;          // 1 to 3 extents
-  std::vector<Var> block_vars;     // same length as grid
-  std::vector<int64_t> threads;    // 1 to 3 extents; threads per block
+  std::vector<Expr> grid;        // 1 to 3 extents
+  std::vector<Var> block_vars;   // same length as grid
+  std::vector<int64_t> threads;  // 1 to 3 extents; threads per block
   Stmt body;
   KernelNode() : StmtNode(kKind) {}
 };
@@ -202,8 +223,9 @@ const CallNode* as_barrier(const Expr& e);
 // dtype. It replaces the element by element + value (max, min: the rule of BinaryOp
 // kMax/kMin) in one indivisible step with respect to every other atomic update of that
 // element, from any block or thread, and yields the element's previous value. Used as
-// a statement it is the whole value of an Evaluate, like a barrier. Integer, float32
-// and float64 elements; other dtypes throw IRError.
+// a statement it is the whole value of an Evaluate, like a barrier. Integer, float16,
+// bfloat16, float32 and float64 elements (a 16-bit float combines in float32 and rounds
+// to its dtype, as a store does); other dtypes throw IRError.
 Expr atomic_update(const std::string& name, Expr element, Expr value, Span span = {});
 // The atomic update that is `e`, else nullptr.
 const CallNode* as_atomic(const Expr& e);

@@ -1,12 +1,15 @@
-// split_host_device: splits each kernel PrimFunc (body: T.Kernel, possibly under
-// lets) into a device PrimFunc "<name>_kernel" (attr tilec.function_kind = "device";
+// split_host_device: splits each kernel PrimFunc (body: one or more T.Kernel scopes in
+// sequence, possibly under lets) into one device PrimFunc per T.Kernel, named
+// device_function_name(name, k) ("<name>_kernel", then "<name>_kernel_1", ...; attr
+// tilec.function_kind = "device";
 // params: the source params, then the symbolic shape vars, then the binder's extra
 // params) and a host PrimFunc with the source name, params and attrs plus
 // tilec.function_kind = "host" and tilec.device_type (DLPack device type the host
-// entry checks), whose body is a LaunchNode. tilec.launch = "device" (set with
+// entry checks), whose body is the LaunchNodes in source order (each grid finishes
+// before the next starts, as TileLang's separate launches do). tilec.launch = "device" (set with
 // device_launch) makes the host launch a grid of blocks of threads through the
-// runtime's device API (abi.h); without it the blocks run as tasks on the thread pool. LaunchNode.args are the device
-// function's leading params (all but the binder's extra ones).
+// runtime's device API (abi.h); without it the blocks run as tasks on the thread pool.
+// LaunchNode.args are the device function's leading params (all but the binder's extra ones).
 #pragma once
 
 #include "tilec/ir/function.h"
@@ -33,6 +36,9 @@ struct SplitHostDeviceOptions {
   BlockBinder bind_blocks;
   bool device_launch = false;  // sets tilec.launch = "device"
 };
+
+// The device function of the k-th T.Kernel (from 0) of `function`.
+std::string device_function_name(const std::string& function, size_t k);
 
 ir::IRModule split_host_device(const ir::IRModule& mod, const SplitHostDeviceOptions& options);
 Pass split_host_device_pass(SplitHostDeviceOptions options);  // "tilec.split_host_device"

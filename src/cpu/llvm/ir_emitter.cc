@@ -487,8 +487,9 @@ llvm::Value* IREmitter::emit_atomic(const CallNode* op) {
         return element_pointer(element->buffer, element->indices, &slot);
       }();
   llvm::Value* value = cast_value(t, op->args[1]);
-  using Rmw = llvm::AtomicRMWInst;
   BinaryOp combine = atomic_op(*op);
+  if (is_16bit_float(t)) return emit_atomic16(combine, address, value, t);
+  using Rmw = llvm::AtomicRMWInst;
   Rmw::BinOp rmw = combine == BinaryOp::kAdd   ? (t.is_float() ? Rmw::FAdd : Rmw::Add)
                    : combine == BinaryOp::kMax ? (t.is_float() ? Rmw::FMax
                                                   : t.is_int() ? Rmw::Max
@@ -498,6 +499,34 @@ llvm::Value* IREmitter::emit_atomic(const CallNode* op) {
                                                                : Rmw::UMin);
   return builder_.CreateAtomicRMW(rmw, address, value, llvm::MaybeAlign(t.bytes()),
                                   llvm::AtomicOrdering::Monotonic);
+}
+
+// A 16-bit float element: a compare-and-swap loop on its 16 bits that combines in
+// float32 and rounds to the dtype, as the C helper does (TILEC_ATOMIC16).
+llvm::Value* IREmitter::emit_atomic16(BinaryOp combine, llvm::Value* address, llvm::Value* value,
+                                      DataType t) {
+  llvm::Type* i16 = builder_.getInt16Ty();
+  llvm::LoadInst* first = builder_.CreateAlignedLoad(i16, address, llvm::MaybeAlign(2));
+  first->setAtomic(llvm::AtomicOrdering::Monotonic);
+  llvm::BasicBlock* entry = builder_.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(ctx_, "atomic16.loop", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "atomic16.done", fn_);
+  builder_.CreateBr(loop);
+  builder_.SetInsertPoint(loop);
+  llvm::PHINode* seen = builder_.CreatePHI(i16, 2);
+  seen->addIncoming(first, entry);
+  llvm::Value* cur = storage16_to_f32(seen, t);
+  llvm::Value* next = combine == BinaryOp::kAdd ? builder_.CreateFAdd(cur, value)
+                      : combine == BinaryOp::kMax
+                          ? builder_.CreateSelect(builder_.CreateFCmpOLT(cur, value), value, cur)
+                          : builder_.CreateSelect(builder_.CreateFCmpOLT(value, cur), value, cur);
+  llvm::Value* pair = builder_.CreateAtomicCmpXchg(
+      address, seen, f32_to_storage16(next, t), llvm::MaybeAlign(2),
+      llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+  seen->addIncoming(builder_.CreateExtractValue(pair, 0), builder_.GetInsertBlock());
+  builder_.CreateCondBr(builder_.CreateExtractValue(pair, 1), done, loop);
+  builder_.SetInsertPoint(done);
+  return cur;
 }
 
 llvm::Value* IREmitter::emit_extern(const CallNode* op) {

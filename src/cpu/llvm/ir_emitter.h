@@ -161,6 +161,8 @@ class IREmitter {
   llvm::Value* emit_select(const ir::SelectNode* op);
   llvm::Value* emit_load(const ir::LoadNode* op);
   llvm::Value* emit_atomic(const ir::CallNode* op);  // ir::atomic_update: one atomicrmw
+  llvm::Value* emit_atomic16(ir::BinaryOp combine, llvm::Value* address, llvm::Value* value,
+                             ir::DataType t);
   llvm::Value* emit_call(const ir::CallNode* op);
   llvm::Value* emit_intrinsic(const ir::CallNode* op);
   llvm::Value* emit_extern(const ir::CallNode* op);
