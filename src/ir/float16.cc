@@ -1,5 +1,7 @@
 #include "tilec/ir/float16.h"
 
+#include "tilec/ir/float8.h"
+
 #include <cfloat>
 #include <cmath>
 
@@ -89,6 +91,7 @@ uint16_t double_to_bfloat16(double value) {
 
 double round_to_dtype(double value, DataType dtype) {
   if (dtype.code == TypeCode::kBFloat) return decode(encode(value, kBFloat16), kBFloat16);
+  if (dtype.is_float8()) return float8_to_double(double_to_float8(value, dtype), dtype);
   if (dtype.code != TypeCode::kFloat) return value;
   switch (dtype.bits) {
     case 16:

@@ -20,7 +20,8 @@ float bfloat16_to_float(uint16_t bits);
 uint16_t double_to_half(double value);
 uint16_t double_to_bfloat16(double value);
 
-// The nearest value of float dtype `dtype` (float16, bfloat16, float32, float64);
+// The nearest value of float dtype `dtype` (float16, bfloat16, float8_*, float32, float64;
+// float8 saturates, see float8.h);
 // other dtypes return value unchanged.
 double round_to_dtype(double value, DataType dtype);
 
