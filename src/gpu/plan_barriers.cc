@@ -202,6 +202,13 @@ class Planner {
       post_order_visit(e, [&](const Expr& x) {
         if (auto* l = x.as<LoadNode>(); l && shared_by_threads(l->buffer))
           add(l->buffer, l->indices, false, local, out);
+        // An atomic update (T.atomic_*, T.reducer_update) writes its element: later
+        // readers of a shared tile it updates wait for it like for a store.
+        if (const CallNode* a = as_atomic(x)) {
+          auto* element = a->args[0].as<LoadNode>();
+          if (element && shared_by_threads(element->buffer))
+            add(element->buffer, element->indices, true, local, out);
+        }
       });
     };
     switch (s.kind()) {
