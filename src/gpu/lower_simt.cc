@@ -2,10 +2,12 @@
 
 #include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/parallel_nest.h"
+#include "tilec/gpu/simt_context.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/lower_tile_ops.h"
 #include "tilec/transform/simplify.h"
+#include "tilec/transform/tile_op_impl.h"
 
 #include <fmt/format.h>
 
@@ -32,18 +34,18 @@ bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred
 // Splits T.Parallel nests over the threads and maps fragments to their registers.
 class Distributor : public StmtMutator {
  public:
-  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, std::string function)
+  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, SimtContext& context,
+              std::string function)
       : tid_(std::move(tid)),
         threads_(num_threads),
         layouts_(layouts),
+        context_(context),
         function_(std::move(function)) {}
 
  protected:
   Stmt mutate_allocate(const AllocateNode* op, const Stmt& self) override {
     if (op->buffer->scope != StorageScope::kFragment) return StmtMutator::mutate_allocate(op, self);
-    const FragmentLayout& layout = layouts_.at(op->buffer.get());
-    Buffer regs = make_buffer(op->buffer->name, {make_int(layout.registers)}, op->buffer->dtype,
-                              StorageScope::kLocal, op->buffer->span);
+    Buffer regs = context_.register_buffer(op->buffer);
     regs_[op->buffer.get()] = regs;
     return allocate(regs, mutate(op->body), std::nullopt, op->span);
   }
@@ -67,9 +69,11 @@ class Distributor : public StmtMutator {
     ParallelNest nest = parallel_nest(op);
     bool redundant = writes_any(nest.body, [&](const Buffer& b) {
       auto it = layouts_.find(b.get());
-      return it != layouts_.end() && it->second.kind == FragmentLayoutKind::kReplicated;
+      return it != layouts_.end() && it->second.replicated;
     });
-    return redundant ? redundant_nest(nest, op->span) : split_nest(nest, op->span);
+    if (redundant) return redundant_nest(nest, op->span);
+    if (auto leader = layout_leader(nest)) return layout_split_nest(nest, *leader, op->span);
+    return split_nest(nest, op->span);
   }
 
   Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
@@ -106,7 +110,49 @@ class Distributor : public StmtMutator {
   struct Split {
     const ParallelNest* nest;
     Var reg;
+    const FragmentLayout* layout;  // the layout the nest is split by; nullptr: cyclic
   };
+
+  // A fragment the nest accesses at its own indices whose layout is neither cyclic nor
+  // replicated: the nest is split by that layout (its index variables, and the layout).
+  struct Leader {
+    std::vector<int> dims;  // per nest variable, the fragment dimension it indexes or -1
+    const FragmentLayout* layout;
+  };
+
+  std::optional<Leader> layout_leader(const ParallelNest& nest) {
+    std::optional<Leader> leader;
+    post_order_visit(nest.body, [&](const Stmt* s, const Expr* e) {
+      if (leader) return;
+      const Buffer* b = nullptr;
+      const std::vector<Expr>* indices = nullptr;
+      if (auto* st = s ? s->as<StoreNode>() : nullptr) {
+        b = &st->buffer;
+        indices = &st->indices;
+      } else if (auto* ld = e ? e->as<LoadNode>() : nullptr) {
+        b = &ld->buffer;
+        indices = &ld->indices;
+      }
+      if (!b || (*b)->scope != StorageScope::kFragment) return;
+      auto it = layouts_.find(b->get());
+      if (it == layouts_.end() || it->second.replicated || it->second.kind == "cyclic") return;
+      if (!follows_nest(nest, *b, *indices)) return;
+      Leader l{std::vector<int>(nest.vars.size(), -1), &it->second};
+      for (size_t d = 0; d < indices->size(); ++d) {
+        for (size_t k = 0; k < nest.vars.size(); ++k)
+          if ((*indices)[d].get() == nest.vars[k].get()) l.dims[k] = int(d);
+      }
+      leader = l;
+    });
+    return leader;
+  }
+
+  // Whether `fragment`'s registers are the ones the current split gives a thread.
+  bool split_matches(const FragmentLayout& layout) const {
+    if (!split_.layout) return layout.kind == "cyclic";
+    auto mine = layout.reshaped(split_.layout->shape);
+    return mine && mine->same_mapping(*split_.layout);
+  }
 
   std::pair<Buffer, Expr> registers_of(const Buffer& fragment, const std::vector<Expr>& original,
                                        const std::vector<Expr>& mutated, const Span& span) {
@@ -116,14 +162,15 @@ class Distributor : public StmtMutator {
                                 located(function_, span), fragment->name));
     }
     const FragmentLayout& layout = layouts_.at(fragment.get());
-    if (layout.kind == FragmentLayoutKind::kReplicated) {
+    if (layout.replicated) {
       Expr flat = make_zero(DataType::Int32());
       for (size_t d = 0; d < mutated.size(); ++d) {
         flat = flat * fragment->shape[d] + cast(DataType::Int32(), mutated[d]);
       }
       return {it->second, transform::simplify(flat)};
     }
-    if (mode_ == Mode::kSplit && follows_nest(*split_.nest, fragment, original)) {
+    if (mode_ == Mode::kSplit && follows_nest(*split_.nest, fragment, original) &&
+        split_matches(layout)) {
       return {it->second, split_.reg};
     }
     throw IRError(fmt::format(
@@ -157,7 +204,7 @@ class Distributor : public StmtMutator {
     Mode saved_mode = mode_;
     Split saved_split = split_;
     mode_ = Mode::kSplit;
-    split_ = Split{&nest, reg};
+    split_ = Split{&nest, reg, nullptr};
     Stmt body = mutate(nest.body);
     mode_ = saved_mode;
     split_ = saved_split;
@@ -177,13 +224,38 @@ class Distributor : public StmtMutator {
     return for_loop(reg, make_zero(t), registers, body, ForKind::kSerial, 1, span);
   }
 
+  // for r in [0, registers): (i, j, ...) = layout.element_of(tid, r); if layout.holds: body.
+  Stmt layout_split_nest(const ParallelNest& nest, const Leader& leader, const Span& span) {
+    const FragmentLayout& layout = *leader.layout;
+    Var reg = make_var("r", DataType::Int32());
+    Mode saved_mode = mode_;
+    Split saved_split = split_;
+    mode_ = Mode::kSplit;
+    split_ = Split{&nest, reg, &layout};
+    Stmt body = mutate(nest.body);
+    mode_ = saved_mode;
+    split_ = saved_split;
+    VarMap inverse{{layout.thread_var.get(), tid_}, {layout.register_var.get(), reg}};
+    Expr holds = transform::simplify(substitute(layout.holds, inverse));
+    if (!is_const_int(holds, 1)) body = if_then_else(holds, body, {}, span);
+    for (size_t k = nest.vars.size(); k-- > 0;) {
+      Expr value =
+          leader.dims[k] < 0
+              ? make_zero(nest.vars[k].dtype())
+              : transform::simplify(substitute(layout.element_of[size_t(leader.dims[k])], inverse));
+      body = let(nest.vars[k], cast(nest.vars[k].dtype(), value), body);
+    }
+    return for_loop(reg, make_int(0), make_int(layout.registers), body, ForKind::kSerial, 1, span);
+  }
+
   Var tid_;
   int64_t threads_;
   const FragmentLayouts& layouts_;
+  SimtContext& context_;
   std::string function_;
   std::map<const BufferNode*, Buffer> regs_;
   Mode mode_ = Mode::kBlock;
-  Split split_{nullptr, {}};
+  Split split_{nullptr, {}, nullptr};
 };
 
 // Removes shared allocations, collecting them for the top of the kernel.
@@ -231,7 +303,6 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
         "(max_threads_per_block); lower threads= in T.Kernel or raise -max_threads_per_block",
         located(function, k->span), threads, target.str(), limit));
   }
-  FragmentLayouts layouts = infer_fragment_layouts(*k, threads, function);
   static const char* kTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
   std::vector<Var> axes;
   for (size_t d = 0; d < k->threads.size(); ++d) {
@@ -240,8 +311,21 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   }
   Var tid = k->threads.size() == 1 ? axes[0] : make_var(kThreadIndexName);
 
-  Stmt body = transform::lower_tile_ops(k->body, target);
-  body = Distributor(tid, threads, layouts, function).mutate(body);
+  // Plan: ask the implementation lowering each T.gemm which accumulator layout it needs;
+  // infer every fragment's layout with those; then lower the tile ops for real.
+  SimtContext context(tid, threads, function);
+  Stmt body;
+  FragmentLayouts layouts;
+  {
+    ScopedSimtContext current(context);
+    post_order_visit(k->body, [&](const Stmt* s, const Expr*) {
+      if (s && s->kind() == StmtKind::kGemm) transform::lower_tile_op(*s, target);
+    });
+    layouts = infer_fragment_layouts(*k, threads, function, context.requirements());
+    context.start_lowering(layouts);
+    body = transform::lower_tile_ops(k->body, target);
+  }
+  body = Distributor(tid, threads, layouts, context, function).mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);
   if (k->threads.size() > 1) {
