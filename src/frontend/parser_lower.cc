@@ -1420,6 +1420,13 @@ class Lowering {
       std::vector<Expr> values = args(it == arity.end() ? 1 : it->second);
       return fold(guarded(e.span, [&] { return call(fn, values, e.span); }), e.span);
     }
+    if (fn == "clamp") {  // TileLang's T.clamp(x, lo, hi) = T.min(T.max(x, lo), hi)
+      std::vector<Expr> v = args(3);
+      return guarded(e.span, [&] {
+        Expr low = fold(call("max", {v[0], v[1]}, e.span), e.span);
+        return fold(call("min", {low, v[2]}, e.span), e.span);
+      });
+    }
     if (fn == "call_extern") {
       // T.call_extern("float32", "name", args...): the printed form of an extern call.
       no_keywords(e, qualified);

@@ -19,16 +19,6 @@ struct Format {
 constexpr Format kHalf{10, -14, 15, 0x7E00};
 constexpr Format kBFloat16{7, -126, 127, 0x7FC0};
 
-// Round a non-negative integer-scaled value to an integer, ties to even. Exact: the
-// fractional part of a double is computed without error.
-double round_half_even(double q) {
-  double floor_q = std::floor(q);
-  double frac = q - floor_q;
-  if (frac > 0.5) return floor_q + 1;
-  if (frac < 0.5) return floor_q;
-  return std::fmod(floor_q, 2.0) == 0 ? floor_q : floor_q + 1;
-}
-
 uint16_t encode(double value, const Format& f) {
   uint16_t sign = std::signbit(value) ? 0x8000 : 0;
   uint16_t inf = uint16_t(((f.max_exp * 2 + 1) << f.mantissa_bits));
@@ -69,6 +59,15 @@ double decode(uint16_t bits, const Format& f) {
 }
 
 }  // namespace
+
+// Exact: the fractional part of a double is computed without error.
+double round_half_even(double q) {
+  double floor_q = std::floor(q);
+  double frac = q - floor_q;
+  if (frac > 0.5) return floor_q + 1;
+  if (frac < 0.5) return floor_q;
+  return std::fmod(floor_q, 2.0) == 0 ? floor_q : floor_q + 1;
+}
 
 uint16_t float_to_half(float value) {
   return encode(value, kHalf);

@@ -1,6 +1,7 @@
 #include "tilec/ir/float8.h"
 
 #include "tilec/ir/expr.h"
+#include "tilec/ir/float16.h"
 
 #include <cmath>
 
@@ -24,14 +25,6 @@ const Format& format_of(DataType dtype) {
   if (dtype.code == TypeCode::kFloat8E5M2) return kE5M2;
   throw IRError("float8 conversion asked for dtype " + dtype.str() +
                 "; expected float8_e4m3 or float8_e5m2");
-}
-
-double round_half_even(double q) {  // exact: q's fraction is computed without error
-  double floor_q = std::floor(q);
-  double frac = q - floor_q;
-  if (frac > 0.5) return floor_q + 1;
-  if (frac < 0.5) return floor_q;
-  return std::fmod(floor_q, 2.0) == 0 ? floor_q : floor_q + 1;
 }
 
 double decode(uint8_t bits, const Format& f) {

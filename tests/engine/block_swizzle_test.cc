@@ -15,12 +15,6 @@
 namespace tilec {
 namespace {
 
-ir::ParseOptions options(const std::string& filename) {
-  ir::ParseOptions o;
-  o.filename = filename;
-  return o;
-}
-
 std::string order_kernel(int gx, int gy, const std::string& swizzle) {
   return fmt::format(R"(import tilelang.language as T
 
@@ -35,7 +29,7 @@ def order(Counter: T.Tensor((1,), "int32"), Order: T.Tensor(({1}, {0}), "int32")
 
 // Order[by][bx] = the launch index of the block that computed tile (bx, by).
 std::vector<std::vector<int>> launch_order(const std::string& source, int gx, int gy) {
-  ir::IRModule mod = ir::parse_kernel_source(source, options("order.py"));
+  ir::IRModule mod = ir::parse_kernel_source(source, {.filename = "order.py", .defines = {}});
   ir::HostTensor counter(ir::DataType::Int32(), {1});
   ir::HostTensor order(ir::DataType::Int32(), {gy, gx});
   ir::interpret(mod.functions()[0], {counter.view(), order.view()});
@@ -89,8 +83,8 @@ TEST(BlockSwizzle, EveryGridShapeIsAPermutation) {
 class BlockSwizzleCompiled : public testing::EngineTest {};
 
 TEST_F(BlockSwizzleCompiled, TheLoweredIRBindsTheLaunchIndices) {
-  ir::IRModule mod =
-      ir::parse_kernel_source(order_kernel(4, 3, "T.use_swizzle(2)"), options("o.py"));
+  ir::IRModule mod = ir::parse_kernel_source(order_kernel(4, 3, "T.use_swizzle(2)"),
+                                             {.filename = "o.py", .defines = {}});
   std::string text = ir::print(mod);
   EXPECT_NE(text.find("bx_launch"), std::string::npos) << text;
   EXPECT_NE(text.find("by_launch"), std::string::npos) << text;
@@ -105,7 +99,7 @@ TEST_F(BlockSwizzleCompiled, TheLoweredIRBindsTheLaunchIndices) {
 TEST(BlockSwizzle, BadArgumentsAreLocatedErrors) {
   auto error_of = [](const std::string& swizzle) -> std::string {
     try {
-      ir::parse_kernel_source(order_kernel(4, 3, swizzle), options("o.py"));
+      ir::parse_kernel_source(order_kernel(4, 3, swizzle), {.filename = "o.py", .defines = {}});
     } catch (const ir::SourceError& e) {
       return e.what();
     }

@@ -18,12 +18,6 @@
 namespace tilec {
 namespace {
 
-ir::ParseOptions options(const std::string& filename) {
-  ir::ParseOptions o;
-  o.filename = filename;
-  return o;
-}
-
 constexpr int64_t kN = 2048;
 
 const char* kConversions = R"(import tilelang.language as T
@@ -104,7 +98,8 @@ class Float8Kernels : public testing::EngineTest,
 };
 
 TEST_P(Float8Kernels, ConversionsAndArithmeticMatchTheInterpreterBitForBit) {
-  ir::IRModule mod = ir::parse_kernel_source(kConversions, options("float8_conv.py"));
+  ir::IRModule mod =
+      ir::parse_kernel_source(kConversions, {.filename = "float8_conv.py", .defines = {}});
   ir::check_module_or_throw(mod, "float8_conv.py", kConversions);
   const ir::PrimFunc& func = mod.functions()[0];
   std::vector<ir::HostTensor> compiled;
@@ -170,7 +165,7 @@ def fp8_gemm(M=32, N=32, K=64, block=16, block_K=32):
             T.copy(acc, C[by * block, bx * block])
     return main
 )";
-  ir::IRModule mod = ir::parse_kernel_source(source, options("fp8_gemm.py"));
+  ir::IRModule mod = ir::parse_kernel_source(source, {.filename = "fp8_gemm.py", .defines = {}});
   ir::check_module_or_throw(mod, "fp8_gemm.py", source);
   Kernel kernel = compile(mod, GetParam().target, std::nullopt, GetParam().execution_backend);
   auto result = testing::run_and_compare(kernel, mod.functions()[0]);
@@ -192,7 +187,8 @@ def f(A: T.Tensor((4,), "float8_e4m3")):
 )";
   EXPECT_THROW(
       {
-        ir::IRModule mod = ir::parse_kernel_source(source, options("atomic8.py"));
+        ir::IRModule mod =
+            ir::parse_kernel_source(source, {.filename = "atomic8.py", .defines = {}});
         ir::check_module_or_throw(mod, "atomic8.py", source);
       },
       std::exception);

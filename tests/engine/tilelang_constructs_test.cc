@@ -149,7 +149,7 @@ def f(A: T.Tensor((8,), "float32"), B: T.Tensor((8,), "float32"), C: T.Tensor((8
     with T.Kernel(1) as bx:
         for i in T.Parallel(8):
             B[i] = T.max(A[i], T.min_value("float32")) + T.min(A[i], T.max_value("float16"))
-            C[i] = T.max_value("int8") + T.min_value("int16")
+            C[i] = T.max_value("int8") + T.min_value("int16") + T.clamp(i * 3 - 4, 0, 9)
 )"},
       {"RampVectorStoresAndBroadcast", R"(
 @T.prim_func
