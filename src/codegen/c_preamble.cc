@@ -180,6 +180,37 @@ TILEC_ATOMIC_ALL(u64, uint64_t, uint64_t)
 #endif
 )C";
 
+// The bounds-checked mode's record (codegen/bounds_record.h): the first violation of a
+// launch claims it with a compare-and-swap and writes its message; later ones only see
+// that it is claimed.
+const char* kBounds = R"C(
+#ifndef TILEC_HELPER_BOUNDS
+#define TILEC_HELPER_BOUNDS
+#include <stdarg.h>
+#include <stdio.h>
+#define TILEC_STATUS_OUT_OF_BOUNDS 5
+typedef struct TilecBoundsRecord {
+  int32_t claimed;
+  int32_t reserved;
+  char message[512];
+} TilecBoundsRecord;
+static inline __attribute__((unused, format(printf, 2, 3))) void tilec_bounds_report(
+    TilecBoundsRecord* record, const char* fmt, ...) {
+  int32_t unclaimed = 0;
+  if (!__atomic_compare_exchange_n(&record->claimed, &unclaimed, 1, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_RELAXED))
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(record->message, sizeof record->message, fmt, ap);
+  va_end(ap);
+}
+static inline __attribute__((unused)) int32_t tilec_bounds_failed(const TilecBoundsRecord* record) {
+  return __atomic_load_n(&record->claimed, __ATOMIC_RELAXED);
+}
+#endif
+)C";
+
 const char* kAlloc = R"C(
 #ifndef TILEC_HELPER_ALLOC
 #define TILEC_HELPER_ALLOC
@@ -215,12 +246,12 @@ std::string c_preamble_helper(const std::string& name) {
   if (name == "f8e4m3") return float8_section(ir::DataType::Float8E4M3(), "TILEC_HELPER_F8E4M3");
   if (name == "f8e5m2") return float8_section(ir::DataType::Float8E5M2(), "TILEC_HELPER_F8E5M2");
   static const std::map<std::string, const char*> sections = {
-      {"atomic", kAtomic}, {"floordiv", kFloorDiv}, {"f16", kFloat16},
-      {"bf16", kBFloat16}, {"alloc", kAlloc},       {"ivdep", kIvdep}};
+      {"atomic", kAtomic}, {"bounds", kBounds}, {"floordiv", kFloorDiv}, {"f16", kFloat16},
+      {"bf16", kBFloat16}, {"alloc", kAlloc},   {"ivdep", kIvdep}};
   auto it = sections.find(name);
   if (it == sections.end()) {
     throw ir::IRError("codegen: unknown C helper section '" + name +
-                      "'; known: alloc, atomic, bf16, f16, f8e4m3, f8e5m2, floordiv, ivdep");
+                      "'; known: alloc, atomic, bf16, bounds, f16, f8e4m3, f8e5m2, floordiv, ivdep");
   }
   return it->second;
 }

@@ -1,7 +1,10 @@
 #include "tilec/codegen/codegen_c.h"
 
 #include "c_preamble.h"
+#include "tilec/codegen/bounds_record.h"
 #include "tilec/codegen/narrow_float.h"
+#include "tilec/ir/visitor.h"
+#include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
 
@@ -24,10 +27,10 @@ const std::set<std::string>& c_reserved_words() {
       "env", "err", "err_len", "num_args", "closure", "begin", "end", "NULL",
       // Macros and library functions the generated code uses.
       "NAN", "INFINITY", "INT32_MIN", "INT64_MIN", "INT64_C", "UINT64_C", "UINT32_C", "TILEC_IVDEP",
-      "TILEC_STATUS_OUT_OF_MEMORY", "TILEC_STATUS_DIVISION_BY_ZERO", "exp", "expf", "exp2", "exp2f",
-      "log", "logf", "log2", "log2f", "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor",
-      "floorf", "ceil", "ceilf", "fma", "fmaf", "fabs", "fabsf", "memcpy", "memset", "free",
-      "aligned_alloc",
+      "TILEC_STATUS_OUT_OF_MEMORY", "TILEC_STATUS_DIVISION_BY_ZERO", "TILEC_STATUS_OUT_OF_BOUNDS",
+      "tilec_bounds", "tilec_bounds_record", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2",
+      "log2f", "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor", "floorf", "ceil", "ceilf",
+      "fma", "fmaf", "fabs", "fabsf", "memcpy", "memset", "free", "aligned_alloc",
       // Type names and built-ins of OpenCL C and CUDA, whose code generators derive from
       // this one: a kernel's `half = n >> 1` must not become a declaration of type half.
       "half", "uint", "uchar", "ushort", "ulong", "size_t", "kernel", "global", "local", "constant",
@@ -252,12 +255,13 @@ CodeGenC::Printed CodeGenC::print_binary(const BinaryNode* op) {
         return round_to_dtype(infix(div ? "/" : "%", kMulPrec), op->dtype);
       }
       require_helper("floordiv");
-      if (!divisor_nonzero) uses_division_flag_ = true;
       std::string fn =
           t.is_uint()
               ? fmt::format("tilec_{}_u{}", div ? "div" : "mod", t.bits == 64 ? 64 : 32)
               : fmt::format("tilec_floor{}_i{}", div ? "div" : "mod", t.bits == 64 ? 64 : 32);
-      return round_to_dtype(helper_call(fn), op->dtype);
+      if (divisor_nonzero) return round_to_dtype(helper_call(fn), op->dtype);
+      uses_division_flag_ = true;
+      return round_to_dtype({zero_checked_division(fn, a.text, b.text), kPrimary}, op->dtype);
     }
     case BinaryOp::kMin:  // std::min's choice, so NaN behaves as in the interpreter
       return {fmt::format("{} < {} ? {} : {}", wrap(b, kRelPrec - 1), wrap(a, kRelPrec - 1),
@@ -443,6 +447,12 @@ CodeGenC::Printed CodeGenC::print_cast(const CastNode* op) {
 
 CodeGenC::Printed CodeGenC::print_load(const LoadNode* op) {
   std::string name = buffer_name(op->buffer);
+  if (!op->dtype.is_scalar()) {
+    throw IRError(fmt::format(
+        "codegen: a {}-lane vector load of '{}' outside a vector move; only gpu.vectorize_lanes "
+        "creates them, as the whole value of a store",
+        op->dtype.lanes, op->buffer->name));
+  }
   if (op->buffer->scope == StorageScope::kVar) return {name, kPrimary};
   std::string access = fmt::format("{}[{}]", name, flat_index(op->buffer, op->indices));
   if (op->dtype.is_narrow_float()) {
@@ -483,6 +493,8 @@ void CodeGenC::close_scope() {
 }
 
 void CodeGenC::print_store(const StoreNode* op) {
+  if (auto* v = op->value.as<LoadNode>(); v && !v->dtype.is_scalar())
+    return print_vector_move(op, v);
   std::string name = buffer_name(op->buffer);
   std::string value = print(op->value).text;
   if (op->buffer->scope == StorageScope::kVar) {
@@ -509,6 +521,14 @@ void CodeGenC::print_store(const StoreNode* op) {
     }
   }
   line() << name << "[" << flat_index(op->buffer, op->indices) << "] = " << value << ";\n";
+}
+
+void CodeGenC::print_vector_move(const StoreNode* op, const LoadNode* src) {
+  line() << fmt::format(
+      "for (int tilec_lane = 0; tilec_lane < {}; ++tilec_lane) {}[{} + tilec_lane] = {}[{} + "
+      "tilec_lane];\n",
+      src->dtype.lanes, buffer_name(op->buffer), flat_index(op->buffer, op->indices),
+      buffer_name(src->buffer), flat_index(src->buffer, src->indices));
 }
 
 void CodeGenC::set_loop_bounds(const ForNode* op) {
@@ -701,6 +721,10 @@ void CodeGenC::begin_function(const PrimFunc& func) {
 void CodeGenC::print_function_signature(const PrimFunc& func) {
   std::string params;
   for (const auto& p : func->params) params += (params.empty() ? "" : ", ") + param_declaration(p);
+  if (transform::is_bounds_checked(func)) {
+    require_helper("bounds");
+    params += std::string(params.empty() ? "" : ", ") + "TilecBoundsRecord* " + kBoundsRecordParam;
+  }
   std::string quals = function_qualifiers(func);
   line() << (quals.empty() ? "" : quals + " ") << "int32_t " << function_name(func) << "("
          << (params.empty() ? "void" : params) << ") ";
@@ -708,6 +732,26 @@ void CodeGenC::print_function_signature(const PrimFunc& func) {
 
 void CodeGenC::print_function_epilogue(const PrimFunc& func) {
   line() << "return 0;\n";
+}
+
+std::string CodeGenC::zero_checked_division(const std::string& fn, const std::string& a,
+                                            const std::string& b) {
+  return fmt::format("{}({}, {})", fn, a, b);
+}
+
+bool CodeGenC::may_divide_by_zero(const Stmt& body) {
+  // The same test print_binary makes: an integer // or % whose divisor is not a
+  // non-zero constant.
+  bool found = false;
+  post_order_visit(body, [&](const Stmt*, const Expr* e) {
+    if (found || !e) return;
+    auto* b = e->as<BinaryNode>();
+    if (!b || (b->op != BinaryOp::kFloorDiv && b->op != BinaryOp::kFloorMod)) return;
+    if (b->dtype.is_float()) return;
+    const int64_t* divisor = as_const_int(b->b);
+    if (!divisor || *divisor == 0) found = true;
+  });
+  return found;
 }
 
 void CodeGenC::print_division_by_zero_exit(const PrimFunc& func) {

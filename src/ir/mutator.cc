@@ -1,4 +1,5 @@
 #include "tilec/ir/mutator.h"
+#include "tilec/ir/vector_load.h"
 
 namespace tilec::ir {
 
@@ -77,13 +78,19 @@ Expr ExprMutator::mutate_load(const LoadNode* op, const Expr& self) {
   std::vector<Expr> indices;
   bool changed = mutate_all(op->indices, &indices);
   if (!changed && buffer == op->buffer) return self;
+  if (!op->dtype.is_scalar()) return vector_load(buffer, indices.at(0), op->dtype.lanes, op->span);
   return load(buffer, std::move(indices), op->span);
 }
 Expr ExprMutator::mutate_call(const CallNode* op, const Expr& self) {
   std::vector<Expr> args;
   if (!mutate_all(op->args, &args)) return self;
-  if (op->call_kind == CallKind::kExtern)
-    return call_extern(op->dtype, op->name, std::move(args), op->span);
+  if (op->call_kind == CallKind::kExtern) {
+    // The node as it was, with new arguments: its name was checked when it was made
+    // (the bounds calls of ir/bounds_call.h have names no T.call_extern may take).
+    auto node = std::make_shared<CallNode>(*op);
+    node->args = std::move(args);
+    return Expr(std::move(node));
+  }
   if (op->call_kind == CallKind::kAtomic)
     return atomic_update(op->name, std::move(args[0]), std::move(args[1]), op->span);
   // A barrier has no arguments, so only intrinsics get here.

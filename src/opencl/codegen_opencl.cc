@@ -36,11 +36,13 @@ typedef ulong uint64_t;
 #endif
 )CL";
 
-// Floor division/modulo (Python's // and %); a zero divisor yields 0 (see the header).
-// The C codegen resets its division flag where a kernel divides by a non-constant; here
-// that statement declares an unused variable instead.
+// Floor division/modulo (Python's // and %). A zero divisor yields 0 and, where the
+// kernel divides by a non-constant, sets the kernel's private flag: the C codegen's
+// flag reset declares it here, the *_checked helpers set it, and the kernel's end
+// reports it through its status word (see the header).
 const char* kFloorDiv = R"CL(
-#define tilec_division_by_zero int tilec_division_flag_unused
+#define TILEC_STATUS_DIVISION_BY_ZERO 4
+#define tilec_division_by_zero int tilec_div0
 static inline int tilec_floordiv_i32(int a, int b) {
   if (b == 0) return 0;
   int q = a / b;
@@ -71,15 +73,35 @@ static inline float tilec_floormod_f32(float a, float b) { return a - floor(a / 
 static inline double tilec_floordiv_f64(double a, double b) { return floor(a / b); }
 static inline double tilec_floormod_f64(double a, double b) { return a - floor(a / b) * b; }
 #endif
+#define TILEC_CL_CHECKED(FN, T) \
+  static inline T FN##_checked(T a, T b, int* flag) { if (b == 0) *flag = 1; return FN(a, b); }
+TILEC_CL_CHECKED(tilec_floordiv_i32, int)
+TILEC_CL_CHECKED(tilec_floormod_i32, int)
+TILEC_CL_CHECKED(tilec_floordiv_i64, long)
+TILEC_CL_CHECKED(tilec_floormod_i64, long)
+TILEC_CL_CHECKED(tilec_div_u32, uint)
+TILEC_CL_CHECKED(tilec_mod_u32, uint)
+TILEC_CL_CHECKED(tilec_div_u64, ulong)
+TILEC_CL_CHECKED(tilec_mod_u64, ulong)
 )CL";
 
+// float16 is stored as ushort and computed in float, rounded after every operation.
+// The conversions go through the device's `half` type where it has cl_khr_fp16 (the
+// OpenCL compiler defines the macro from the device's extension list), else through
+// vload_half/vstore_half_rte, which every device has; both round to nearest even.
 const char* kFloat16 = R"CL(
+#ifdef cl_khr_fp16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+static inline float tilec_f16_to_f32(ushort h) { return convert_float(as_half(h)); }
+static inline ushort tilec_f32_to_f16(float f) { return as_ushort(convert_half_rte(f)); }
+#else
 static inline float tilec_f16_to_f32(ushort h) { return vload_half(0, (const __private half*)&h); }
 static inline ushort tilec_f32_to_f16(float f) {
   ushort h;
   vstore_half_rte(f, 0, (__private half*)&h);
   return h;
 }
+#endif
 static inline float tilec_round_f16(float f) { return tilec_f16_to_f32(tilec_f32_to_f16(f)); }
 )CL";
 
@@ -217,8 +239,21 @@ void CodeGenOpenCL::print_function_signature(const PrimFunc& func) {
     }
     params += (params.empty() ? "" : ", ") + param_declaration(p);
   }
+  if (may_divide_by_zero(func->body))
+    params +=
+        std::string(params.empty() ? "" : ", ") + "__global int* " + codegen::kDeviceStatusParam;
   line() << "__kernel void " << function_name(func) << "(" << (params.empty() ? "void" : params)
          << ") ";
+}
+
+std::string CodeGenOpenCL::zero_checked_division(const std::string& fn, const std::string& a,
+                                                 const std::string& b) {
+  return fmt::format("{}_checked({}, {}, &tilec_div0)", fn, a, b);
+}
+
+void CodeGenOpenCL::print_division_by_zero_exit(const PrimFunc& func) {
+  line() << fmt::format("if (tilec_div0) atomic_max({}, TILEC_STATUS_DIVISION_BY_ZERO);\n",
+                        codegen::kDeviceStatusParam);
 }
 
 void CodeGenOpenCL::print_allocate(const AllocateNode* op) {
@@ -236,8 +271,10 @@ void CodeGenOpenCL::print_allocate(const AllocateNode* op) {
   }
   std::string space = address_space(b->scope);
   std::string name = declare_buffer(b);
-  line() << fmt::format("{}{} {}[{}];\n", space.empty() ? "" : space + " ",
-                        storage_type_name(b->dtype), name, std::max<int64_t>(*count, 1));
+  // 16-byte aligned, so the vector moves into and out of tiles and registers are aligned.
+  line() << fmt::format("{}{} {}[{}] __attribute__((aligned(16)));\n",
+                        space.empty() ? "" : space + " ", storage_type_name(b->dtype), name,
+                        std::max<int64_t>(*count, 1));
   print_stmt(op->body);
 }
 
@@ -245,6 +282,13 @@ void CodeGenOpenCL::print_barrier(const CallNode* op) {
   bool global = op->name == to_string(StorageScope::kGlobal);
   line() << (global ? "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
                     : "barrier(CLK_LOCAL_MEM_FENCE);\n");
+}
+
+void CodeGenOpenCL::print_vector_move(const StoreNode* op, const LoadNode* src) {
+  int lanes = src->dtype.lanes;
+  line() << fmt::format("vstore{0}(vload{0}(0, {1} + {2}), 0, {3} + {4});\n", lanes,
+                        buffer_name(src->buffer), flat_index(src->buffer, src->indices),
+                        buffer_name(op->buffer), flat_index(op->buffer, op->indices));
 }
 
 backend::DeviceCodegen make_opencl_device_codegen() {

@@ -7,19 +7,26 @@
 // conversions through cuda_fp16.h/cuda_bf16.h (values are held in float and rounded
 // after every operation, as the interpreter does; the execution backends compile with
 // --fmad=false for the same reason). The source compiles with NVRTC (no system headers)
-// and with nvcc. A zero integer divisor yields 0 here (a kernel has no status to report
-// it through).
+// and with nvcc. A zero integer divisor yields 0 and is reported as the CPU targets
+// report it: a kernel that divides by a non-constant defines the module variable
+// `tilec_status_<kernel>` (kDeviceStatusPrefix), sets it to
+// TILEC_STATUS_DIVISION_BY_ZERO, and the launch zeroes it before and reads it after.
 #pragma once
 
 #include "tilec/backend/device_codegen.h"
 #include "tilec/codegen/codegen_c.h"
+#include "tilec/cuda/shared_memory_limit.h"
 
 namespace tilec::cuda {
 
-inline constexpr int64_t kStaticSharedLimitBytes = 48 * 1024;
+inline constexpr const char* kDeviceStatusPrefix = "tilec_status_";
 
 class CodeGenCUDA : public codegen::CodeGenC {
  public:
+  // `arch` ("sm_80"; "" checks no limit): a kernel whose shared tiles exceed
+  // the arch's shared memory per block (shared_memory_limit.h) is an ir::IRError naming
+  // the kernel, the bytes, the limit and what to change.
+  explicit CodeGenCUDA(std::string arch = "") : arch_(std::move(arch)) {}
   std::string source_format() const override { return "cuda"; }
 
  protected:
@@ -41,10 +48,15 @@ class CodeGenCUDA : public codegen::CodeGenC {
   std::vector<std::string> loop_pragmas(ir::ForKind kind) override;
   void print_function_signature(const ir::PrimFunc& func) override;
   void print_function_epilogue(const ir::PrimFunc& func) override {}
-  void print_division_by_zero_exit(const ir::PrimFunc& func) override {}
+  void print_division_by_zero_exit(const ir::PrimFunc& func) override;
+  std::string zero_checked_division(const std::string& fn, const std::string& a,
+                                    const std::string& b) override;
   void print_thread_binding_loop(const ir::ForNode* op) override { bind_loop_to_thread(op); }
   void print_allocate(const ir::AllocateNode* op) override;
   void print_barrier(const ir::CallNode* op) override;
+  // One 2/4/8/16-byte access each side, reinterpreted as ushort/uint/uint2/uint4 (any
+  // dtype: the bits move unchanged); other sizes print CodeGenC's element loop.
+  void print_vector_move(const ir::StoreNode* op, const ir::LoadNode* src) override;
 
   // Threads per block of a device function: the product of its threadIdx extents.
   static int64_t block_threads(const ir::PrimFunc& func);
@@ -52,6 +64,7 @@ class CodeGenCUDA : public codegen::CodeGenC {
   static int64_t shared_bytes(const ir::PrimFunc& func);
 
  private:
+  std::string arch_;
   bool dynamic_shared_ = false;  // this function's tiles live in the extern array
   int64_t shared_offset_ = 0;
 };

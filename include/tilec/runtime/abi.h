@@ -26,6 +26,11 @@ extern "C" {
 
 #define TILEC_ABI_VERSION 2
 
+/* Status of a kernel that divided an integer by zero (its result there is 0). */
+#ifndef TILEC_STATUS_DIVISION_BY_ZERO
+#define TILEC_STATUS_DIVISION_BY_ZERO 4
+#endif
+
 enum TilecArgKind { kTilecArgTensor = 0, kTilecArgInt = 1, kTilecArgFloat = 2 };
 
 typedef struct TilecArg {
@@ -42,7 +47,11 @@ typedef struct TilecArg {
 typedef int32_t (*TilecTaskFn)(int64_t begin, int64_t end, void* closure);
 /* One argument of a device launch: a buffer in the device's memory (from
  * device_alloc) or a scalar. */
-enum TilecDeviceArgKind { kTilecDeviceArgBuffer = 0, kTilecDeviceArgInt = 1, kTilecDeviceArgFloat = 2 };
+enum TilecDeviceArgKind {
+  kTilecDeviceArgBuffer = 0,
+  kTilecDeviceArgInt = 1,
+  kTilecDeviceArgFloat = 2
+};
 typedef struct TilecDeviceArg {
   int32_t kind; /* TilecDeviceArgKind */
   int32_t bits; /* scalars: width of the device parameter (32 or 64) */
@@ -62,10 +71,14 @@ enum TilecCopyKind { kTilecCopyHostToDevice = 0, kTilecCopyDeviceToHost = 1 };
 typedef struct TilecDeviceApi {
   int32_t (*alloc)(void* device, int64_t nbytes, void** out, char* err, int32_t err_len);
   int32_t (*free)(void* device, void* buffer);
-  int32_t (*copy)(void* device, void* buffer, void* host, int64_t nbytes, int32_t kind,
-                  char* err, int32_t err_len);
+  int32_t (*copy)(void* device, void* buffer, void* host, int64_t nbytes, int32_t kind, char* err,
+                  int32_t err_len);
   /* grid: blocks per axis; block: threads per axis; shared_bytes: dynamic shared memory
-   * beyond the kernel's static allocations. */
+   * beyond the kernel's static allocations. A device function may report a status the
+   * way host functions return one: an OpenCL kernel by taking one parameter more than
+   * num_args (last: a pointer to an int32 word the launch zeroes), a CUDA function
+   * through its module's `int tilec_status_<function>`; a non-zero word (e.g.
+   * TILEC_STATUS_DIVISION_BY_ZERO) is returned, with its meaning in err. */
   int32_t (*launch)(void* device, const char* function, const int64_t grid[3],
                     const int64_t block[3], int64_t shared_bytes, const TilecDeviceArg* args,
                     int32_t num_args, char* err, int32_t err_len);
