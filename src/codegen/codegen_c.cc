@@ -336,7 +336,7 @@ CodeGenC::Printed CodeGenC::print_call(const CallNode* op) {
 
 std::string CodeGenC::atomic_function(const CallNode* op, const Buffer& buffer) {
   DataType t = op->dtype;
-  if (is_16bit_float(t)) {
+  if (t.is_float() && t.bits == 16) {
     const char* s = t.is_bfloat16() ? "bf16" : "f16";
     require_helper(s);
     require_helper(std::string(s) + "_atomic");

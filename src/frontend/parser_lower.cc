@@ -6,6 +6,7 @@
 #include "tilec/ir/builder.h"
 #include "tilec/ir/const_fold.h"
 #include "tilec/ir/float8.h"
+#include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/warp_shuffle.h"
@@ -226,7 +227,7 @@ class Lowering {
     for (const Entry* e : chosen) {
       if (e->skipped) throw SourceError(*e->def->error);
       PrimFunc fn = e->factory ? factory(*e->def) : function(*e->def, e->def->name);
-      functions.push_back(with_declared_outputs(fn, *e->def));
+      functions.push_back(with_pipeline_schedules(with_declared_outputs(fn, *e->def)));
     }
     check_unused_defines();
     return IRModule(std::move(functions));
@@ -277,6 +278,17 @@ class Lowering {
   void bind_skipped(const std::string& name, std::shared_ptr<const SourceError> why) {
     scopes_[0].erase(name);
     opaque_names_[name] = std::move(why);
+  }
+  // A loop variable may shadow a loop variable of an enclosing loop for the inner loop's
+  // body (TVM script's scoped loop frames: `for i in T.serial(n): ... for i, j in
+  // T.Parallel(...)`); the outer one is visible again after the inner loop.
+  void bind_loop_var(const std::string& name, Binding binding, Span span) {
+    const Binding* old = find_binding(name);
+    if (old && old->kind == Binding::kVar && lookup_is_local(name) && !scopes_.back().count(name)) {
+      scopes_.back()[name] = std::move(binding);
+      return;
+    }
+    bind_local(name, std::move(binding), span);
   }
   void bind_local(const std::string& name, Binding binding, Span span) {
     if (const Binding* old = find_binding(name)) {
@@ -485,6 +497,17 @@ class Lowering {
     char* end = nullptr;
     double d = text.empty() ? 0 : std::strtod(text.c_str(), &end);
     bool is_float = !text.empty() && end == text.c_str() + text.size() && std::isfinite(d);
+    std::string trimmed = text;
+    while (!trimmed.empty() && trimmed.front() == ' ') trimmed.erase(0, 1);
+    if (!trimmed.empty() && (trimmed.front() == '[' || trimmed.front() == '(') &&
+        (original.kind == Binding::kNone || original.kind == Binding::kTuple)) {
+      // -D order=[0, 1, 2] / -D block=(64, 64): a list or tuple of constants.
+      size_t pos = 0;
+      Binding t = define_sequence(name, trimmed, pos);
+      while (pos < trimmed.size() && trimmed[pos] == ' ') ++pos;
+      if (pos != trimmed.size()) bad("unexpected text after the closing bracket");
+      return t;
+    }
     switch (original.kind) {
       case Binding::kNone:  // a parameter without a default: the text says what it is
         if (is_int)
@@ -534,6 +557,42 @@ class Lowering {
                 {}};
       }
     }
+  }
+
+  // The list or tuple starting at text[pos] ('[' or '('), items read as define_value
+  // reads a value without a default; nested lists are items too. pos ends after it.
+  Binding define_sequence(const std::string& name, const std::string& text, size_t& pos) {
+    char close = text[pos] == '[' ? ']' : ')';
+    Binding t(Binding::kTuple);
+    if (close == ']') t.text = "list";
+    ++pos;
+    auto skip = [&] {
+      while (pos < text.size() && text[pos] == ' ') ++pos;
+    };
+    skip();
+    while (pos < text.size() && text[pos] != close) {
+      if (text[pos] == '[' || text[pos] == '(') {
+        t.items.push_back(define_sequence(name, text, pos));
+      } else {
+        size_t start = pos;
+        while (pos < text.size() && text[pos] != ',' && text[pos] != close) ++pos;
+        std::string item = text.substr(start, pos - start);
+        while (!item.empty() && item.back() == ' ') item.pop_back();
+        if (item.empty())
+          fail({}, "-D " + name + "=" + text + ": an empty item",
+               "write -D " + name + "=[0, 1, 2]");
+        t.items.push_back(item == "None" ? Binding(Binding::kNone)
+                                         : define_value(name, item, Binding(Binding::kNone)));
+      }
+      skip();
+      if (pos < text.size() && text[pos] == ',') ++pos;
+      skip();
+    }
+    if (pos >= text.size())
+      fail({}, "-D " + name + "=" + text + ": the list is not closed with '" + close + "'",
+           "write -D " + name + "=[0, 1, 2]");
+    ++pos;
+    return t;
   }
 
   void check_unused_defines() const {
@@ -627,9 +686,11 @@ class Lowering {
     if (jit) return DefKind::kEagerJit;
     return DefKind::kHelper;
   }
-  // tilelang.jit, tilelang.lazy_jit, tilelang.autotune (and their imported names).
+  // tilelang.jit, tilelang.lazy_jit, tilelang.autotune (and their imported names), and
+  // tilelang.transform.simplify_prim_func, which only simplifies the kernel it returns.
   bool is_jit_decorator(const AstExpr& target) const {
-    static const std::set<std::string> names = {"jit", "lazy_jit", "autotune"};
+    static const std::set<std::string> names = {"jit", "lazy_jit", "autotune",
+                                                "simplify_prim_func"};
     if (target.kind == AstKind::kAttribute && target.base->kind == AstKind::kName) {
       const Binding* b = lookup(target.base->name);
       return b && b->kind == Binding::kModule && b->text == "tilelang" && names.count(target.name);
@@ -784,7 +845,23 @@ class Lowering {
     }
   }
 
+  // The kernel a factory's `return` names: `main`, `a if cond else b` (a constant
+  // condition), or the first argument of a call such as tilelang.compile(main, ...).
+  std::string returned_kernel(const AstExpr& e) {
+    if (e.kind == AstKind::kName) return e.name;
+    if (e.kind == AstKind::kIfExp) {
+      Binding test = const_value(*e.children[1], "condition");
+      const auto* t = test.kind == Binding::kConst ? test.value.as<IntImmNode>() : nullptr;
+      if (!t) return "";
+      return returned_kernel(*e.children[t->value ? 0 : 2]);
+    }
+    if (e.kind == AstKind::kCall && !e.children.empty()) return returned_kernel(*e.children[0]);
+    return "";
+  }
+
   PrimFunc factory(const AstStmt& s) {
+    factory_kernels_.clear();
+    factory_first_kernel_.clear();
     scopes_.emplace_back();
     bind_parameters(s, {}, {}, /*from_defines=*/true);
     std::optional<PrimFunc> kernel;
@@ -849,10 +926,12 @@ class Lowering {
             if (!kernel)
               fail(st->span, "a @T.prim_func cannot be defined inside a helper function",
                    "define kernels at module level or inside a factory");
-            if (*kernel)
-              fail(st->span, "factory '" + owner + "' defines a second @T.prim_func",
-                   "a factory returns one kernel; write one factory per kernel");
+            // The first kernel is lowered here; later ones only when the factory returns
+            // them (`return main_split if num_split > 1 else main_no_split`).
+            factory_kernels_[st->name] = st.get();
+            if (*kernel) break;
             *kernel = function(*st, owner);
+            factory_first_kernel_ = st->name;
             break;
           }
           if (kind != DefKind::kHelper && kind != DefKind::kMacro)
@@ -865,7 +944,15 @@ class Lowering {
         }
         case AstStmtKind::kReturn:
           if (!st->value) return Binding(Binding::kNone);
-          if (kernel) return Binding(Binding::kNone);  // returns the kernel (or a jit of it)
+          if (kernel) {  // returns the kernel (or a jit of it)
+            std::string name = returned_kernel(*st->value);
+            auto it = factory_kernels_.find(name);
+            if (!name.empty() && name != factory_first_kernel_ && it != factory_kernels_.end()) {
+              *kernel = function(*it->second, owner);
+              factory_first_kernel_ = name;
+            }
+            return Binding(Binding::kNone);
+          }
           return const_value(*st->value, "return value");
         default:
           fail(st->span, "unsupported statement in '" + owner + "'",
@@ -920,10 +1007,21 @@ class Lowering {
         if (e.ops[0] == "in" || e.ops[0] == "not in")
           return {Binding::kConst, membership(e), "", {}};
         if (e.ops[0] == "is" || e.ops[0] == "is not") {
-          bool left = const_value(*e.children[0], name).kind == Binding::kNone;
-          bool right = const_value(*e.children[1], name).kind == Binding::kNone;
-          if (!left && !right) fail(e.span, "'is' compares with None only", "write `x is None`");
+          Binding lb = const_value(*e.children[0], name);
+          Binding rb = const_value(*e.children[1], name);
+          bool left = lb.kind == Binding::kNone;
+          bool right = rb.kind == Binding::kNone;
+          auto flag = [](const Binding& b) -> std::optional<bool> {
+            const auto* i = b.kind == Binding::kConst ? b.value.as<IntImmNode>() : nullptr;
+            if (i && b.value.dtype().is_bool()) return i->value != 0;
+            return std::nullopt;
+          };
           bool same = left == right;
+          if (!left && !right) {  // `flag is True` / `x is False`: the same bool object
+            if (!(e.children[0]->kind == AstKind::kBool || e.children[1]->kind == AstKind::kBool))
+              fail(e.span, "'is' compares with None, True or False only", "write `x is None`");
+            same = flag(lb) && flag(rb) && *flag(lb) == *flag(rb);
+          }
           return {Binding::kConst, make_bool(e.ops[0] == "is" ? same : !same), "", {}};
         }
         break;
@@ -934,6 +1032,9 @@ class Lowering {
           return *b;
         break;
       }
+      case AstKind::kSubscript:
+        if (e.base->kind == AstKind::kDict) return dict_item(e);
+        break;
       case AstKind::kAttribute: {
         std::string fn = language_function(e);
         if (!fn.empty() && DataType::parse(fn)) return {Binding::kString, {}, fn, {}};
@@ -1392,6 +1493,12 @@ class Lowering {
       case AstKind::kCall:
         return call_expr(e);
       case AstKind::kSubscript: {
+        if (e.base->kind == AstKind::kDict) {
+          Binding v = dict_item(e);
+          if (v.kind != Binding::kConst && v.kind != Binding::kVar)
+            fail(e.span, "this dict value is not a number");
+          return with_span(v.value, e.span);
+        }
         if (const Binding* t = tuple_binding(*e.base)) return tuple_item(*t, e);
         if (Buffer shaped = shape_of(*e.base)) {
           if (e.children.size() != 1 || e.children[0]->kind == AstKind::kSlice)
@@ -1422,6 +1529,14 @@ class Lowering {
         Expr a = expr(*e.children[0]);
         Expr b = expr(*e.children[1]);
         const std::string& op = e.name;
+        if (op == "/") {  // Python's true division of two constants is a float
+          const auto* ia = a.as<IntImmNode>();
+          const auto* ib = b.as<IntImmNode>();
+          if (ia && ib && !a.dtype().is_bool() && !b.dtype().is_bool()) {
+            if (ib->value == 0) fail(e.span, "division by zero in a constant");
+            return with_span(make_float(double(ia->value) / double(ib->value)), e.span);
+          }
+        }
         if (op == "**") {
           // Constants (factory sizes) evaluate as Python does: int ** non-negative int is
           // an int; otherwise a float.
@@ -1602,6 +1717,8 @@ class Lowering {
   std::optional<Expr> python_constant_call(const AstExpr& e) {
     if (e.base->kind == AstKind::kName && e.base->name == "isinstance" && !lookup("isinstance"))
       return python_isinstance(e);
+    if (e.base->kind == AstKind::kName && !lookup(e.base->name))
+      if (std::optional<Expr> v = python_builtin(e)) return v;
     std::string path;
     std::vector<const AstExpr*> operands;
     if (e.base->kind == AstKind::kAttribute && e.base->name == "bit_length" &&
@@ -1637,6 +1754,52 @@ class Lowering {
       }
     }
     return false;
+  }
+
+  // len(tuple or str), sum(tuple of numbers), int(number), float(number) on constants
+  // (Python's builtins); nullopt for other names and for int()/float() of kernel values.
+  std::optional<Expr> python_builtin(const AstExpr& e) {
+    const std::string& fn = e.base->name;
+    if (fn != "len" && fn != "sum" && fn != "int" && fn != "float") return std::nullopt;
+    auto a = bind_args(e, fn, {"x"}, 1);
+    Binding v = const_value(*a[0], fn);
+    if (fn == "len") {
+      if (v.kind == Binding::kTuple) return with_span(make_int(int64_t(v.items.size())), e.span);
+      if (v.kind == Binding::kString) return with_span(make_int(int64_t(v.text.size())), e.span);
+      fail(a[0]->span, "len() takes a constant tuple, list or string here");
+    }
+    if (fn == "sum") {
+      if (v.kind != Binding::kTuple) fail(a[0]->span, "sum() takes a constant tuple or list here");
+      Expr total = make_int(0);
+      for (const Binding& item : v.items) {
+        if (item.kind != Binding::kConst) fail(a[0]->span, "sum() adds numbers only");
+        total = binary_op(BinaryOp::kAdd, total, item.value, e.span);
+      }
+      if (!total.as<IntImmNode>() && !total.as<FloatImmNode>())
+        fail(a[0]->span, "sum() adds constants only here");
+      return with_span(total, e.span);
+    }
+    const auto* i = v.kind == Binding::kConst ? v.value.as<IntImmNode>() : nullptr;
+    const auto* f = v.kind == Binding::kConst ? v.value.as<FloatImmNode>() : nullptr;
+    if (!i && !f) return std::nullopt;  // a kernel value: the error below names T.cast
+    if (fn == "float") return with_span(make_float(i ? double(i->value) : f->value), e.span);
+    if (i) return with_span(make_int(i->value), e.span);
+    if (!std::isfinite(f->value) || std::fabs(f->value) >= 9.2e18)
+      fail(e.span, "int() of a float that does not fit an int64");
+    int64_t t = int64_t(f->value);  // truncates toward zero, as Python's int()
+    return with_span(fits_int32(t) ? make_int(t) : make_int(t, DataType::Int64()), e.span);
+  }
+
+  // {key: value, ...}[key] on constants: the value of the first equal key.
+  Binding dict_item(const AstExpr& e) {
+    const AstExpr& dict = *e.base;
+    if (e.children.size() != 1 || e.children[0]->kind == AstKind::kSlice)
+      fail(e.span, "index a dict with one constant key");
+    Binding key = const_value(*e.children[0], "key");
+    for (size_t k = 0; k + 1 < dict.children.size(); k += 2)
+      if (same_constant(key, const_value(*dict.children[k], "key"), e.span))
+        return const_value(*dict.children[k + 1], "value");
+    fail(e.children[0]->span, "the dict has no such key", "index it with one of its keys");
   }
 
   // isinstance(x, int / float / bool / str / tuple / list / dict, or a tuple of them) on
@@ -3003,9 +3166,21 @@ class Lowering {
            "nested loops, ifs; not scalar bindings), order a permutation of 0.." +
                std::to_string(k > 0 ? k - 1 : 0));
     }
-    n->pipeline = std::move(sched);
-    if (!n->num_stages) n->num_stages = int(n->pipeline.depth());
+    if (!n->num_stages) n->num_stages = int(sched.depth());
+    pipeline_schedules_[{loop->span.line, loop->span.col}] = std::move(sched);
     return Stmt(n);
+  }
+
+  // The function with its pipelined loops' schedules as attributes (pipeline_schedule.h),
+  // found by the loops' source places (a macro expanded twice repeats its schedule).
+  PrimFunc with_pipeline_schedules(PrimFunc fn) const {
+    std::vector<const ForNode*> loops = pipelined_loops(fn->body);
+    for (size_t k = 0; k < loops.size(); ++k) {
+      auto it = pipeline_schedules_.find({loops[k]->span.line, loops[k]->span.col});
+      if (it != pipeline_schedules_.end())
+        fn = with_attr(fn, pipeline_schedule_attr(k), format_pipeline_schedule(it->second));
+    }
+    return fn;
   }
 
   // `for tx in T.thread_binding(128, thread="threadIdx.x"):` inside a T.Kernel binds `tx`
@@ -3046,7 +3221,7 @@ class Lowering {
     std::vector<Var> vars;
     for (const AstExpr* t : targets) {
       Var v = make_var(t->name, DataType::Int32(), t->span);
-      bind_local(t->name, {Binding::kVar, v, "", {}}, t->span);
+      bind_loop_var(t->name, {Binding::kVar, v, "", {}}, t->span);
       vars.push_back(v);
     }
     Stmt body = block(s.body, s.span);
@@ -3317,6 +3492,11 @@ class Lowering {
   bool in_kernel_ = false;
   std::optional<BlockSwizzle> kernel_swizzle_;  // T.use_swizzle of the kernel being lowered
   std::map<const BufferNode*, std::string> reducer_ops_;  // T.alloc_reducer buffers -> op
+  // The @T.prim_func definitions of the factory being run, and the one lowered so far.
+  std::map<std::string, const AstStmt*> factory_kernels_;
+  std::string factory_first_kernel_;
+  // T.Pipelined schedules by the loop's source place (line, column).
+  std::map<std::pair<int, int>, PipelineSchedule> pipeline_schedules_;
   struct VectorLane {
     Var lane;
     int64_t lanes;

@@ -1,8 +1,9 @@
 #include "tilec/ir/pipeline_schedule.h"
 
-#include "tilec/ir/stmt.h"
+#include "tilec/ir/visitor.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace tilec::ir {
@@ -81,6 +82,138 @@ std::optional<std::string> pipeline_schedule_error(const PipelineSchedule& sched
       }
   }
   return std::nullopt;
+}
+
+namespace {
+
+constexpr const char* kAttrPrefix = "tilec.pipeline_schedule.";
+
+std::string list_text(const std::vector<int64_t>& l) {
+  std::string out = "[";
+  for (size_t i = 0; i < l.size(); ++i) out += (i ? ", " : "") + std::to_string(l[i]);
+  return out + "]";
+}
+
+// A reader of format_pipeline_schedule's text.
+class ScheduleReader {
+ public:
+  explicit ScheduleReader(std::string_view text) : text_(text) {}
+  PipelineSchedule read() {
+    PipelineSchedule s;
+    skip_space();
+    while (pos_ < text_.size()) {
+      size_t start = pos_;
+      while (pos_ < text_.size() && std::isalpha((unsigned char)text_[pos_])) ++pos_;
+      std::string key(text_.substr(start, pos_ - start));
+      expect('=');
+      if (key == "order") {
+        s.order = ints();
+      } else if (key == "stage") {
+        s.stage = ints();
+      } else if (key == "sync" || key == "group") {
+        auto& lists = key == "sync" ? s.sync : s.group;
+        expect('[');
+        while (!accept(']')) {
+          if (!lists.empty()) expect(',');
+          lists.push_back(ints());
+        }
+      } else {
+        fail("unknown list '" + key + "'");
+      }
+      skip_space();
+      if (pos_ < text_.size()) expect(',');
+      skip_space();
+    }
+    return s;
+  }
+
+ private:
+  std::vector<int64_t> ints() {
+    std::vector<int64_t> out;
+    expect('[');
+    while (!accept(']')) {
+      if (!out.empty()) expect(',');
+      skip_space();
+      size_t start = pos_;
+      if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+      while (pos_ < text_.size() && std::isdigit((unsigned char)text_[pos_])) ++pos_;
+      if (start == pos_ || (pos_ == start + 1 && text_[start] == '-')) fail("expected an integer");
+      out.push_back(std::stoll(std::string(text_.substr(start, pos_ - start))));
+    }
+    return out;
+  }
+  void skip_space() {
+    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+  }
+  bool accept(char c) {
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!accept(c)) fail(std::string("expected '") + c + "'");
+  }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw IRError("bad pipeline schedule '" + std::string(text_) + "' at offset " +
+                  std::to_string(pos_) + ": " + why +
+                  "; the format is order=[...], stage=[...], sync=[[...]], group=[[...]]");
+  }
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string pipeline_schedule_attr(size_t k) {
+  return kAttrPrefix + std::to_string(k);
+}
+
+bool is_pipeline_schedule_attr(const std::string& key) {
+  return key.rfind(kAttrPrefix, 0) == 0;
+}
+
+std::string format_pipeline_schedule(const PipelineSchedule& p) {
+  std::vector<std::string> parts;
+  auto lists = [&](const std::vector<std::vector<int64_t>>& ls) {
+    std::string out = "[";
+    for (size_t i = 0; i < ls.size(); ++i) out += (i ? ", " : "") + list_text(ls[i]);
+    return out + "]";
+  };
+  if (!p.order.empty()) parts.push_back("order=" + list_text(p.order));
+  if (!p.stage.empty()) parts.push_back("stage=" + list_text(p.stage));
+  if (!p.sync.empty()) parts.push_back("sync=" + lists(p.sync));
+  if (!p.group.empty()) parts.push_back("group=" + lists(p.group));
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+PipelineSchedule parse_pipeline_schedule(std::string_view text) {
+  return ScheduleReader(text).read();
+}
+
+std::vector<const ForNode*> pipelined_loops(const Stmt& body) {
+  // The visitor reaches a loop before the loops in its body: pre-order.
+  struct Collect : StmtVisitor {
+    std::vector<const ForNode*> found;
+    void visit_for(const ForNode* op) override {
+      if (op->for_kind == ForKind::kPipelined) found.push_back(op);
+      StmtVisitor::visit_for(op);
+    }
+  } collect;
+  collect.visit(body);
+  return collect.found;
+}
+
+std::optional<PipelineSchedule> pipeline_schedule(const PrimFunc& func, size_t k) {
+  auto it = func->attrs.find(pipeline_schedule_attr(k));
+  if (it == func->attrs.end()) return std::nullopt;
+  const auto* text = std::get_if<std::string>(&it->second);
+  if (!text) throw IRError("attribute " + it->first + " of '" + func->name + "' is not a string");
+  return parse_pipeline_schedule(*text);
 }
 
 }  // namespace tilec::ir

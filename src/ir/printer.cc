@@ -2,6 +2,7 @@
 #include "tilec/ir/vector_load.h"
 
 #include "tilec/ir/bounds_call.h"
+#include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/structural.h"
 
 #include <fmt/format.h>
@@ -87,26 +88,6 @@ std::string float_literal(double v) {
   return s;
 }
 
-// ", order=[0, 1], stage=[0, 1], ..." for a T.Pipelined schedule; empty lists are left out.
-std::string pipeline_schedule_args(const PipelineSchedule& p) {
-  auto list = [](const std::vector<int64_t>& l) {
-    std::string out = "[";
-    for (size_t i = 0; i < l.size(); ++i) out += (i ? ", " : "") + std::to_string(l[i]);
-    return out + "]";
-  };
-  auto lists = [&](const std::vector<std::vector<int64_t>>& ls) {
-    std::string out = "[";
-    for (size_t i = 0; i < ls.size(); ++i) out += (i ? ", " : "") + list(ls[i]);
-    return out + "]";
-  };
-  std::string out;
-  if (!p.order.empty()) out += ", order=" + list(p.order);
-  if (!p.stage.empty()) out += ", stage=" + list(p.stage);
-  if (!p.sync.empty()) out += ", sync=" + lists(p.sync);
-  if (!p.group.empty()) out += ", group=" + lists(p.group);
-  return out;
-}
-
 struct Candidate {
   std::string text;
   Expr literal;
@@ -171,9 +152,12 @@ class Printer {
   }
 
   void function(const PrimFunc& f) {
+    function_attrs_ = &f->attrs;
+    pipelined_loops_seen_ = 0;
     for (const auto& [key, value] : f->attrs) {
       if (key == "global_symbol" && value == AttrValue(f->name)) continue;
       if (key == kOutputIndicesAttr) continue;
+      if (is_pipeline_schedule_attr(key)) continue;  // printed on its loop
       out_ << "# attr " << key << " = " << attr(value) << "\n";
     }
     if (auto outputs = output_indices(f); !outputs.empty()) {
@@ -639,7 +623,7 @@ class Printer {
           case ForKind::kPipelined:
             iter = "T.Pipelined(" + range_args +
                    (f.num_stages ? ", num_stages=" + std::to_string(f.num_stages) : std::string()) +
-                   pipeline_schedule_args(f.pipeline) + ")";
+                   pipeline_schedule_args() + ")";
             break;
           case ForKind::kThreadBinding:
             iter = "T.thread_binding(" + range_args + ", thread=\"" + f.thread_tag + "\")";
@@ -652,6 +636,16 @@ class Printer {
     line(indent) << head << "\n";
     block(body, indent + 1);
     pop_scope();
+  }
+
+  // ", order=[...], ..." of the next T.Pipelined loop of the function being printed
+  // (pipeline_schedule.h: loops are counted in the order they are printed, pre-order).
+  std::string pipeline_schedule_args() {
+    if (!function_attrs_) return "";
+    auto it = function_attrs_->find(pipeline_schedule_attr(pipelined_loops_seen_++));
+    if (it == function_attrs_->end()) return "";
+    const auto* text = std::get_if<std::string>(&it->second);
+    return text && !text->empty() ? ", " + *text : "";
   }
 
   void if_stmt(const IfNode& node, int indent) {
@@ -695,6 +689,8 @@ class Printer {
   }
 
   std::ostringstream out_;
+  const AttrMap* function_attrs_ = nullptr;  // of the function being printed
+  size_t pipelined_loops_seen_ = 0;          // its T.Pipelined loops printed so far
   std::unordered_map<const void*, std::string> names_;
   std::set<std::string> used_;
   std::vector<std::vector<std::string>> scopes_;

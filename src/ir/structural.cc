@@ -136,17 +136,6 @@ class Canonicalizer {
         put(uint64_t(n->for_kind));
         put(uint64_t(n->step));
         put(uint64_t(n->num_stages));
-        for (const auto* list : {&n->pipeline.order, &n->pipeline.stage}) {
-          put(list->size());
-          for (int64_t v : *list) put(uint64_t(v));
-        }
-        for (const auto* lists : {&n->pipeline.sync, &n->pipeline.group}) {
-          put(lists->size());
-          for (const auto& l : *lists) {
-            put(l.size());
-            for (int64_t v : l) put(uint64_t(v));
-          }
-        }
         str(n->thread_tag);
         expr(n->begin);
         expr(n->end);

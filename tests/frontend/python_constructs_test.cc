@@ -1,10 +1,11 @@
 // Front-end constructs of TileLang's real kernels (issue 11, third part): T.Pipelined's
-// order/stage/sync/group schedule recorded on the loop (pipeline_schedule.h), the
+// order/stage/sync/group schedule recorded for the loop (pipeline_schedule.h), the
 // vectorized atomics T.atomic_addx2/x4, TVM script's if-frames and multi-context `with`,
 // T.Kernel without grid extents, and the Python a factory computes its constants with
 // (tilelang.math, int.bit_length, isinstance, `in`, DataType(...).bits, math.*, T.clamp
 // keywords). Each: the IR it lowers to, and the located error for what it rejects.
 #include "tilec/frontend/parser.h"
+#include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/printer.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/visitor.h"
@@ -65,6 +66,12 @@ const ForNode* pipelined_loop(const IRModule& m) {
     if (f->for_kind == ForKind::kPipelined) return f;
   return nullptr;
 }
+// The schedule of the first pipelined loop (the only one in these kernels).
+PipelineSchedule schedule_of(const IRModule& m) {
+  std::optional<PipelineSchedule> s = pipeline_schedule(m.functions().at(0), 0);
+  EXPECT_TRUE(s.has_value());
+  return s.value_or(PipelineSchedule{});
+}
 
 // A gemm loop in TileLang's test_tilelang_language_pipeline.py shape; ORDER / STAGE are
 // substituted.
@@ -97,9 +104,12 @@ TEST(PipelineSchedule, OrderAndStageFromFactoryParametersAreRecorded) {
   IRModule m = parse(pipelined_gemm("order=order, stage=stage"));
   const ForNode* loop = pipelined_loop(m);
   ASSERT_NE(loop, nullptr);
-  EXPECT_EQ(loop->pipeline.order, (std::vector<int64_t>{0, 1, 2}));
-  EXPECT_EQ(loop->pipeline.stage, (std::vector<int64_t>{0, 0, 1}));
+  PipelineSchedule s = schedule_of(m);
+  EXPECT_EQ(s.order, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(s.stage, (std::vector<int64_t>{0, 0, 1}));
   EXPECT_EQ(loop->num_stages, 2);  // max(stage) + 1 without num_stages=
+  EXPECT_EQ(std::get<std::string>(m.functions()[0]->attrs.at("tilec.pipeline_schedule.0")),
+            "order=[0, 1, 2], stage=[0, 0, 1]");
 }
 
 TEST(PipelineSchedule, DefinesLiteralsSyncAndGroup) {
@@ -108,10 +118,11 @@ TEST(PipelineSchedule, DefinesLiteralsSyncAndGroup) {
                      {{"order", "[2, 0, 1]"}, {"stage", "[1, 1, 0]"}});
   const ForNode* loop = pipelined_loop(m);
   ASSERT_NE(loop, nullptr);
-  EXPECT_EQ(loop->pipeline.order, (std::vector<int64_t>{2, 0, 1}));
+  PipelineSchedule s = schedule_of(m);
+  EXPECT_EQ(s.order, (std::vector<int64_t>{2, 0, 1}));
   EXPECT_EQ(loop->num_stages, 3);  // an explicit depth wins
-  EXPECT_EQ(loop->pipeline.sync, (std::vector<std::vector<int64_t>>{{0, 2}}));
-  EXPECT_EQ(loop->pipeline.group, (std::vector<std::vector<int64_t>>{{0, 1}, {2}}));
+  EXPECT_EQ(s.sync, (std::vector<std::vector<int64_t>>{{0, 2}}));
+  EXPECT_EQ(s.group, (std::vector<std::vector<int64_t>>{{0, 1}, {2}}));
 }
 
 TEST(PipelineSchedule, PrintsAndParsesBackToTheSameIR) {
@@ -129,7 +140,7 @@ TEST(PipelineSchedule, ScalarBindingsTakeNoEntryButOldListsWithThemAreAccepted) 
   const std::string binding = "                base = k * 16\n";
   EXPECT_NO_THROW(parse(pipelined_gemm("order=[0, 1, 2], stage=[0, 0, 1]", binding)));
   IRModule old = parse(pipelined_gemm("order=[0, 1, 2, 3], stage=[0, 0, 0, 1]", binding));
-  EXPECT_EQ(pipelined_loop(old)->pipeline.order.size(), 4u);
+  EXPECT_EQ(schedule_of(old).order.size(), 4u);
 }
 
 TEST(PipelineSchedule, BadListsAreLocatedErrors) {
@@ -156,6 +167,32 @@ TEST(PipelineSchedule, BadListsAreLocatedErrors) {
       << e.what();
   e = error_of(pipelined_gemm("order=[0, 1.5, 2], stage=[0, 0, 1]"));
   EXPECT_NE(std::string(e.what()).find("an entry is not"), std::string::npos) << e.what();
+}
+
+TEST(PipelineSchedule, NestedLoopsAreCountedOuterFirst) {
+  IRModule m = parse(R"(
+@T.prim_func
+def f(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32")):
+    with T.Kernel(1, threads=16):
+        S = T.alloc_shared((16,), "float32")
+        for r in T.Pipelined(2, num_stages=1):
+            for k in T.Pipelined(4, order=[1, 0], stage=[0, 1]):
+                T.copy(A[k * 16], S)
+                T.copy(S, B[k * 16])
+)");
+  EXPECT_FALSE(pipeline_schedule(m.functions()[0], 0));
+  ASSERT_TRUE(pipeline_schedule(m.functions()[0], 1));
+  EXPECT_EQ(pipeline_schedule(m.functions()[0], 1)->order, (std::vector<int64_t>{1, 0}));
+}
+
+TEST(PipelineScheduleRules, FormatParsesBack) {
+  PipelineSchedule s{{2, 0, 1}, {0, 0, 1}, {{0, 2}}, {{0, 1}, {2}}};
+  std::string text = format_pipeline_schedule(s);
+  EXPECT_EQ(text, "order=[2, 0, 1], stage=[0, 0, 1], sync=[[0, 2]], group=[[0, 1], [2]]");
+  EXPECT_EQ(parse_pipeline_schedule(text), s);
+  EXPECT_EQ(parse_pipeline_schedule(""), PipelineSchedule{});
+  EXPECT_THROW(parse_pipeline_schedule("order=[1,"), IRError);
+  EXPECT_THROW(parse_pipeline_schedule("depth=[1]"), IRError);
 }
 
 TEST(PipelineScheduleRules, CountAndValidate) {
@@ -325,6 +362,48 @@ TEST(PythonConstants, IsinstanceMembershipAndDtypeQueries) {
             34 + 4 + 4);
 }
 
+TEST(PythonConstants, BuiltinsDictsIdentityAndTrueDivision) {
+  EXPECT_EQ(first_dim("len((1, 2, 3)) + sum([4, 5]) + len(dtype)"), 3 + 9 + 7);
+  EXPECT_EQ(first_dim("int(math.log2(N * 1.0)) + int(7 / 2)", {{"N", "64"}}, "import math\n"),
+            6 + 3);
+  EXPECT_EQ(first_dim("{\"float32\": 4, \"float16\": 2}[dtype] * 10"), 20);
+  EXPECT_EQ(first_dim("1 if (N > 3) is True and (N < 3) is False else 2"), 1);
+  EXPECT_EQ(first_dim("math.ceil(N / 3) + math.ceil(N / 4)", {}, "import math\n"), 34 + 25);
+}
+
+TEST(PythonConstants, AFactoryReturnsOneOfItsKernels) {
+  IRModule m = parse(R"(
+def k(split=2):
+    @T.prim_func
+    def with_split(A: T.Tensor((4,), "float32")):
+        with T.Kernel(1) as bx:
+            A[0] = 1.0
+
+    @T.prim_func
+    def without_split(A: T.Tensor((8,), "float32")):
+        with T.Kernel(1) as bx:
+            A[0] = 2.0
+
+    return with_split if split > 1 else without_split
+)",
+                     {{"split", "1"}});
+  EXPECT_EQ(*as_const_int(m.functions().at(0)->params.at(0).buffer->shape.at(0)), 8);
+  EXPECT_EQ(m.functions().at(0)->name, "k");
+}
+
+TEST(LoopVariables, AnInnerLoopMayShadowAnOuterOne) {
+  IRModule m = parse(R"(
+@T.prim_func
+def f(A: T.Tensor((4, 4), "float32")):
+    with T.Kernel(1, threads=4):
+        for i in T.serial(4):
+            for i, j in T.Parallel(4, 4):
+                A[i, j] = 1.0
+            A[i, 0] = 2.0
+)");
+  EXPECT_EQ(nodes_of<ForNode>(m).size(), 3u);
+}
+
 TEST(PythonConstants, ErrorsNameTheRule) {
   SourceError e = error_of(R"(
 def k(N=0):
@@ -358,9 +437,73 @@ def f(A: T.Tensor((16,), "float32")):
         for i in T.Parallel(16):
             A[i] = T.clamp(A[i], min_val=-0.5, max_val=0.5)
 )");
-  std::vector<std::string> calls;
-  for (const CallNode* c : nodes_of<CallNode>(m)) calls.push_back(c->name);
-  EXPECT_EQ(calls, (std::vector<std::string>{"min", "max"}));
+  std::string printed = print(m);
+  EXPECT_NE(printed.find("T.min(T.max("), std::string::npos) << printed;
+}
+
+}  // namespace
+}  // namespace tilec::ir
+
+namespace tilec::ir {
+namespace {
+
+TEST(SeveralGrids, RunInOrderAtTheTopLevelOnly) {
+  IRModule m = parse(R"(
+@T.prim_func
+def f(A: T.Tensor((8,), "float32"), B: T.Tensor((8,), "float32")):
+    with T.Kernel(1, threads=8):
+        A[T.get_thread_binding()] = 1.0
+    n = 2
+    with T.Kernel(n, threads=4) as bx:
+        B[bx * 4 + T.get_thread_binding()] = A[bx * 4 + T.get_thread_binding()]
+)");
+  EXPECT_EQ(nodes_of<KernelNode>(m).size(), 2u);
+  SourceError e = error_of(R"(
+@T.prim_func
+def f(A: T.Tensor((8,), "float32")):
+    with T.Kernel(1, threads=8):
+        A[T.get_thread_binding()] = 1.0
+    for i in T.serial(2):
+        with T.Kernel(1, threads=8):
+            A[T.get_thread_binding()] = 2.0
+)");
+  EXPECT_NE(std::string(e.what()).find("launches 2 T.Kernel grids, but not all at its top level"),
+            std::string::npos)
+      << e.what();
+}
+
+TEST(Cumsum, LowersToAParallelNestOfSerialScans) {
+  IRModule m = parse(R"(
+@T.prim_func
+def f(A: T.Tensor((4, 8), "float32")):
+    with T.Kernel(1, threads=32):
+        S = T.alloc_shared((4, 8), "float32")
+        T.copy(A, S)
+        T.cumsum(S, dim=-1, reverse=True)
+        T.copy(S, A)
+)");
+  std::vector<std::pair<ForKind, int64_t>> loops;
+  for (const ForNode* f : nodes_of<ForNode>(m)) loops.push_back({f->for_kind, f->step});
+  ASSERT_EQ(loops.size(), 2u);
+  EXPECT_EQ(loops[0], std::make_pair(ForKind::kParallel, int64_t(1)));  // the rows
+  EXPECT_EQ(loops[1], std::make_pair(ForKind::kSerial, int64_t(-1)));   // reverse scan
+}
+
+TEST(Cumsum, BadOperandsAreLocatedErrors) {
+  auto message = [](const std::string& call, const std::string& extra = "") {
+    return std::string(error_of(R"(
+@T.prim_func
+def f(A: T.Tensor((4, 8), "float32")):
+    with T.Kernel(1, threads=32):
+        S = T.alloc_shared((4, 8), "float32")
+        D = T.alloc_shared((4, 4), "float32")
+)" + extra + "        " + call + "\n")
+                           .what());
+  };
+  EXPECT_NE(message("T.cumsum(A)").find("scans a shared or fragment tile, not the global"),
+            std::string::npos);
+  EXPECT_NE(message("T.cumsum(S, dim=2)").find("dim 2 is out of range"), std::string::npos);
+  EXPECT_NE(message("T.cumsum(S, D)").find("must have the extents of 'S'"), std::string::npos);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #pragma once
 
 #include "tilec/ir/expr.h"
-#include "tilec/ir/pipeline_schedule.h"
 
 #include <optional>
 
@@ -101,7 +100,6 @@ struct ForNode : StmtNode {
   int64_t step = 1;
   ForKind for_kind = ForKind::kSerial;
   int num_stages = 0;       // T.Pipelined hint; 0 otherwise
-  PipelineSchedule pipeline;  // T.Pipelined's order/stage/sync/group; empty otherwise
   std::string thread_tag;   // kThreadBinding: "threadIdx.x", ...
   Stmt body;
   ForNode() : StmtNode(kKind) {}
@@ -204,9 +202,8 @@ const CallNode* as_barrier(const Expr& e);
 // dtype. It replaces the element by element + value (max, min: the rule of BinaryOp
 // kMax/kMin) in one indivisible step with respect to every other atomic update of that
 // element, from any block or thread, and yields the element's previous value. Used as
-// a statement it is the whole value of an Evaluate, like a barrier. Integer, float16,
-// bfloat16, float32 and float64 elements (a 16-bit float combines in float32 and rounds
-// to its dtype, as a store does); other dtypes throw IRError.
+// a statement it is the whole value of an Evaluate, like a barrier. Integer, float16, bfloat16
+// (combined in float32, rounded to the dtype), float32, float64 elements; others throw IRError.
 Expr atomic_update(const std::string& name, Expr element, Expr value, Span span = {});
 // The atomic update that is `e`, else nullptr.
 const CallNode* as_atomic(const Expr& e);

@@ -542,7 +542,7 @@ llvm::Value* IREmitter::emit_atomic(const CallNode* op) {
       }();
   llvm::Value* value = cast_value(t, op->args[1]);
   BinaryOp combine = atomic_op(*op);
-  if (is_16bit_float(t)) return emit_atomic16(combine, address, value, t);
+  if (t.is_float() && t.bits == 16) return emit_atomic16(combine, address, value, t);
   using Rmw = llvm::AtomicRMWInst;
   Rmw::BinOp rmw = combine == BinaryOp::kAdd   ? (t.is_float() ? Rmw::FAdd : Rmw::Add)
                    : combine == BinaryOp::kMax ? (t.is_float() ? Rmw::FMax
@@ -569,13 +569,13 @@ llvm::Value* IREmitter::emit_atomic16(BinaryOp combine, llvm::Value* address, ll
   builder_.SetInsertPoint(loop);
   llvm::PHINode* seen = builder_.CreatePHI(i16, 2);
   seen->addIncoming(first, entry);
-  llvm::Value* cur = storage16_to_f32(seen, t);
+  llvm::Value* cur = narrow_bits_to_f32(seen, t);
   llvm::Value* next = combine == BinaryOp::kAdd ? builder_.CreateFAdd(cur, value)
                       : combine == BinaryOp::kMax
                           ? builder_.CreateSelect(builder_.CreateFCmpOLT(cur, value), value, cur)
                           : builder_.CreateSelect(builder_.CreateFCmpOLT(value, cur), value, cur);
   llvm::Value* pair = builder_.CreateAtomicCmpXchg(
-      address, seen, f32_to_storage16(next, t), llvm::MaybeAlign(2),
+      address, seen, f32_to_narrow_bits(next, t), llvm::MaybeAlign(2),
       llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
   seen->addIncoming(builder_.CreateExtractValue(pair, 0), builder_.GetInsertBlock());
   builder_.CreateCondBr(builder_.CreateExtractValue(pair, 1), done, loop);
