@@ -147,10 +147,10 @@ codegen::CodeGenC::Printed CodeGenCDevice::print_call(const CallNode* op) {
     auto address = [&](const LoadNode* e) {
       return fmt::format("&{}[{}]", buffer_name(e->buffer), flat_index(e->buffer, e->indices));
     };
-    return {fmt::format("tilec_transpose_tile_{}({}, {}, {}, {})", tile->lanes,
-                        address(tile->src), print_expr(tile->src_stride), address(tile->dst),
-                        print_expr(tile->dst_stride)),
-            kPrimary};
+    return {
+        fmt::format("tilec_transpose_tile_{}({}, {}, {}, {})", tile->lanes, address(tile->src),
+                    print_expr(tile->src_stride), address(tile->dst), print_expr(tile->dst_stride)),
+        kPrimary};
   }
   const LoadNode* element = prefetch_element(*op);
   if (!element) return CodeGenC::print_call(op);

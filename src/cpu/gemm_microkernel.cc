@@ -3,7 +3,6 @@
 #include "tilec/cpu/cpu_resources.h"
 #include "tilec/cpu/gemm_blocking.h"
 #include "tilec/cpu/tile_ops.h"
-#include "tilec/cpu/transpose_tile.h"
 #include "tilec/ir/stmt.h"
 #include "tilec/transform/gemm_operands.h"
 #include "tilec/transform/pass_context.h"
@@ -140,50 +139,12 @@ class CpuGemm {
     return for_loop(r, zero(), mrows, for_loop(k, zero(), klen, copy, ForKind::kVectorized));
   }
 
-  // Panel rows [k_begin, k_end) x columns [n_begin, n_end) of the chunk at (n0, k0),
-  // element by element (the inner loop vectorized along the panel's rows).
-  Stmt pack_b_elements(const Expr& n0, const Expr& k0, const Expr& k_begin, const Expr& k_end,
-                       const Expr& n_begin, const Expr& n_end) {
+  Stmt pack_b(const Expr& n0, const Expr& ncols, const Expr& k0, const Expr& klen) {
     Var k = make_var("pk", it_), n = make_var("pn", it_);
     Expr value =
         op_.transpose_b ? g_.b.at(fold(n0 + n), fold(k0 + k)) : g_.b.at(fold(k0 + k), fold(n0 + n));
     Stmt copy = store(b_panel(), {k, n}, cast(acc_, value));
-    return for_loop(k, k_begin, k_end, for_loop(n, n_begin, n_end, copy, ForKind::kVectorized));
-  }
-
-  // A transposed float32 B whose k axis is contiguous is turned around in lanes x lanes
-  // tiles in registers (transpose_tile.h): the element copy writes one column of the
-  // panel per element read, a store per element, which cost about as much as the
-  // micro-kernel itself on a 64 x 64 x 32 tile.
-  std::optional<Expr> transposed_b_row_stride() const {
-    const Buffer& b = g_.b.buffer;
-    if (!op_.transpose_b || acc_ != DataType::Float32() || b->dtype != acc_ ||
-        !is_transpose_tile_lanes(s_.lanes) || g_.b.col_dim != b->ndim() - 1 ||
-        g_.b.row_dim >= g_.b.col_dim)
-      return std::nullopt;
-    Expr stride = c(1);
-    for (int d = g_.b.row_dim + 1; d < b->ndim(); ++d) stride = stride * index(b->shape[d]);
-    return fold(stride);
-  }
-
-  Stmt pack_b(const Expr& n0, const Expr& ncols, const Expr& k0, const Expr& klen) {
-    std::optional<Expr> row_stride = transposed_b_row_stride();
-    if (!row_stride) return pack_b_elements(n0, k0, zero(), klen, zero(), ncols);
-    const int64_t L = s_.lanes;
-    Var tn = make_var("tn", it_), tk = make_var("tk", it_);
-    Expr n_tiles = fold(floordiv(ncols, c(L))), k_tiles = fold(floordiv(klen, c(L)));
-    Expr src = g_.b.at(fold(n0 + tn * c(L)), fold(k0 + tk * c(L)));
-    Expr dst = load(b_panel(), {fold(tk * c(L)), fold(tn * c(L))});
-    Stmt tiles = for_loop(
-        tn, zero(), n_tiles,
-        for_loop(tk, zero(), k_tiles,
-                 evaluate(transpose_tile(src, dst, L, cast(DataType::Int64(), *row_stride),
-                                         make_int(nc_, DataType::Int64())))));
-    // What the tiles leave: the last klen % L rows of the panel, then the last
-    // ncols % L columns of the rows above them.
-    Expr k_full = fold(k_tiles * c(L)), n_full = fold(n_tiles * c(L));
-    return seq({tiles, pack_b_elements(n0, k0, k_full, klen, zero(), ncols),
-                pack_b_elements(n0, k0, zero(), k_full, n_full, ncols)});
+    return for_loop(k, zero(), klen, for_loop(n, zero(), ncols, copy, ForKind::kVectorized));
   }
 
   // Element (row, k) of A and (k, col) of B in acc dtype, from the packed copies when

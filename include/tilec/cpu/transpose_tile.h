@@ -1,7 +1,15 @@
-// A square tile transposed in registers, for the cpu gemm's packing of a transposed B
-// (gemm_microkernel.cc): the micro-kernel reads B as k x columns, a transposed B is
-// stored columns x k, and a scalar copy that turns it around is bound by one store per
-// element. transpose_tile(src, dst, lanes, src_stride, dst_stride) is
+// Transposing copies in register tiles. The cpu gemm packs a transposed B into the
+// k x columns panel its micro-kernel reads (gemm_microkernel.cc); copied element by
+// element, that copy is bound by one store per element and cost about a quarter of the
+// 1024^3 transposed-B GEMM. transpose_copies (a pass of the cpu pipeline, right after
+// lower_tile_ops) finds loop nests
+//   for r in [r0, r1): for c in [c0, c1): dst[r, c] = src[..., c + p, ..., r + q]
+// copying float32 (dst a 2-D tile; src's last index moving with r, one other with c, both
+// by one; contiguous row-major buffers) and rewrites them into transpose_tile calls over
+// the whole lanes x lanes tiles, the rows and columns left over copied as before.
+// lanes: one vector register of float32 on the target (vector_unit_for), at most 16.
+// The gemm lowering itself keeps the element copy, which the interpreter runs.
+// transpose_tile(src, dst, lanes, src_stride, dst_stride) is
 //   evaluate(call_extern(int32, kTransposeTileFunction,
 //                        {src_element, dst_element, lanes, src_stride, dst_stride}))
 // with `src_element`/`dst_element` loads of the tiles' first elements (never loaded as
@@ -13,7 +21,8 @@
 // power of two from 2 to 16, one vector register of the target.
 #pragma once
 
-#include "tilec/ir/expr.h"
+#include "tilec/ir/stmt.h"
+#include "tilec/transform/pass.h"
 
 #include <optional>
 #include <utility>
@@ -42,7 +51,9 @@ bool is_transpose_tile_lanes(int64_t lanes);  // a power of two in [2, 16]
 // become shuffle(row_i, row_{i+half}, first) and shuffle(row_i, row_{i+half}, second),
 // index `lanes + c` naming lane c of the second vector. After every round the rows hold
 // the transposed tile.
-std::pair<std::vector<int>, std::vector<int>> transpose_shuffle_masks(int64_t lanes,
-                                                                      int64_t half);
+std::pair<std::vector<int>, std::vector<int>> transpose_shuffle_masks(int64_t lanes, int64_t half);
+
+ir::Stmt transpose_copies(const ir::Stmt& body, int64_t lanes);
+transform::Pass transpose_copies_pass();  // "cpu.transpose_copies"
 
 }  // namespace tilec::cpu
