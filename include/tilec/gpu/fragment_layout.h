@@ -99,4 +99,21 @@ FragmentLayouts infer_fragment_layouts(const ir::KernelNode& kernel, int64_t num
                                        const std::string& function_name,
                                        const LayoutRequirements& required = {});
 
+// A fragment read as a T.gemm operand that the SIMT lowering keeps in shared memory
+// instead of replicating it in every thread's registers (TileLang's layout conversion
+// through shared memory): its writers store it in their own layout, a barrier follows,
+// and the gemm reads it from shared like a shared operand.
+struct StagedOperand {
+  ir::Buffer fragment;
+  std::string reason;  // why registers cannot hold it
+};
+// The gemm operands of `kernel` to stage: those whose replication would spread (through
+// a whole-tile T.copy or a T.Parallel nest) to a fragment with a required layout, and
+// those whose replicated bytes exceed `register_budget_bytes` (0: no budget). Gemm
+// accumulators and T.reduce results are never staged.
+std::vector<StagedOperand> operands_to_stage(const ir::KernelNode& kernel, int64_t num_threads,
+                                             const std::string& function_name,
+                                             const LayoutRequirements& required,
+                                             int64_t register_budget_bytes);
+
 }  // namespace tilec::gpu
