@@ -247,26 +247,44 @@ class LayoutInference : public StmtVisitor {
     return layouts();
   }
 
-  std::vector<StagedOperand> operands_to_stage(const KernelNode& kernel, int64_t budget) {
+  std::vector<StagedFragment> fragments_to_stage(const KernelNode& kernel, int64_t budget,
+                                                 int64_t shared_left) {
     visit(kernel.body);
-    std::vector<StagedOperand> staged;
+    std::vector<StagedFragment> staged;
+    std::set<const BufferNode*> chosen;
+    auto stage = [&](const BufferNode* node, int64_t bytes, std::string reason) {
+      staged.push_back({fragments_.at(node), std::move(reason)});
+      chosen.insert(node);
+      if (shared_left >= 0) shared_left -= bytes;
+    };
+    auto bytes_of = [&](const BufferNode* node) {
+      const Buffer& buffer = fragments_.at(node);
+      return numel_of(constant_shape(buffer)) * buffer->dtype.bytes();
+    };
+    // A gemm operand whose replication would reach a partitioned accumulator: shared
+    // memory is the only place both uses can read it from.
     for (const auto& [node, use] : gemm_operands_) {
       if (required_.count(node) || reduce_results_.count(node)) continue;
-      const Buffer& buffer = fragments_.at(node);
-      int64_t bytes = numel_of(constant_shape(buffer)) * buffer->dtype.bytes();
-      if (budget > 0 && bytes > budget) {
-        staged.push_back({buffer, fmt::format("replicated in every thread for {} it would take "
-                                              "{} bytes of each thread's registers, above the "
-                                              "budget of {}",
-                                              use, bytes, budget)});
-        continue;
-      }
       if (auto conflict = replication_reaches_required(node)) {
-        staged.push_back({buffer, fmt::format("replicating it in every thread for {} would "
-                                              "also replicate '{}' ({}), which {} partitions",
-                                              use, conflict->first->name, conflict->second,
-                                              required_.at(conflict->first).use)});
+        stage(node, bytes_of(node),
+              fmt::format("replicating it in every thread for {} would also replicate '{}' ({}), "
+                          "which {} partitions",
+                          use, conflict->first->name, conflict->second,
+                          required_.at(conflict->first).use));
       }
+    }
+    if (budget <= 0) return staged;
+    // A fragment every thread would hold whole that alone exceeds the register budget,
+    // while the block's shared memory has room for it.
+    propagate_replication();
+    for (const auto& [node, why] : replicated_) {
+      if (chosen.count(node) || required_.count(node) || !fragments_.count(node)) continue;
+      int64_t bytes = bytes_of(node);
+      if (bytes <= budget || (shared_left >= 0 && bytes > shared_left)) continue;
+      stage(node, bytes,
+            fmt::format("replicated in every thread ({}) it would take {} bytes of each "
+                        "thread's registers, above the budget of {}",
+                        why, bytes, budget));
     }
     return staged;
   }
@@ -535,12 +553,13 @@ FragmentLayouts infer_fragment_layouts(const KernelNode& kernel, int64_t num_thr
   return LayoutInference(num_threads, function_name, required).run(kernel);
 }
 
-std::vector<StagedOperand> operands_to_stage(const KernelNode& kernel, int64_t num_threads,
-                                             const std::string& function_name,
-                                             const LayoutRequirements& required,
-                                             int64_t register_budget_bytes) {
+std::vector<StagedFragment> fragments_to_stage(const KernelNode& kernel, int64_t num_threads,
+                                               const std::string& function_name,
+                                               const LayoutRequirements& required,
+                                               int64_t register_budget_bytes,
+                                               int64_t shared_bytes_left) {
   return LayoutInference(num_threads, function_name, required)
-      .operands_to_stage(kernel, register_budget_bytes);
+      .fragments_to_stage(kernel, register_budget_bytes, shared_bytes_left);
 }
 
 }  // namespace tilec::gpu

@@ -5,7 +5,7 @@
 #include "tilec/gpu/parallel_nest.h"
 #include "tilec/gpu/register_budget.h"
 #include "tilec/gpu/simt_context.h"
-#include "tilec/gpu/staged_operands.h"
+#include "tilec/gpu/staged_fragments.h"
 #include "tilec/gpu/subgroup.h"
 #include "tilec/gpu/vector_split.h"
 #include "tilec/ir/mutator.h"
@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <unordered_set>
 
@@ -386,6 +387,25 @@ class SharedHoister : public StmtMutator {
   std::string function_;
 };
 
+// The bytes of shared memory the target's limit leaves beside the kernel's own shared
+// tiles (-1: no limit known).
+int64_t shared_bytes_left(const KernelNode& k, const target::Target& target) {
+  int64_t limit = target.get_int("max_shared_memory_per_block", 0);
+  if (limit <= 0) return -1;
+  int64_t used = 0;
+  post_order_visit(k.body, [&](const Stmt* s, const Expr*) {
+    auto* a = s ? s->as<AllocateNode>() : nullptr;
+    if (!a || a->buffer->scope != StorageScope::kShared) return;
+    int64_t bytes = a->buffer->dtype.bytes();
+    for (const auto& d : a->buffer->shape) {
+      const int64_t* c = as_const_int(d);
+      bytes *= c ? *c : 0;
+    }
+    used += bytes;
+  });
+  return std::max<int64_t>(0, limit - used);
+}
+
 struct LoweredKernel {
   Stmt kernel;
   std::vector<std::pair<std::string, std::string>> layouts;  // fragment name, description
@@ -444,8 +464,9 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
     return context;
   };
   std::unique_ptr<SimtContext> context = plan(source);
-  std::vector<StagedOperand> staged = operands_to_stage(
-      *k, threads, function, context->requirements(), register_budget_bytes(target));
+  std::vector<StagedFragment> staged =
+      fragments_to_stage(*k, threads, function, context->requirements(),
+                         register_budget_bytes(target), shared_bytes_left(*k, target));
   SharedStaging staging(staged);
   auto staged_kernel = copy_node(k);
   if (!staging.empty()) {

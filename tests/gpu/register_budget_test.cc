@@ -1,7 +1,7 @@
 // The per-thread register budget (private_bytes_per_thread): checked once the layouts
-// are chosen, a located error listing every fragment's bytes per thread; a gemm operand
-// too large to replicate is staged in shared memory instead of refused; the attribute
-// raises or turns off the budget.
+// are chosen, a located error listing every fragment's bytes per thread; a replicated
+// fragment (a gemm operand among them) too large alone is staged in shared memory where
+// the shared-memory limit leaves room; the attribute raises or turns off the budget.
 #include "simt_support.h"
 
 #include "tilec/ir/source_error.h"
@@ -12,7 +12,7 @@ namespace tilec {
 namespace {
 
 // A 64 x 64 float32 fragment over 64 threads: cyclic, 64 registers = 256 bytes per
-// thread; `replicated_rows` rows of it read by a broadcast make a replicated second one.
+// thread; a `rows` x 64 one read at other than the loop's indices is replicated.
 std::string elementwise_source(int rows) {
   return fmt::format(R"PY(
 import tilelang.language as T
@@ -31,18 +31,19 @@ def scale(A: T.Tensor((64, 64), "float32"), R: T.Tensor(({rows}, 64), "float32")
 }
 
 TEST(RegisterBudget, FragmentsAboveTheBudgetAreALocatedError) {
-  // R_l is replicated: 8 x 64 x 4 = 2048 bytes in every thread, plus A_l's 256.
+  // R_l is replicated: 3 x 64 x 4 = 768 bytes in every thread (within the budget alone),
+  // plus A_l's 256: 1024 bytes, above cuda's 1020.
   try {
-    testing::lower_for_simt(elementwise_source(8), "cuda");
+    testing::lower_for_simt(elementwise_source(3), "cuda");
     FAIL() << "expected an error";
   } catch (const ir::LocatedError& e) {
     std::string what = e.what();
     EXPECT_EQ(e.span().line, 8) << what;  // R_l's T.alloc_fragment, the largest
-    EXPECT_NE(what.find("kernel 'scale': the fragments need 2304 bytes of private memory"),
+    EXPECT_NE(what.find("kernel 'scale': the fragments need 1024 bytes of private memory"),
               std::string::npos)
         << what;
     EXPECT_NE(what.find("above the 1020 bytes target 'cuda"), std::string::npos) << what;
-    EXPECT_NE(what.find("'R_l': 2048 bytes per thread, R_l[8, 64] float32: replicated"),
+    EXPECT_NE(what.find("'R_l': 768 bytes per thread, R_l[3, 64] float32: replicated"),
               std::string::npos)
         << what;
     EXPECT_NE(what.find("'A_l': 256 bytes per thread"), std::string::npos) << what;
@@ -51,11 +52,28 @@ TEST(RegisterBudget, FragmentsAboveTheBudgetAreALocatedError) {
   }
   // Within the budget, raised, or turned off: it lowers.
   EXPECT_NO_THROW(testing::lower_for_simt(elementwise_source(2), "cuda"));
-  EXPECT_NO_THROW(testing::lower_for_simt(elementwise_source(8), "opencl"));
+  EXPECT_NO_THROW(testing::lower_for_simt(elementwise_source(3), "opencl"));
   EXPECT_NO_THROW(
-      testing::lower_for_simt(elementwise_source(8), "cuda -private_bytes_per_thread=4096"));
+      testing::lower_for_simt(elementwise_source(3), "cuda -private_bytes_per_thread=4096"));
   EXPECT_NO_THROW(
-      testing::lower_for_simt(elementwise_source(8), "cuda -private_bytes_per_thread=0"));
+      testing::lower_for_simt(elementwise_source(3), "cuda -private_bytes_per_thread=0"));
+}
+
+TEST(RegisterBudget, AReplicatedFragmentAboveTheBudgetAloneIsStagedInShared) {
+  // R_l replicated would be 8 x 64 x 4 = 2048 bytes per thread: it goes to shared memory,
+  // where the block's threads read the rows they need.
+  ir::IRModule mod = testing::lower_for_simt(elementwise_source(8), "cuda");
+  std::string r = testing::layout_of(mod, "R_l");
+  EXPECT_NE(r.find("R_l[8, 64] float32: staged in shared memory (2048 bytes)"), std::string::npos)
+      << r;
+  EXPECT_NE(r.find("2048 bytes of each thread's registers, above the budget of 1020"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(ir::print(mod).find("R_l = T.alloc_shared("), std::string::npos) << ir::print(mod);
+  // Unless the shared memory left cannot hold it either.
+  EXPECT_THROW(
+      testing::lower_for_simt(elementwise_source(8), "cuda -max_shared_memory_per_block=1024"),
+      ir::LocatedError);
 }
 
 TEST(RegisterBudget, PartitionedFragmentsAskForMoreThreads) {

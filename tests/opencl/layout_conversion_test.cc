@@ -3,6 +3,7 @@
 // micro-tile; every thread reading all of the operand), so the operand is staged in
 // shared memory, a layout conversion the lowered IR records. Run on PoCL against the
 // interpreter; skips with the reason when no OpenCL device is found.
+#include "../cli_support.h"
 #include "../engine/test_support.h"
 
 #include "tilec/exec/opencl_backend.h"
@@ -91,6 +92,22 @@ TEST_F(LayoutConversion, GemmAccumulatorFeedsTheNextGemmThroughShared) {
       auto result = testing::run_and_compare(kernel, mod.functions().front());
       EXPECT_TRUE(result.ok) << result.detail << "\n" << kernel.device_source();
     }
+  }
+}
+
+// With cuda's register budget (1020 bytes per thread) cumsum's tile and dequant_gemm's
+// dequantized B would be replicated beyond it, so they are staged in shared memory (as
+// on cuda, where no GPU runs them here): the same lowering runs on PoCL and matches.
+TEST_F(LayoutConversion, FragmentsTooLargeToReplicateRunFromShared) {
+  for (const char* file : {"cumsum.py", "dequant_gemm.py"}) {
+    SCOPED_TRACE(file);
+    ir::IRModule mod = ir::parse_kernel_file(testing::example(file));
+    Kernel kernel = compile(mod, "opencl -private_bytes_per_thread=1020", std::nullopt, "opencl");
+    std::string lowered = ir::print(kernel.lowered());
+    EXPECT_NE(lowered.find("staged in shared memory"), std::string::npos) << lowered;
+    EXPECT_NE(lowered.find("above the budget of 1020"), std::string::npos) << lowered;
+    auto result = testing::run_and_compare(kernel, mod.functions().front());
+    EXPECT_TRUE(result.ok) << result.detail << "\n" << kernel.device_source();
   }
 }
 

@@ -1,4 +1,4 @@
-#include "tilec/gpu/staged_operands.h"
+#include "tilec/gpu/staged_fragments.h"
 
 #include "tilec/ir/mutator.h"
 
@@ -27,7 +27,7 @@ class ReplaceBuffers : public StmtMutator {
 
 }  // namespace
 
-SharedStaging::SharedStaging(const std::vector<StagedOperand>& staged) {
+SharedStaging::SharedStaging(const std::vector<StagedFragment>& staged) {
   for (const auto& s : staged) {
     auto shared = std::make_shared<BufferNode>(*s.fragment);
     shared->scope = StorageScope::kShared;
@@ -40,7 +40,7 @@ Stmt SharedStaging::apply(const Stmt& body) const {
   return ReplaceBuffers(replacement_).mutate(body);
 }
 
-std::string describe_staged(const StagedOperand& staged) {
+std::string describe_staged(const StagedFragment& staged) {
   const Buffer& b = staged.fragment;
   std::string dims;
   int64_t numel = 1;

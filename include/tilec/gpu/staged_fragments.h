@@ -1,5 +1,5 @@
 // Layout conversion through shared memory (TileLang's answer when two uses of a tile
-// need different layouts): the T.gemm operands fragment_layout.h's operands_to_stage
+// need different layouts): the T.gemm operands fragment_layout.h's fragments_to_stage
 // picks become shared tiles, so their writers store them in their own layout (a gemm
 // accumulator's micro-tile, say), the barrier planner puts a barrier between those
 // stores and the gemm, and the gemm reads the operand from shared memory. The shared
@@ -19,7 +19,7 @@ namespace tilec::gpu {
 // apply() rewrites.
 class SharedStaging {
  public:
-  explicit SharedStaging(const std::vector<StagedOperand>& staged);
+  explicit SharedStaging(const std::vector<StagedFragment>& staged);
   ir::Stmt apply(const ir::Stmt& body) const;
   bool empty() const { return replacement_.empty(); }
 
@@ -29,6 +29,6 @@ class SharedStaging {
 
 // How the lowered IR prints a staged operand, e.g. "acc_s_cast[64, 64] float16: staged in
 // shared memory (8192 bytes), a layout conversion: replicating it ...".
-std::string describe_staged(const StagedOperand& staged);
+std::string describe_staged(const StagedFragment& staged);
 
 }  // namespace tilec::gpu
