@@ -199,22 +199,18 @@ const char* kAtomic16Loop = R"C(
   }
 #endif
 )C";
-const char* kAtomicF16 = R"C(
-#ifndef TILEC_HELPER_ATOMIC_F16
-#define TILEC_HELPER_ATOMIC_F16
-TILEC_ATOMIC16(tilec_atomic_add_f16, tilec_f16_to_f32, tilec_f32_to_f16, cur + v)
-TILEC_ATOMIC16(tilec_atomic_max_f16, tilec_f16_to_f32, tilec_f32_to_f16, cur < v ? v : cur)
-TILEC_ATOMIC16(tilec_atomic_min_f16, tilec_f16_to_f32, tilec_f32_to_f16, v < cur ? v : cur)
-#endif
-)C";
-const char* kAtomicBF16 = R"C(
-#ifndef TILEC_HELPER_ATOMIC_BF16
-#define TILEC_HELPER_ATOMIC_BF16
-TILEC_ATOMIC16(tilec_atomic_add_bf16, tilec_bf16_to_f32, tilec_f32_to_bf16, cur + v)
-TILEC_ATOMIC16(tilec_atomic_max_bf16, tilec_bf16_to_f32, tilec_f32_to_bf16, cur < v ? v : cur)
-TILEC_ATOMIC16(tilec_atomic_min_bf16, tilec_bf16_to_f32, tilec_f32_to_bf16, v < cur ? v : cur)
-#endif
-)C";
+// The add/max/min helpers of one 16-bit float dtype: suffix "f16" or "bf16", whose
+// conversions are tilec_<suffix>_to_f32 / tilec_f32_to_<suffix>.
+std::string atomic16_section(const std::string& suffix) {
+  std::string out = std::string(kAtomic16Loop) + "#ifndef TILEC_HELPER_ATOMIC_" + suffix +
+                    "\n#define TILEC_HELPER_ATOMIC_" + suffix + "\n";
+  for (const auto& [op, next] : {std::pair<const char*, const char*>{"add", "cur + v"},
+                                 {"max", "cur < v ? v : cur"},
+                                 {"min", "v < cur ? v : cur"}})
+    out += fmt::format("TILEC_ATOMIC16(tilec_atomic_{}_{}, tilec_{}_to_f32, tilec_f32_to_{}, {})\n",
+                       op, suffix, suffix, suffix, next);
+  return out + "#endif\n";
+}
 
 // The bounds-checked mode's record (codegen/bounds_record.h): the first violation of a
 // launch claims it with a compare-and-swap and writes its message; later ones only see
@@ -281,8 +277,8 @@ static inline __attribute__((unused)) float tilec_f8_bits_f32(uint32_t u) {{ flo
 std::string c_preamble_helper(const std::string& name) {
   if (name == "f8e4m3") return float8_section(ir::DataType::Float8E4M3(), "TILEC_HELPER_F8E4M3");
   if (name == "f8e5m2") return float8_section(ir::DataType::Float8E5M2(), "TILEC_HELPER_F8E5M2");
-  static const std::string f16_atomic = std::string(kAtomic16Loop) + kAtomicF16;
-  static const std::string bf16_atomic = std::string(kAtomic16Loop) + kAtomicBF16;
+  static const std::string f16_atomic = atomic16_section("f16");
+  static const std::string bf16_atomic = atomic16_section("bf16");
   static const std::map<std::string, const char*> sections = {
       {"atomic", kAtomic},
       {"bounds", kBounds},
