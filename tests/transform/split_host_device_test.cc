@@ -49,8 +49,7 @@ TEST(SplitHostDevice, ProducesHostLaunchAndDeviceFunction) {
   EXPECT_EQ(host->params.size(), 2u);
 }
 
-TEST(SplitHostDevice, RejectsFunctionsWithoutOneOutermostKernel) {
-  // The front end rejects such a function itself, so it is built from a one-kernel one.
+TEST(SplitHostDevice, SeveralTopLevelKernelsBecomeLaunchesInOrder) {
   IRModule one = parse_kernel_source(R"(
 import tilelang.language as T
 @T.prim_func
@@ -60,11 +59,36 @@ def two(A: T.Tensor((4,), "float32")):
 )");
   const PrimFunc& f = one.functions()[0];
   IRModule mod({with_body(f, seq({f->body, f->body}))});
+  IRModule split = split_host_device(mod, {1, serial_binder});
+  ASSERT_EQ(split.size(), 3u);
+  const PrimFunc& host = split.functions()[0];
+  auto* launches = host->body.as<SeqNode>();
+  ASSERT_NE(launches, nullptr);
+  ASSERT_EQ(launches->stmts.size(), 2u);
+  EXPECT_EQ(launches->stmts[0].as<LaunchNode>()->callee, "two_kernel");
+  EXPECT_EQ(launches->stmts[1].as<LaunchNode>()->callee, "two_kernel_1");
+  EXPECT_EQ(device_function_name("two", 1), "two_kernel_1");
+  EXPECT_TRUE(split.contains("two_kernel") && split.contains("two_kernel_1"));
+}
+
+TEST(SplitHostDevice, RejectsAKernelNestedInOtherStatements) {
+  // The front end rejects such a function itself, so it is built from a one-kernel one.
+  IRModule one = parse_kernel_source(R"(
+import tilelang.language as T
+@T.prim_func
+def nested(A: T.Tensor((4,), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        A[0] = 1.0
+)");
+  const PrimFunc& f = one.functions()[0];
+  Var i = make_var("i", DataType::Int32());
+  IRModule mod({with_body(f, for_loop(i, make_int(0), make_int(2), f->body))});
   try {
     split_host_device(mod, {1, serial_binder});
     FAIL() << "expected an IRError";
   } catch (const IRError& e) {
-    EXPECT_NE(std::string(e.what()).find("2 T.Kernel"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("1 T.Kernel scopes but one is nested"), std::string::npos)
+        << e.what();
   }
 }
 
