@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <mutex>
 #include <set>
 #include <vector>
 
@@ -26,10 +27,20 @@ struct UseGroup {
   std::string what;  // "T.copy at line 12"
 };
 
+struct ProviderRegistry {
+  std::mutex mutex;
+  std::vector<AccumulatorLayoutProvider> providers;
+};
+
+ProviderRegistry& providers() {
+  static ProviderRegistry registry;
+  return registry;
+}
+
 class LayoutInference : public StmtVisitor {
  public:
-  LayoutInference(int64_t num_threads, std::string function_name)
-      : num_threads_(num_threads), function_(std::move(function_name)) {}
+  LayoutInference(int64_t num_threads, std::string function_name, const target::Target& target)
+      : num_threads_(num_threads), function_(std::move(function_name)), target_(target) {}
 
   FragmentLayouts run(const KernelNode& kernel) {
     visit(kernel.body);
@@ -51,6 +62,7 @@ class LayoutInference : public StmtVisitor {
         }
       }
     }
+    propagate_partitions();
     FragmentLayouts layouts;
     for (const auto& [node, buffer] : fragments_) {
       int64_t numel = 1;
@@ -69,7 +81,27 @@ class LayoutInference : public StmtVisitor {
       layout.numel = numel;
       auto cyclic = cyclic_required_.find(node);
       auto replicated = replicated_.find(node);
-      if (replicated != replicated_.end()) {
+      if (auto part = partitioned_.find(node); part != partitioned_.end()) {
+        const char* other = replicated != replicated_.end() ? "every thread to hold all of it"
+                            : cyclic != cyclic_required_.end()
+                                ? "a cyclic partition over the threads"
+                                : nullptr;
+        if (other || numel != part->second.layout->registers * num_threads_) {
+          throw IRError(fmt::format(
+              "kernel '{}': no layout fits fragment '{}': as {} it is partitioned as {}, but {} "
+              "needs {}. Use it in T.Parallel over its whole shape with the loop's own "
+              "variables, or T.copy it into another fragment or a shared tile first",
+              function_, buffer->name, part->second.reason, part->second.layout->name,
+              replicated != replicated_.end()    ? replicated->second
+              : cyclic != cyclic_required_.end() ? cyclic->second
+                                                 : "the partition",
+              other ? other : "exactly its elements spread over the threads"));
+        }
+        layout.kind = FragmentLayoutKind::kPartitioned;
+        layout.registers = part->second.layout->registers;
+        layout.reason = part->second.reason;
+        layout.partition = part->second.layout;
+      } else if (replicated != replicated_.end()) {
         if (cyclic != cyclic_required_.end()) {
           throw IRError(fmt::format(
               "kernel '{}': no layout fits fragment '{}': as {} it must be partitioned over the "
@@ -115,7 +147,14 @@ class LayoutInference : public StmtVisitor {
     std::string what = "T.gemm at " + at_line(op->span);
     UseGroup g{{}, {}, what};
     if (is_fragment(op->c.buffer)) {
-      cyclic_required_.emplace(op->c.buffer.get(), "the accumulator of " + what);
+      if (auto layout = accumulator_layout(*op, num_threads_, target_)) {
+        partitioned_.emplace(
+            op->c.buffer.get(),
+            Partition{std::make_shared<const PartitionedLayout>(std::move(*layout)),
+                      "the accumulator of " + what});
+      } else {
+        cyclic_required_.emplace(op->c.buffer.get(), "the accumulator of " + what);
+      }
       g.writes.insert(op->c.buffer.get());
     }
     for (const auto* operand : {&op->a, &op->b}) {
@@ -162,7 +201,56 @@ class LayoutInference : public StmtVisitor {
   }
 
  private:
+  struct Partition {
+    PartitionedLayoutPtr layout;
+    std::string reason;
+  };
+
   static bool is_fragment(const Buffer& b) { return b->scope == StorageScope::kFragment; }
+
+  static bool same_shape(const Buffer& a, const Buffer& b) {
+    if (a->shape.size() != b->shape.size()) return false;
+    for (size_t d = 0; d < a->shape.size(); ++d) {
+      auto *x = as_const_int(a->shape[d]), *y = as_const_int(b->shape[d]);
+      if (!x || !y || *x != *y) return false;
+    }
+    return true;
+  }
+
+  // A fragment a T.Parallel touches together with a partitioned one, at the same
+  // coordinates (same shape), is partitioned the same way; one that is written there
+  // while replicated, or is of another shape, cannot be.
+  void propagate_partitions() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& g : groups_) {
+        const BufferNode* owner = nullptr;
+        for (const auto* set : {&g.writes, &g.reads})
+          for (auto* b : *set)
+            if (!owner && partitioned_.count(b)) owner = b;
+        if (!owner) continue;
+        const Partition& p = partitioned_.at(owner);
+        for (const auto* set : {&g.writes, &g.reads}) {
+          for (auto* b : *set) {
+            if (partitioned_.count(b)) continue;
+            bool written = g.writes.count(b) > 0;
+            if (replicated_.count(b) && !written) continue;  // read whole by every thread
+            if (!same_shape(fragments_.at(b), fragments_.at(owner))) {
+              throw IRError(fmt::format(
+                  "kernel '{}': {} touches fragment '{}' together with '{}', which is "
+                  "partitioned as {} ({}), but their shapes differ; give them the same shape "
+                  "or copy one through a shared tile",
+                  function_, g.what, fragments_.at(b)->name, owner->name, p.layout->name,
+                  p.reason));
+            }
+            partitioned_.emplace(
+                b, Partition{p.layout, fmt::format("{} uses it with '{}'", g.what, owner->name)});
+            changed = true;
+          }
+        }
+      }
+    }
+  }
 
   void add_operand(const TileRegion& r, bool write, UseGroup& g) {
     if (!is_fragment(r.buffer)) return;
@@ -188,6 +276,8 @@ class LayoutInference : public StmtVisitor {
 
   int64_t num_threads_;
   std::string function_;
+  const target::Target& target_;
+  std::map<const BufferNode*, Partition> partitioned_;
   std::map<const BufferNode*, Buffer> fragments_;
   std::map<const BufferNode*, std::string> cyclic_required_;
   std::map<const BufferNode*, std::string> replicated_;
@@ -223,6 +313,13 @@ std::string FragmentLayout::describe(const Buffer& fragment) const {
   }
   std::string flat = join_dims(names, shape);
   if (names.size() > 1) flat = "(" + flat + ")";
+  if (kind == FragmentLayoutKind::kPartitioned) {
+    return fmt::format(
+        "{}[{}] {}: partitioned by {} over {} threads, ({}) of thread t's register r given by "
+        "the partition, {} registers per thread ({})",
+        fragment->name, dims, fragment->dtype.str(), partition ? partition->name : "?", num_threads,
+        index, registers, reason);
+  }
   if (kind == FragmentLayoutKind::kReplicated) {
     return fmt::format(
         "{}[{}] {}: replicated in each of {} threads, ({}) -> register {}, {} registers per "
@@ -237,8 +334,49 @@ std::string FragmentLayout::describe(const Buffer& fragment) const {
 }
 
 FragmentLayouts infer_fragment_layouts(const KernelNode& kernel, int64_t num_threads,
-                                       const std::string& function_name) {
-  return LayoutInference(num_threads, function_name).run(kernel);
+                                       const std::string& function_name,
+                                       const target::Target& target) {
+  return LayoutInference(num_threads, function_name, target).run(kernel);
+}
+
+bool register_accumulator_layout_provider(AccumulatorLayoutProvider provider) {
+  ProviderRegistry& r = providers();
+  std::lock_guard lock(r.mutex);
+  for (auto& existing : r.providers) {
+    if (existing.name == provider.name) {
+      existing = std::move(provider);
+      return false;
+    }
+  }
+  r.providers.push_back(std::move(provider));
+  return true;
+}
+
+bool unregister_accumulator_layout_provider(const std::string& name) {
+  ProviderRegistry& r = providers();
+  std::lock_guard lock(r.mutex);
+  for (auto it = r.providers.begin(); it != r.providers.end(); ++it) {
+    if (it->name == name) {
+      r.providers.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<PartitionedLayout> accumulator_layout(const GemmNode& gemm, int64_t num_threads,
+                                                    const target::Target& target) {
+  std::vector<AccumulatorLayoutProvider> snapshot;
+  {
+    ProviderRegistry& r = providers();
+    std::lock_guard lock(r.mutex);
+    snapshot = r.providers;
+  }
+  for (const auto& p : snapshot) {
+    if (p.supports_target && !p.supports_target(target)) continue;
+    if (auto layout = p.layout(gemm, num_threads, target)) return layout;
+  }
+  return std::nullopt;
 }
 
 }  // namespace tilec::gpu

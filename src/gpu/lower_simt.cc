@@ -69,7 +69,36 @@ class Distributor : public StmtMutator {
       auto it = layouts_.find(b.get());
       return it != layouts_.end() && it->second.kind == FragmentLayoutKind::kReplicated;
     });
-    return redundant ? redundant_nest(nest, op->span) : split_nest(nest, op->span);
+    if (redundant) return redundant_nest(nest, op->span);
+    if (auto owner = partitioned_access(nest)) return partitioned_nest(nest, *owner, op->span);
+    return split_nest(nest, op->span);
+  }
+
+  // A call of an external device function handed a fragment element gets the calling
+  // thread's registers of it (a tile op's own implementation, e.g. a CuTe gemm, works on
+  // the partition it defined).
+  Stmt mutate_evaluate(const EvaluateNode* op, const Stmt& self) override {
+    auto* call = op->value.as<CallNode>();
+    if (!call || call->call_kind != CallKind::kExtern)
+      return StmtMutator::mutate_evaluate(op, self);
+    std::vector<Expr> args;
+    for (const auto& a : call->args) {
+      auto* element = a.as<LoadNode>();
+      if (element && element->buffer->scope == StorageScope::kFragment) {
+        auto it = regs_.find(element->buffer.get());
+        if (it == regs_.end()) {
+          throw IRError(
+              fmt::format("{}: fragment '{}' is used outside the scope it is allocated in",
+                          located(function_, op->span), element->buffer->name));
+        }
+        args.push_back(load(it->second, {make_zero(DataType::Int32())}, element->span));
+      } else {
+        args.push_back(mutate(a));
+      }
+    }
+    auto n = copy_node(call);
+    n->args = std::move(args);
+    return evaluate(Expr(n), op->span);
   }
 
   Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
@@ -83,7 +112,7 @@ class Distributor : public StmtMutator {
     Stmt s = store(op->buffer, indices, value, op->span);
     bool shared_memory =
         op->buffer->scope == StorageScope::kShared || op->buffer->scope == StorageScope::kGlobal;
-    if (shared_memory && mode_ != Mode::kSplit) {
+    if (shared_memory && mode_ != Mode::kSplit && mode_ != Mode::kPartitioned) {
       // Every thread computes the same value here; one of them stores it.
       s = if_then_else(eq(tid_, make_zero(tid_.dtype())), s, {}, op->span);
     }
@@ -101,12 +130,63 @@ class Distributor : public StmtMutator {
   }
 
  private:
-  enum class Mode { kBlock, kSplit, kRedundant };
+  enum class Mode { kBlock, kSplit, kRedundant, kPartitioned };
 
   struct Split {
     const ParallelNest* nest;
     Var reg;
+    PartitionedLayoutPtr partition;  // kPartitioned
   };
+
+  // The first access in the nest to a partitioned fragment that follows the nest.
+  struct PartitionedAccess {
+    Buffer fragment;
+    std::vector<Expr> indices;
+    PartitionedLayoutPtr partition;
+  };
+  std::optional<PartitionedAccess> partitioned_access(const ParallelNest& nest) const {
+    std::optional<PartitionedAccess> found;
+    auto consider = [&](const Buffer& b, const std::vector<Expr>& indices) {
+      if (found) return;
+      auto it = layouts_.find(b.get());
+      if (it == layouts_.end() || it->second.kind != FragmentLayoutKind::kPartitioned) return;
+      if (follows_nest(nest, b, indices))
+        found = PartitionedAccess{b, indices, it->second.partition};
+    };
+    post_order_visit(nest.body, [&](const Stmt* s, const Expr* e) {
+      if (s) {
+        if (auto* st = s->as<StoreNode>()) consider(st->buffer, st->indices);
+      } else if (e) {
+        if (auto* l = e->as<LoadNode>()) consider(l->buffer, l->indices);
+      }
+    });
+    return found;
+  }
+
+  // for r in [0, registers): (i, j, ...) = the partition's coordinates of (tid, r).
+  Stmt partitioned_nest(const ParallelNest& nest, const PartitionedAccess& owner,
+                        const Span& span) {
+    DataType t = DataType::Int32();
+    Var reg = make_var("r", t);
+    Mode saved_mode = mode_;
+    Split saved_split = split_;
+    mode_ = Mode::kPartitioned;
+    split_ = Split{&nest, reg, owner.partition};
+    Stmt body = mutate(nest.body);
+    mode_ = saved_mode;
+    split_ = saved_split;
+    std::vector<Expr> coords = owner.partition->coordinates(tid_, reg);
+    for (size_t k = nest.vars.size(); k-- > 0;) {
+      Expr value = make_zero(nest.vars[k].dtype());  // a unit loop the fragment skips
+      for (size_t d = 0; d < owner.indices.size() && d < coords.size(); ++d) {
+        auto* v = owner.indices[d].as<VarNode>();
+        if (v == nest.vars[k].get()) value = cast(nest.vars[k].dtype(), coords[d]);
+      }
+      body = let(nest.vars[k], value, body);
+    }
+    return for_loop(reg, make_zero(t), make_int(owner.partition->registers), body, ForKind::kSerial,
+                    1, span);
+  }
 
   std::pair<Buffer, Expr> registers_of(const Buffer& fragment, const std::vector<Expr>& original,
                                        const std::vector<Expr>& mutated, const Span& span) {
@@ -123,7 +203,12 @@ class Distributor : public StmtMutator {
       }
       return {it->second, transform::simplify(flat)};
     }
-    if (mode_ == Mode::kSplit && follows_nest(*split_.nest, fragment, original)) {
+    if (layout.kind == FragmentLayoutKind::kPartitioned) {
+      if (mode_ == Mode::kPartitioned && layout.partition == split_.partition &&
+          follows_nest(*split_.nest, fragment, original)) {
+        return {it->second, split_.reg};
+      }
+    } else if (mode_ == Mode::kSplit && follows_nest(*split_.nest, fragment, original)) {
       return {it->second, split_.reg};
     }
     throw IRError(fmt::format(
@@ -157,7 +242,7 @@ class Distributor : public StmtMutator {
     Mode saved_mode = mode_;
     Split saved_split = split_;
     mode_ = Mode::kSplit;
-    split_ = Split{&nest, reg};
+    split_ = Split{&nest, reg, nullptr};
     Stmt body = mutate(nest.body);
     mode_ = saved_mode;
     split_ = saved_split;
@@ -183,7 +268,7 @@ class Distributor : public StmtMutator {
   std::string function_;
   std::map<const BufferNode*, Buffer> regs_;
   Mode mode_ = Mode::kBlock;
-  Split split_{nullptr, {}};
+  Split split_{nullptr, {}, nullptr};
 };
 
 // Removes shared allocations, collecting them for the top of the kernel.
@@ -231,7 +316,7 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
         "(max_threads_per_block); lower threads= in T.Kernel or raise -max_threads_per_block",
         located(function, k->span), threads, target.str(), limit));
   }
-  FragmentLayouts layouts = infer_fragment_layouts(*k, threads, function);
+  FragmentLayouts layouts = infer_fragment_layouts(*k, threads, function, target);
   static const char* kTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
   std::vector<Var> axes;
   for (size_t d = 0; d < k->threads.size(); ++d) {
@@ -240,7 +325,11 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   }
   Var tid = k->threads.size() == 1 ? axes[0] : make_var(kThreadIndexName);
 
-  Stmt body = transform::lower_tile_ops(k->body, target);
+  Stmt body;
+  {
+    ScopedSimtBlock block(SimtBlock{threads, &layouts});
+    body = transform::lower_tile_ops(k->body, target);
+  }
   body = Distributor(tid, threads, layouts, function).mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);
@@ -290,6 +379,22 @@ class KernelFinder : public StmtMutator {
 };
 
 }  // namespace
+
+namespace {
+thread_local const SimtBlock* t_block = nullptr;
+}  // namespace
+
+const SimtBlock* current_simt_block() {
+  return t_block;
+}
+
+ScopedSimtBlock::ScopedSimtBlock(SimtBlock block) : block_(block), previous_(t_block) {
+  t_block = &block_;
+}
+
+ScopedSimtBlock::~ScopedSimtBlock() {
+  t_block = previous_;
+}
 
 IRModule lower_simt(const IRModule& mod, const target::Target& target) {
   std::vector<PrimFunc> functions;

@@ -37,6 +37,7 @@ std::vector<transform::Pass> simt_passes() {
 }
 
 transform::PassPipeline make_simt_pipeline(std::string name, int64_t host_device_type) {
+  transform::register_device_launch_config_keys();
   std::vector<transform::Pass> passes = simt_passes();
   transform::SplitHostDeviceOptions split{host_device_type, bind_blocks_to_grid, true};
   passes.push_back(transform::split_host_device_pass(split));
