@@ -1,6 +1,7 @@
 #include "tilec/cuda/codegen_cuda.h"
 
 #include "tilec/codegen/device_source.h"
+#include "tilec/cuda/mma_gemm.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
 
@@ -132,6 +133,41 @@ static __device__ __forceinline__ unsigned tilec_atomic_max_u32(unsigned* p, uns
 static __device__ __forceinline__ unsigned tilec_atomic_min_u32(unsigned* p, unsigned v) { return atomicMin(p, v); }
 )CU";
 
+// The tensor-core gemm's warp-collective operations (mma_gemm.h), in inline PTX: ldmatrix
+// loads 8x8 matrices of 16-bit elements from shared memory (each lane gives one row's
+// address), mma.sync multiplies a 16x16 A by a 16x8 B into a 16x8 float32 accumulator.
+const char* kMma = R"CU(
+#define TILEC_MMA(NAME, T)                                                             \
+  static __device__ __forceinline__ void NAME(float* c, const uint32_t* a, const uint32_t* b) { \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." T "." T ".f32 {%0, %1, %2, %3}, " \
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"                   \
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                      \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));    \
+  }
+static __device__ __forceinline__ void tilec_ldmatrix_x4(uint32_t* r, const void* row) {
+  unsigned address = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));
+}
+static __device__ __forceinline__ void tilec_ldmatrix_x4_trans(uint32_t* r, const void* row) {
+  unsigned address = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));
+}
+static __device__ __forceinline__ void tilec_ldmatrix_x2(uint32_t* r, const void* row) {
+  unsigned address = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1]) : "r"(address));
+}
+static __device__ __forceinline__ void tilec_ldmatrix_x2_trans(uint32_t* r, const void* row) {
+  unsigned address = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1]) : "r"(address));
+}
+TILEC_MMA(tilec_mma_m16n8k16_f16, "f16")
+TILEC_MMA(tilec_mma_m16n8k16_bf16, "bf16")
+)CU";
+
 int64_t round_up(int64_t v, int64_t to) {
   return (v + to - 1) / to * to;
 }
@@ -154,6 +190,27 @@ void CodeGenCUDA::print_preamble(std::ostream& os) {
   if (uses_helper("f16")) os << float16_helpers();
   if (uses_helper("bf16")) os << bfloat16_helpers();
   if (uses_helper("atomic")) os << kAtomic;
+  if (uses_helper("mma")) os << kMma;
+}
+
+codegen::CodeGenC::Printed CodeGenCUDA::print_extern_call(const CallNode* op) {
+  bool warp_collective =
+      op->name.rfind(kLdmatrixPrefix, 0) == 0 || op->name.rfind(kMmaPrefix, 0) == 0;
+  if (!warp_collective) return CodeGenC::print_extern_call(op);
+  // Defined in the preamble; a load argument passes the element's address.
+  require_helper("mma");
+  std::string args;
+  for (const auto& a : op->args) {
+    std::string text;
+    if (auto* element = a.as<LoadNode>()) {
+      text = fmt::format("&{}[{}]", buffer_name(element->buffer),
+                         flat_index(element->buffer, element->indices));
+    } else {
+      text = print(a).text;
+    }
+    args += (args.empty() ? "" : ", ") + text;
+  }
+  return {fmt::format("{}({})", op->name, args), kPrimary};
 }
 
 std::string CodeGenCUDA::atomic_function(const CallNode* op, const Buffer& buffer) {

@@ -3,6 +3,7 @@
 #include "tilec/backend/module_registrations.h"
 #include "tilec/cuda/backend.h"
 #include "tilec/cuda/detector.h"
+#include "tilec/cuda/mma_gemm.h"
 #include "tilec/gpu/simt_tile_ops.h"
 
 namespace tilec::cuda {
@@ -12,6 +13,7 @@ void register_cuda_module() {
                                            target::kAcceleratorDetectorPriority);
   for (auto& impl : gpu::simt_tile_op_impls())
     backend::register_module_tile_op_impl(std::move(impl));
+  backend::register_module_tile_op_impl(mma_gemm_impl());
   backend::register_backend(make_cuda_backend_module());
 }
 

@@ -44,8 +44,6 @@ void register_cute_backend() {
     backend::register_module_tile_op_impl(std::move(impl));
   for (auto& impl : cute_tile_op_impls()) backend::register_module_tile_op_impl(std::move(impl));
   backend::register_backend(make_cute_backend_module());
-  // Last, so a failed registration leaves no provider behind (replaced by name if again).
-  gpu::register_accumulator_layout_provider(cute_accumulator_layout_provider());
 }
 
 }  // namespace tilec::cute

@@ -26,18 +26,10 @@ template <> struct AtomOf<2> { using type = UniversalFMA<float, float, float, fl
 template <int Atom, int WM, int WN>
 using Mma = decltype(make_tiled_mma(typename AtomOf<Atom>::type{}, Layout<Shape<Int<WM>, Int<WN>, _1>>{}));
 
-// The block's flat thread index, as gpu.lower_simt numbers the threads.
+// The block's flat thread index, as gpu.lower_simt numbers the threads (and
+// tilec::cute::cute_accumulator_layout maps the registers of the C partition).
 __device__ __forceinline__ int flat_thread() {
   return int(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-}
-
-// Row (dim 0) or column (dim 1) of the M x N accumulator element in register r of thread tid.
-template <int Atom, int WM, int WN, int M, int N>
-__device__ __forceinline__ int c_coord(int tid, int r, int dim) {
-  auto thr_mma = Mma<Atom, WM, WN>{}.get_thread_slice(tid);
-  Tensor cC = thr_mma.partition_C(make_identity_tensor(make_shape(Int<M>{}, Int<N>{})));
-  auto c = cC(r);
-  return dim == 0 ? int(get<0>(c)) : int(get<1>(c));
 }
 
 // C (M x N, this thread's registers of the C partition) += A (M x K) * B (K x N), A and B
@@ -102,14 +94,6 @@ CodeGenCuTe::Printed CodeGenCuTe::print_extern_call(const ir::CallNode* op) {
       params += (i > 3 ? ", " : "") + std::to_string(const_arg(op, i));
     return {fmt::format("tilec_cute::gemm_ss<{}>({}, {}, {}, tilec_cute::flat_thread())", params,
                         address(0), address(1), address(2)),
-            kPrimary};
-  }
-  if (op->name == kCuteCoordCall) {
-    require_helper("cute_gemm");
-    std::string params;
-    for (size_t i = 0; i < 5; ++i) params += (i ? ", " : "") + std::to_string(const_arg(op, i));
-    return {fmt::format("tilec_cute::c_coord<{}>({}, {}, {})", params, print(op->args.at(5)).text,
-                        print(op->args.at(6)).text, const_arg(op, 7)),
             kPrimary};
   }
   return cuda::CodeGenCUDA::print_extern_call(op);

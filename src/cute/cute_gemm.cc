@@ -1,8 +1,8 @@
 #include "tilec/cute/cute_gemm.h"
 
 #include "tilec/cute/backend.h"
-#include "tilec/gpu/lower_simt.h"
-#include "tilec/gpu/simt_tile_ops.h"
+#include "tilec/gpu/simt_context.h"
+#include "tilec/transform/simplify.h"
 
 #include <fmt/format.h>
 
@@ -49,39 +49,31 @@ Expr int_arg(int64_t v) {
   return make_int(v);
 }
 
-std::vector<Expr> plan_args(const CuteGemmPlan& p) {
-  return {int_arg(p.atom), int_arg(p.wm), int_arg(p.wn), int_arg(p.m), int_arg(p.n)};
-}
-
 Expr element0(const Buffer& b) {
   std::vector<Expr> zeros(b->shape.size(), make_zero(DataType::Int32()));
   return load(b, zeros);
 }
 
+std::string line_of(const Span& span) {
+  return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
+}
+
 std::optional<Stmt> lower_gemm_cute(const Stmt& stmt, const target::Target&) {
   const auto* op = stmt.as<GemmNode>();
-  const gpu::SimtBlock* block = gpu::current_simt_block();
-  if (!block) return std::nullopt;  // outside the SIMT lowering
-  std::optional<CuteGemmPlan> plan = plan_cute_gemm(*op, block->num_threads);
+  gpu::SimtContext* ctx = gpu::current_simt_context();
+  if (!ctx) return std::nullopt;  // outside the SIMT lowering
+  std::optional<CuteGemmPlan> plan = plan_cute_gemm(*op, ctx->num_threads());
   if (!plan) return std::nullopt;
-  // The accumulator must have been given this plan's partition (the layout provider
-  // and this lowering decide alike; anything else is a bug to report, not to run).
-  if (block->layouts) {
-    auto it = block->layouts->find(op->c.buffer.get());
-    if (it == block->layouts->end() || it->second.kind != gpu::FragmentLayoutKind::kPartitioned ||
-        !it->second.partition || it->second.partition->name != plan->describe()) {
-      throw IRError(fmt::format(
-          "cute gemm: the accumulator '{}' of the T.gemm at line {} was not laid out as {}; "
-          "the CuTe layout provider (cute.tiled_mma) is not registered with the gemm",
-          op->c.buffer->name, op->span.line, plan->describe()));
-    }
+  std::string use = fmt::format("the accumulator of the CuTe T.gemm at {}", line_of(op->span));
+  Buffer acc =
+      ctx->registers(op->c.buffer, cute_accumulator_layout(*plan, ctx->num_threads()), use);
+  std::vector<Expr> args = {element0(op->a.buffer), element0(op->b.buffer),
+                            load(acc, {make_zero(DataType::Int32())})};
+  for (int64_t v :
+       {int64_t(plan->atom), plan->wm, plan->wn, plan->m, plan->n, plan->k,
+        int64_t(plan->transpose_a), int64_t(plan->transpose_b), int64_t(op->clear_accum)}) {
+    args.push_back(int_arg(v));
   }
-  std::vector<Expr> args = {element0(op->a.buffer), element0(op->b.buffer), element0(op->c.buffer)};
-  for (auto& a : plan_args(*plan)) args.push_back(std::move(a));
-  args.push_back(int_arg(plan->k));
-  args.push_back(int_arg(plan->transpose_a ? 1 : 0));
-  args.push_back(int_arg(plan->transpose_b ? 1 : 0));
-  args.push_back(int_arg(op->clear_accum ? 1 : 0));
   return evaluate(call_extern(DataType::Int32(), kCuteGemmCall, std::move(args), op->span),
                   op->span);
 }
@@ -144,36 +136,50 @@ std::optional<CuteGemmPlan> plan_cute_gemm(const GemmNode& gemm, int64_t num_thr
   return p;
 }
 
-std::vector<transform::TileOpImpl> cute_tile_op_impls() {
-  return {{"cute.gemm_tiled_mma", transform::TileOpKind::kGemm, is_cute_target,
-           transform::kBackendTileOpPriority, lower_gemm_cute}};
+gpu::FragmentLayout cute_accumulator_layout(const CuteGemmPlan& p, int64_t num_threads) {
+  auto c = [](int64_t v) { return make_int(v); };
+  const bool fma = p.atom == CuteGemmPlan::kFma;
+  // One atom's C tile: am x an elements of athreads threads, av values each.
+  const int64_t am = fma ? 1 : 16, an = fma ? 1 : 8, athreads = fma ? 1 : 32, av = fma ? 1 : 4;
+  const int64_t tile_m = am * p.wm, tile_n = an * p.wn;  // the TiledMMA's tile
+  const int64_t rest_m = p.m / tile_m;                   // MMA_M: atom instances along M per unit
+  return gpu::make_layout(
+      p.describe(), {p.m, p.n}, num_threads, p.registers(num_threads), [&](gpu::FragmentLayout& l) {
+        const Var& i = l.index_vars[0];
+        const Var& j = l.index_vars[1];
+        // Forward: (i, j) -> the atom instance (mi, ni), the unit (wm, wn) within the
+        // TiledMMA's tile, and the atom's own (lane, value).
+        Expr mi = floordiv(i, c(tile_m)), ni = floordiv(j, c(tile_n));
+        Expr wm = floordiv(floormod(i, c(tile_m)), c(am));
+        Expr wn = floordiv(floormod(j, c(tile_n)), c(an));
+        Expr unit = wm + wn * c(p.wm);  // col-major over the atom grid
+        Expr lane = make_zero(DataType::Int32()), value = make_zero(DataType::Int32());
+        if (!fma) {
+          // SM80_16x8_Row: lane = 4 * (m % 8) + n / 2, value = n % 2 + 2 * (m / 8).
+          Expr ii = floormod(i, c(16)), jj = floormod(j, c(8));
+          lane = floormod(ii, c(8)) * c(4) + floordiv(jj, c(2));
+          value = floormod(jj, c(2)) + floordiv(ii, c(8)) * c(2);
+        }
+        l.thread_of = transform::simplify(unit * c(athreads) + lane);
+        // partition_C's ((V), MMA_M, MMA_N) registers, col-major.
+        l.register_of = transform::simplify(value + (mi + ni * c(rest_m)) * c(av));
+        const Var& t = l.thread_var;
+        const Var& r = l.register_var;
+        Expr u = floordiv(t, c(athreads)), ln = floormod(t, c(athreads));
+        Expr v = floormod(r, c(av)), rest = floordiv(r, c(av));
+        Expr row = floormod(rest, c(rest_m)) * c(tile_m) + floormod(u, c(p.wm)) * c(am);
+        Expr col = floordiv(rest, c(rest_m)) * c(tile_n) + floordiv(u, c(p.wm)) * c(an);
+        if (!fma) {
+          row = row + floordiv(ln, c(4)) + floordiv(v, c(2)) * c(8);
+          col = col + floormod(ln, c(4)) * c(2) + floormod(v, c(2));
+        }
+        l.element_of = {transform::simplify(row), transform::simplify(col)};
+      });
 }
 
-gpu::AccumulatorLayoutProvider cute_accumulator_layout_provider() {
-  return gpu::AccumulatorLayoutProvider{
-      .name = "cute.tiled_mma",
-      .supports_target = is_cute_target,
-      .layout = [](const GemmNode& gemm, int64_t num_threads,
-                   const target::Target&) -> std::optional<gpu::PartitionedLayout> {
-        std::optional<CuteGemmPlan> plan = plan_cute_gemm(gemm, num_threads);
-        if (!plan) return std::nullopt;
-        gpu::PartitionedLayout layout;
-        layout.name = plan->describe();
-        layout.registers = plan->registers(num_threads);
-        CuteGemmPlan p = *plan;
-        layout.coordinates = [p](const Expr& tid, const Expr& reg) {
-          std::vector<Expr> coords;
-          for (int64_t dim = 0; dim < 2; ++dim) {
-            std::vector<Expr> args = plan_args(p);
-            args.push_back(cast(DataType::Int32(), tid));
-            args.push_back(cast(DataType::Int32(), reg));
-            args.push_back(int_arg(dim));
-            coords.push_back(call_extern(DataType::Int32(), kCuteCoordCall, std::move(args)));
-          }
-          return coords;
-        };
-        return layout;
-      }};
+std::vector<transform::TileOpImpl> cute_tile_op_impls() {
+  return {{"cute.gemm_tiled_mma", transform::TileOpKind::kGemm, is_cute_target, kCuteTileOpPriority,
+           lower_gemm_cute}};
 }
 
 }  // namespace tilec::cute

@@ -1,11 +1,13 @@
 #include "tilec/gpu/fragment_layout.h"
 
 #include "tilec/gpu/parallel_nest.h"
+#include "tilec/ir/mutator.h"
+#include "tilec/ir/printer.h"
 #include "tilec/ir/visitor.h"
+#include "tilec/transform/simplify.h"
 
 #include <fmt/format.h>
 
-#include <mutex>
 #include <set>
 #include <vector>
 
@@ -19,107 +21,255 @@ std::string at_line(const Span& span) {
   return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
 }
 
+const char* kIndexNames[] = {"i", "j", "k", "l", "m", "n"};
+
+std::string index_name(size_t d) {
+  return d < 6 ? kIndexNames[d] : fmt::format("i{}", d);
+}
+
+int64_t numel_of(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Row-major flat index of `vars` over `shape`, as an expression and as the text the
+// cyclic and replicated layouts print: ((i0 * s1 + i1) * s2 + i2) ...
+Expr flat_index(const std::vector<Var>& vars, const std::vector<int64_t>& shape) {
+  Expr flat = make_zero(DataType::Int32());
+  for (size_t d = 0; d < vars.size(); ++d) flat = flat * make_int(shape[d]) + vars[d];
+  return transform::simplify(flat);
+}
+
+std::string flat_text(const std::vector<int64_t>& shape) {
+  std::string flat = shape.empty() ? "0" : index_name(0);
+  for (size_t k = 1; k < shape.size(); ++k) {
+    flat = fmt::format("{}*{} + {}", k > 1 ? "(" + flat + ")" : flat, shape[k], index_name(k));
+  }
+  return shape.size() > 1 ? "(" + flat + ")" : flat;
+}
+
+// `flat` split into indices over `shape` (row-major).
+std::vector<Expr> unflatten(const Expr& flat, const std::vector<int64_t>& shape) {
+  std::vector<Expr> out(shape.size());
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    Expr q = stride == 1 ? flat : floordiv(flat, make_int(stride));
+    out[d] = transform::simplify(d == 0 ? q : floormod(q, make_int(shape[d])));
+    stride *= shape[d];
+  }
+  return out;
+}
+
+int64_t evaluate(const Expr& e, const VarMap& values) {
+  Expr v = transform::simplify(substitute(e, values));
+  const int64_t* c = as_const_int(v);
+  if (!c) {
+    if (v.dtype().is_bool()) {
+      if (auto* imm = v.as<IntImmNode>()) return imm->value;
+    }
+    throw IRError("fragment layout: '" + print(e) + "' does not evaluate to a constant (" +
+                  print(v) + ")");
+  }
+  return *c;
+}
+
+}  // namespace
+
+FragmentLayout make_layout(std::string kind, const std::vector<int64_t>& shape, int64_t num_threads,
+                           int64_t registers, const std::function<void(FragmentLayout&)>& build) {
+  FragmentLayout l;
+  l.kind = std::move(kind);
+  l.shape = shape;
+  l.num_threads = num_threads;
+  l.registers = registers;
+  for (size_t d = 0; d < shape.size(); ++d) l.index_vars.push_back(make_var(index_name(d)));
+  l.thread_var = make_var("t");
+  l.register_var = make_var("r");
+  build(l);
+  if (!l.holds.defined()) l.holds = make_bool(true);
+  return l;
+}
+
+FragmentLayout cyclic_layout(const std::vector<int64_t>& shape, int64_t num_threads) {
+  int64_t numel = numel_of(shape);
+  return make_layout("cyclic", shape, num_threads, (numel + num_threads - 1) / num_threads,
+                     [&](FragmentLayout& l) {
+                       Expr flat = flat_index(l.index_vars, shape);
+                       l.thread_of = transform::simplify(floormod(flat, make_int(num_threads)));
+                       l.register_of = transform::simplify(floordiv(flat, make_int(num_threads)));
+                       Expr f = l.register_var * make_int(num_threads) + l.thread_var;
+                       l.element_of = unflatten(f, shape);
+                       if (numel % num_threads != 0) l.holds = f < make_int(numel);
+                     });
+}
+
+FragmentLayout replicated_layout(const std::vector<int64_t>& shape, int64_t num_threads) {
+  FragmentLayout l =
+      make_layout("replicated", shape, num_threads, numel_of(shape), [&](FragmentLayout& l) {
+        l.thread_of = make_zero(DataType::Int32());
+        l.register_of = flat_index(l.index_vars, shape);
+        l.element_of = unflatten(l.register_var, shape);
+      });
+  l.replicated = true;
+  return l;
+}
+
+std::string FragmentLayout::mapping() const {
+  std::string index;
+  for (size_t d = 0; d < shape.size(); ++d) index += (d ? ", " : "") + index_name(d);
+  if (replicated) {
+    return fmt::format("replicated in each of {} threads, ({}) -> register {}", num_threads, index,
+                       flat_text(shape));
+  }
+  if (kind == "cyclic") {
+    std::string flat = flat_text(shape);
+    return fmt::format("cyclic over {} threads, ({}) -> thread {} % {}, register {} // {}",
+                       num_threads, index, flat, num_threads, flat, num_threads);
+  }
+  return fmt::format("{} over {} threads, ({}) -> thread {}, register {}", kind, num_threads, index,
+                     print(thread_of), print(register_of));
+}
+
+std::string FragmentLayout::describe(const Buffer& fragment) const {
+  std::string dims;
+  for (size_t d = 0; d < shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(shape[d]);
+  return fmt::format("{}[{}] {}: {}, {} registers per thread ({})", fragment->name, dims,
+                     fragment->dtype.str(), mapping(), registers, reason);
+}
+
+std::optional<FragmentLayout> FragmentLayout::reshaped(const std::vector<int64_t>& to) const {
+  std::vector<size_t> mine, theirs;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1) mine.push_back(d);
+  for (size_t d = 0; d < to.size(); ++d)
+    if (to[d] != 1) theirs.push_back(d);
+  if (mine.size() != theirs.size()) return std::nullopt;
+  for (size_t k = 0; k < mine.size(); ++k)
+    if (shape[mine[k]] != to[theirs[k]]) return std::nullopt;
+  if (to == shape) return *this;
+  if (kind == "cyclic" && !replicated) return cyclic_layout(to, num_threads);
+  if (replicated) return replicated_layout(to, num_threads);
+  FragmentLayout l = make_layout(kind, to, num_threads, registers, [&](FragmentLayout& n) {
+    VarMap forward;
+    for (size_t d = 0; d < shape.size(); ++d) forward[index_vars[d].get()] = make_int(0);
+    for (size_t k = 0; k < mine.size(); ++k)
+      forward[index_vars[mine[k]].get()] = n.index_vars[theirs[k]];
+    n.thread_of = substitute(thread_of, forward);
+    n.register_of = substitute(register_of, forward);
+    VarMap inverse{{thread_var.get(), n.thread_var}, {register_var.get(), n.register_var}};
+    n.element_of.assign(to.size(), make_int(0));
+    for (size_t k = 0; k < mine.size(); ++k)
+      n.element_of[theirs[k]] = substitute(element_of[mine[k]], inverse);
+    n.holds = substitute(holds, inverse);
+  });
+  l.reason = reason;
+  return l;
+}
+
+int64_t FragmentLayout::thread_at(const std::vector<int64_t>& index) const {
+  VarMap values;
+  for (size_t d = 0; d < index_vars.size(); ++d) values[index_vars[d].get()] = make_int(index[d]);
+  return evaluate(thread_of, values);
+}
+
+int64_t FragmentLayout::register_at(const std::vector<int64_t>& index) const {
+  VarMap values;
+  for (size_t d = 0; d < index_vars.size(); ++d) values[index_vars[d].get()] = make_int(index[d]);
+  return evaluate(register_of, values);
+}
+
+std::optional<std::vector<int64_t>> FragmentLayout::element_at(int64_t thread, int64_t reg) const {
+  VarMap values{{thread_var.get(), make_int(thread)}, {register_var.get(), make_int(reg)}};
+  if (!evaluate(holds, values)) return std::nullopt;
+  std::vector<int64_t> index;
+  for (const auto& e : element_of) index.push_back(evaluate(e, values));
+  return index;
+}
+
+std::string check_layout(const FragmentLayout& layout) {
+  int64_t numel = numel_of(layout.shape);
+  std::set<std::pair<int64_t, int64_t>> seen;
+  std::vector<int64_t> index(layout.shape.size(), 0);
+  for (int64_t f = 0; f < numel; ++f) {
+    for (int64_t rest = f, d = int64_t(index.size()); d-- > 0;) {
+      index[size_t(d)] = rest % layout.shape[size_t(d)];
+      rest /= layout.shape[size_t(d)];
+    }
+    int64_t t = layout.replicated ? 0 : layout.thread_at(index);
+    int64_t r = layout.register_at(index);
+    auto where = [&] {
+      std::string s;
+      for (size_t d = 0; d < index.size(); ++d) s += (d ? ", " : "") + std::to_string(index[d]);
+      return "(" + s + ")";
+    };
+    if (t < 0 || t >= layout.num_threads || r < 0 || r >= layout.registers) {
+      return fmt::format(
+          "element {} maps to thread {}, register {}: outside {} threads x {} "
+          "registers",
+          where(), t, r, layout.num_threads, layout.registers);
+    }
+    if (!seen.emplace(t, r).second) {
+      return fmt::format("element {} maps to thread {}, register {}, which another element has",
+                         where(), t, r);
+    }
+    auto back = layout.element_at(t, r);
+    if (!back || *back != index) {
+      return fmt::format("element {} maps to thread {}, register {}, whose inverse is {}", where(),
+                         t, r, back ? "another element" : "no element");
+    }
+  }
+  return "";
+}
+
+namespace {
+
 // One statement that touches fragments together: a tile op or a T.Parallel nest. When
 // it writes a replicated fragment it runs redundantly on every thread, so every
-// fragment it reads must be replicated too.
+// fragment it reads must be replicated too; the fragments it accesses element by element
+// at the nest's own indices (`follows`) are split over the threads together, so they
+// share one layout.
 struct UseGroup {
-  std::set<const BufferNode*> writes, reads;
+  std::set<const BufferNode*> writes, reads, follows;
   std::string what;  // "T.copy at line 12"
 };
 
-struct ProviderRegistry {
-  std::mutex mutex;
-  std::vector<AccumulatorLayoutProvider> providers;
-};
-
-ProviderRegistry& providers() {
-  static ProviderRegistry registry;
-  return registry;
-}
-
 class LayoutInference : public StmtVisitor {
  public:
-  LayoutInference(int64_t num_threads, std::string function_name, const target::Target& target)
-      : num_threads_(num_threads), function_(std::move(function_name)), target_(target) {}
+  LayoutInference(int64_t num_threads, std::string function_name,
+                  const LayoutRequirements& required)
+      : num_threads_(num_threads), function_(std::move(function_name)), required_(required) {}
 
   FragmentLayouts run(const KernelNode& kernel) {
     visit(kernel.body);
-    // Propagate replication through the groups until nothing changes.
+    propagate_replication();
+    FragmentLayouts layouts;
+    // Required layouts first, then what follows them through the groups.
+    for (const auto& [node, buffer] : fragments_) {
+      auto req = required_.find(node);
+      if (req == required_.end()) continue;
+      check_not_replicated(buffer, req->second.use);
+      FragmentLayout l = req->second.layout;
+      l.reason = req->second.use;
+      layouts[node] = l;
+    }
     for (bool changed = true; changed;) {
       changed = false;
-      for (const auto& g : groups_) {
-        const BufferNode* replicated_write = nullptr;
-        for (auto* w : g.writes)
-          if (replicated_.count(w)) replicated_write = w;
-        if (!replicated_write) continue;
-        for (const auto* set : {&g.writes, &g.reads}) {
-          for (auto* b : *set) {
-            if (replicated_.count(b)) continue;
-            replicated_[b] = fmt::format("{} also writes the replicated fragment '{}'", g.what,
-                                         replicated_write->name);
-            changed = true;
-          }
-        }
-      }
+      for (const auto& g : groups_) changed |= propagate_through(g, layouts);
     }
-    propagate_partitions();
-    FragmentLayouts layouts;
     for (const auto& [node, buffer] : fragments_) {
-      int64_t numel = 1;
-      for (const auto& d : buffer->shape) {
-        auto* c = as_const_int(d);
-        if (!c) {
-          throw IRError(fmt::format(
-              "kernel '{}': fragment '{}' has a symbolic shape; fragments live in registers, so "
-              "their shape must be a constant (use T.alloc_shared for a tile of symbolic size)",
-              function_, buffer->name));
-        }
-        numel *= *c;
-      }
-      FragmentLayout layout;
-      layout.num_threads = num_threads_;
-      layout.numel = numel;
-      auto cyclic = cyclic_required_.find(node);
+      if (layouts.count(node)) continue;
+      std::vector<int64_t> shape = constant_shape(buffer);
       auto replicated = replicated_.find(node);
-      if (auto part = partitioned_.find(node); part != partitioned_.end()) {
-        const char* other = replicated != replicated_.end() ? "every thread to hold all of it"
-                            : cyclic != cyclic_required_.end()
-                                ? "a cyclic partition over the threads"
-                                : nullptr;
-        if (other || numel != part->second.layout->registers * num_threads_) {
-          throw IRError(fmt::format(
-              "kernel '{}': no layout fits fragment '{}': as {} it is partitioned as {}, but {} "
-              "needs {}. Use it in T.Parallel over its whole shape with the loop's own "
-              "variables, or T.copy it into another fragment or a shared tile first",
-              function_, buffer->name, part->second.reason, part->second.layout->name,
-              replicated != replicated_.end()    ? replicated->second
-              : cyclic != cyclic_required_.end() ? cyclic->second
-                                                 : "the partition",
-              other ? other : "exactly its elements spread over the threads"));
-        }
-        layout.kind = FragmentLayoutKind::kPartitioned;
-        layout.registers = part->second.layout->registers;
-        layout.reason = part->second.reason;
-        layout.partition = part->second.layout;
-      } else if (replicated != replicated_.end()) {
-        if (cyclic != cyclic_required_.end()) {
-          throw IRError(fmt::format(
-              "kernel '{}': no layout fits fragment '{}': as {} it must be partitioned over the "
-              "{} threads, but {} needs every thread to hold all of it. Read it through a "
-              "T.copy into another fragment or a shared tile, or index it in T.Parallel with "
-              "the loop's own variables over its whole shape",
-              function_, buffer->name, cyclic->second, num_threads_, replicated->second));
-        }
-        layout.kind = FragmentLayoutKind::kReplicated;
-        layout.registers = numel;
-        layout.reason = replicated->second;
+      FragmentLayout l;
+      if (replicated != replicated_.end()) {
+        l = replicated_layout(shape, num_threads_);
+        l.reason = replicated->second;
       } else {
-        layout.kind = FragmentLayoutKind::kCyclic;
-        layout.registers = (numel + num_threads_ - 1) / num_threads_;
-        layout.reason = cyclic != cyclic_required_.end() ? cyclic->second
-                                                         : "elementwise uses only (the default)";
+        l = cyclic_layout(shape, num_threads_);
+        l.reason = "elementwise uses only (the default)";
       }
-      layouts[node] = layout;
+      layouts[node] = l;
     }
     return layouts;
   }
@@ -131,31 +281,24 @@ class LayoutInference : public StmtVisitor {
   }
 
   void visit_copy(const CopyNode* op) override {
-    UseGroup g{{}, {}, "T.copy at " + at_line(op->span)};
+    UseGroup g{{}, {}, {}, "T.copy at " + at_line(op->span)};
     add_operand(op->src, false, g);
     add_operand(op->dst, true, g);
     groups_.push_back(std::move(g));
   }
 
   void visit_fill(const FillNode* op) override {
-    UseGroup g{{}, {}, "T.fill at " + at_line(op->span)};
+    UseGroup g{{}, {}, {}, "T.fill at " + at_line(op->span)};
     add_operand(op->dst, true, g);
     groups_.push_back(std::move(g));
   }
 
   void visit_gemm(const GemmNode* op) override {
     std::string what = "T.gemm at " + at_line(op->span);
-    UseGroup g{{}, {}, what};
+    UseGroup g{{}, {}, {}, what};
     if (is_fragment(op->c.buffer)) {
-      if (auto layout = accumulator_layout(*op, num_threads_, target_)) {
-        partitioned_.emplace(
-            op->c.buffer.get(),
-            Partition{std::make_shared<const PartitionedLayout>(std::move(*layout)),
-                      "the accumulator of " + what});
-      } else {
-        cyclic_required_.emplace(op->c.buffer.get(), "the accumulator of " + what);
-      }
       g.writes.insert(op->c.buffer.get());
+      g.follows.insert(op->c.buffer.get());
     }
     for (const auto* operand : {&op->a, &op->b}) {
       if (!is_fragment(operand->buffer)) continue;
@@ -181,7 +324,7 @@ class LayoutInference : public StmtVisitor {
       return;
     }
     ParallelNest nest = parallel_nest(op);
-    UseGroup g{{}, {}, "the T.Parallel at " + at_line(op->span)};
+    UseGroup g{{}, {}, {}, "the T.Parallel at " + at_line(op->span)};
     nest_ = &nest;
     group_ = &g;
     visit(nest.body);
@@ -201,50 +344,36 @@ class LayoutInference : public StmtVisitor {
   }
 
  private:
-  struct Partition {
-    PartitionedLayoutPtr layout;
-    std::string reason;
-  };
-
   static bool is_fragment(const Buffer& b) { return b->scope == StorageScope::kFragment; }
 
-  static bool same_shape(const Buffer& a, const Buffer& b) {
-    if (a->shape.size() != b->shape.size()) return false;
-    for (size_t d = 0; d < a->shape.size(); ++d) {
-      auto *x = as_const_int(a->shape[d]), *y = as_const_int(b->shape[d]);
-      if (!x || !y || *x != *y) return false;
+  std::vector<int64_t> constant_shape(const Buffer& buffer) const {
+    std::vector<int64_t> shape;
+    for (const auto& d : buffer->shape) {
+      auto* c = as_const_int(d);
+      if (!c) {
+        throw IRError(fmt::format(
+            "kernel '{}': fragment '{}' has a symbolic shape; fragments live in registers, so "
+            "their shape must be a constant (use T.alloc_shared for a tile of symbolic size)",
+            function_, buffer->name));
+      }
+      shape.push_back(*c);
     }
-    return true;
+    return shape;
   }
 
-  // A fragment a T.Parallel touches together with a partitioned one, at the same
-  // coordinates (same shape), is partitioned the same way; one that is written there
-  // while replicated, or is of another shape, cannot be.
-  void propagate_partitions() {
+  void propagate_replication() {
     for (bool changed = true; changed;) {
       changed = false;
       for (const auto& g : groups_) {
-        const BufferNode* owner = nullptr;
-        for (const auto* set : {&g.writes, &g.reads})
-          for (auto* b : *set)
-            if (!owner && partitioned_.count(b)) owner = b;
-        if (!owner) continue;
-        const Partition& p = partitioned_.at(owner);
+        const BufferNode* replicated_write = nullptr;
+        for (auto* w : g.writes)
+          if (replicated_.count(w)) replicated_write = w;
+        if (!replicated_write) continue;
         for (const auto* set : {&g.writes, &g.reads}) {
           for (auto* b : *set) {
-            if (partitioned_.count(b)) continue;
-            bool written = g.writes.count(b) > 0;
-            if (replicated_.count(b) && !written) continue;  // read whole by every thread
-            if (!same_shape(fragments_.at(b), fragments_.at(owner))) {
-              throw IRError(fmt::format(
-                  "kernel '{}': {} touches fragment '{}' together with '{}', which is "
-                  "partitioned as {} ({}), but their shapes differ; give them the same shape "
-                  "or copy one through a shared tile",
-                  function_, g.what, fragments_.at(b)->name, owner->name, p.layout->name,
-                  p.reason));
-            }
-            partitioned_.emplace(
-                b, Partition{p.layout, fmt::format("{} uses it with '{}'", g.what, owner->name)});
+            if (replicated_.count(b)) continue;
+            replicated_[b] = fmt::format("{} also writes the replicated fragment '{}'", g.what,
+                                         replicated_write->name);
             changed = true;
           }
         }
@@ -252,11 +381,62 @@ class LayoutInference : public StmtVisitor {
     }
   }
 
+  void check_not_replicated(const Buffer& buffer, const std::string& use) const {
+    auto replicated = replicated_.find(buffer.get());
+    if (replicated == replicated_.end()) return;
+    throw IRError(fmt::format(
+        "kernel '{}': no layout fits fragment '{}': as {} it must be partitioned over the "
+        "{} threads, but {} needs every thread to hold all of it. Read it through a "
+        "T.copy into another fragment or a shared tile, or index it in T.Parallel with "
+        "the loop's own variables over its whole shape",
+        function_, buffer->name, use, num_threads_, replicated->second));
+  }
+
+  // Gives the fragments `g` splits together the layout one of them has; true if any
+  // layout was assigned.
+  bool propagate_through(const UseGroup& g, FragmentLayouts& layouts) {
+    const BufferNode* leader = nullptr;
+    for (auto* b : g.follows)
+      if (!replicated_.count(b) && layouts.count(b)) leader = leader ? leader : b;
+    if (!leader) return false;
+    const FragmentLayout& lead = layouts.at(leader);
+    bool changed = false;
+    for (auto* b : g.follows) {
+      if (b == leader || replicated_.count(b)) continue;
+      const Buffer& buffer = fragments_.at(b);
+      std::optional<FragmentLayout> mine = lead.reshaped(constant_shape(buffer));
+      auto have = layouts.find(b);
+      if (have != layouts.end()) {
+        if (mine && have->second.same_mapping(*mine)) continue;
+        throw IRError(fmt::format(
+            "kernel '{}': {} splits fragments '{}' and '{}' over the threads together, so they "
+            "need one layout, but '{}' is laid out as {} ({}) and '{}' as {} ({}). Copy one of "
+            "them into a shared tile (T.copy) and use that instead",
+            function_, g.what, leader->name, b->name, leader->name, lead.mapping(), lead.reason,
+            b->name, have->second.mapping(), have->second.reason));
+      }
+      if (!mine) {
+        throw IRError(fmt::format(
+            "kernel '{}': {} splits fragments '{}' and '{}' over the threads together, but "
+            "their shapes differ, so '{}' cannot take the layout of '{}' ({}). Index both with "
+            "the loop's own variables over the same shape",
+            function_, g.what, leader->name, b->name, b->name, leader->name, lead.mapping()));
+      }
+      check_not_replicated(buffer, fmt::format("a tile {} splits like '{}'", g.what, leader->name));
+      mine->reason = fmt::format("follows '{}' through {}", leader->name, g.what);
+      layouts[b] = *mine;
+      changed = true;
+    }
+    return changed;
+  }
+
   void add_operand(const TileRegion& r, bool write, UseGroup& g) {
     if (!is_fragment(r.buffer)) return;
     (write ? g.writes : g.reads).insert(r.buffer.get());
     if (!r.is_whole()) {
       replicated_.emplace(r.buffer.get(), g.what + " uses a region of it, not the whole tile");
+    } else {
+      g.follows.insert(r.buffer.get());
     }
   }
 
@@ -271,112 +451,27 @@ class LayoutInference : public StmtVisitor {
       replicated_.emplace(b.get(), fmt::format("{} indexes it with other than its own loop "
                                                "variables over its whole shape",
                                                group_->what));
+    } else {
+      group_->follows.insert(b.get());
     }
   }
 
   int64_t num_threads_;
   std::string function_;
-  const target::Target& target_;
-  std::map<const BufferNode*, Partition> partitioned_;
+  const LayoutRequirements& required_;
   std::map<const BufferNode*, Buffer> fragments_;
-  std::map<const BufferNode*, std::string> cyclic_required_;
   std::map<const BufferNode*, std::string> replicated_;
   std::vector<UseGroup> groups_;
   const ParallelNest* nest_ = nullptr;
   UseGroup* group_ = nullptr;
 };
 
-std::string join_dims(const std::vector<std::string>& names, const std::vector<int64_t>& shape) {
-  // Row-major flat index: ((i0 * s1 + i1) * s2 + i2) ...
-  std::string flat = names.empty() ? "0" : names[0];
-  for (size_t k = 1; k < names.size(); ++k) {
-    flat = fmt::format("{}*{} + {}", k > 1 ? "(" + flat + ")" : flat, shape[k], names[k]);
-  }
-  return flat;
-}
-
 }  // namespace
-
-std::string FragmentLayout::describe(const Buffer& fragment) const {
-  std::vector<std::string> names;
-  std::vector<int64_t> shape;
-  static const char* kNames[] = {"i", "j", "k", "l", "m", "n"};
-  for (size_t d = 0; d < fragment->shape.size(); ++d) {
-    names.push_back(d < 6 ? kNames[d] : fmt::format("i{}", d));
-    auto* c = as_const_int(fragment->shape[d]);
-    shape.push_back(c ? *c : 0);
-  }
-  std::string dims, index;
-  for (size_t d = 0; d < names.size(); ++d) {
-    dims += (d ? ", " : "") + std::to_string(shape[d]);
-    index += (d ? ", " : "") + names[d];
-  }
-  std::string flat = join_dims(names, shape);
-  if (names.size() > 1) flat = "(" + flat + ")";
-  if (kind == FragmentLayoutKind::kPartitioned) {
-    return fmt::format(
-        "{}[{}] {}: partitioned by {} over {} threads, ({}) of thread t's register r given by "
-        "the partition, {} registers per thread ({})",
-        fragment->name, dims, fragment->dtype.str(), partition ? partition->name : "?", num_threads,
-        index, registers, reason);
-  }
-  if (kind == FragmentLayoutKind::kReplicated) {
-    return fmt::format(
-        "{}[{}] {}: replicated in each of {} threads, ({}) -> register {}, {} registers per "
-        "thread ({})",
-        fragment->name, dims, fragment->dtype.str(), num_threads, index, flat, registers, reason);
-  }
-  return fmt::format(
-      "{}[{}] {}: cyclic over {} threads, ({}) -> thread {} % {}, register {} // {}, {} "
-      "registers per thread ({})",
-      fragment->name, dims, fragment->dtype.str(), num_threads, index, flat, num_threads, flat,
-      num_threads, registers, reason);
-}
 
 FragmentLayouts infer_fragment_layouts(const KernelNode& kernel, int64_t num_threads,
                                        const std::string& function_name,
-                                       const target::Target& target) {
-  return LayoutInference(num_threads, function_name, target).run(kernel);
-}
-
-bool register_accumulator_layout_provider(AccumulatorLayoutProvider provider) {
-  ProviderRegistry& r = providers();
-  std::lock_guard lock(r.mutex);
-  for (auto& existing : r.providers) {
-    if (existing.name == provider.name) {
-      existing = std::move(provider);
-      return false;
-    }
-  }
-  r.providers.push_back(std::move(provider));
-  return true;
-}
-
-bool unregister_accumulator_layout_provider(const std::string& name) {
-  ProviderRegistry& r = providers();
-  std::lock_guard lock(r.mutex);
-  for (auto it = r.providers.begin(); it != r.providers.end(); ++it) {
-    if (it->name == name) {
-      r.providers.erase(it);
-      return true;
-    }
-  }
-  return false;
-}
-
-std::optional<PartitionedLayout> accumulator_layout(const GemmNode& gemm, int64_t num_threads,
-                                                    const target::Target& target) {
-  std::vector<AccumulatorLayoutProvider> snapshot;
-  {
-    ProviderRegistry& r = providers();
-    std::lock_guard lock(r.mutex);
-    snapshot = r.providers;
-  }
-  for (const auto& p : snapshot) {
-    if (p.supports_target && !p.supports_target(target)) continue;
-    if (auto layout = p.layout(gemm, num_threads, target)) return layout;
-  }
-  return std::nullopt;
+                                       const LayoutRequirements& required) {
+  return LayoutInference(num_threads, function_name, required).run(kernel);
 }
 
 }  // namespace tilec::gpu

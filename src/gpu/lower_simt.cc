@@ -2,10 +2,12 @@
 
 #include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/parallel_nest.h"
+#include "tilec/gpu/simt_context.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/lower_tile_ops.h"
 #include "tilec/transform/simplify.h"
+#include "tilec/transform/tile_op_impl.h"
 
 #include <fmt/format.h>
 
@@ -32,18 +34,18 @@ bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred
 // Splits T.Parallel nests over the threads and maps fragments to their registers.
 class Distributor : public StmtMutator {
  public:
-  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, std::string function)
+  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, SimtContext& context,
+              std::string function)
       : tid_(std::move(tid)),
         threads_(num_threads),
         layouts_(layouts),
+        context_(context),
         function_(std::move(function)) {}
 
  protected:
   Stmt mutate_allocate(const AllocateNode* op, const Stmt& self) override {
     if (op->buffer->scope != StorageScope::kFragment) return StmtMutator::mutate_allocate(op, self);
-    const FragmentLayout& layout = layouts_.at(op->buffer.get());
-    Buffer regs = make_buffer(op->buffer->name, {make_int(layout.registers)}, op->buffer->dtype,
-                              StorageScope::kLocal, op->buffer->span);
+    Buffer regs = context_.register_buffer(op->buffer);
     regs_[op->buffer.get()] = regs;
     return allocate(regs, mutate(op->body), std::nullopt, op->span);
   }
@@ -67,38 +69,11 @@ class Distributor : public StmtMutator {
     ParallelNest nest = parallel_nest(op);
     bool redundant = writes_any(nest.body, [&](const Buffer& b) {
       auto it = layouts_.find(b.get());
-      return it != layouts_.end() && it->second.kind == FragmentLayoutKind::kReplicated;
+      return it != layouts_.end() && it->second.replicated;
     });
     if (redundant) return redundant_nest(nest, op->span);
-    if (auto owner = partitioned_access(nest)) return partitioned_nest(nest, *owner, op->span);
+    if (auto leader = layout_leader(nest)) return layout_split_nest(nest, *leader, op->span);
     return split_nest(nest, op->span);
-  }
-
-  // A call of an external device function handed a fragment element gets the calling
-  // thread's registers of it (a tile op's own implementation, e.g. a CuTe gemm, works on
-  // the partition it defined).
-  Stmt mutate_evaluate(const EvaluateNode* op, const Stmt& self) override {
-    auto* call = op->value.as<CallNode>();
-    if (!call || call->call_kind != CallKind::kExtern)
-      return StmtMutator::mutate_evaluate(op, self);
-    std::vector<Expr> args;
-    for (const auto& a : call->args) {
-      auto* element = a.as<LoadNode>();
-      if (element && element->buffer->scope == StorageScope::kFragment) {
-        auto it = regs_.find(element->buffer.get());
-        if (it == regs_.end()) {
-          throw IRError(
-              fmt::format("{}: fragment '{}' is used outside the scope it is allocated in",
-                          located(function_, op->span), element->buffer->name));
-        }
-        args.push_back(load(it->second, {make_zero(DataType::Int32())}, element->span));
-      } else {
-        args.push_back(mutate(a));
-      }
-    }
-    auto n = copy_node(call);
-    n->args = std::move(args);
-    return evaluate(Expr(n), op->span);
   }
 
   Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
@@ -112,7 +87,7 @@ class Distributor : public StmtMutator {
     Stmt s = store(op->buffer, indices, value, op->span);
     bool shared_memory =
         op->buffer->scope == StorageScope::kShared || op->buffer->scope == StorageScope::kGlobal;
-    if (shared_memory && mode_ != Mode::kSplit && mode_ != Mode::kPartitioned) {
+    if (shared_memory && mode_ != Mode::kSplit) {
       // Every thread computes the same value here; one of them stores it.
       s = if_then_else(eq(tid_, make_zero(tid_.dtype())), s, {}, op->span);
     }
@@ -130,62 +105,53 @@ class Distributor : public StmtMutator {
   }
 
  private:
-  enum class Mode { kBlock, kSplit, kRedundant, kPartitioned };
+  enum class Mode { kBlock, kSplit, kRedundant };
 
   struct Split {
     const ParallelNest* nest;
     Var reg;
-    PartitionedLayoutPtr partition;  // kPartitioned
+    const FragmentLayout* layout;  // the layout the nest is split by; nullptr: cyclic
   };
 
-  // The first access in the nest to a partitioned fragment that follows the nest.
-  struct PartitionedAccess {
-    Buffer fragment;
-    std::vector<Expr> indices;
-    PartitionedLayoutPtr partition;
+  // A fragment the nest accesses at its own indices whose layout is neither cyclic nor
+  // replicated: the nest is split by that layout (its index variables, and the layout).
+  struct Leader {
+    std::vector<int> dims;  // per nest variable, the fragment dimension it indexes or -1
+    const FragmentLayout* layout;
   };
-  std::optional<PartitionedAccess> partitioned_access(const ParallelNest& nest) const {
-    std::optional<PartitionedAccess> found;
-    auto consider = [&](const Buffer& b, const std::vector<Expr>& indices) {
-      if (found) return;
-      auto it = layouts_.find(b.get());
-      if (it == layouts_.end() || it->second.kind != FragmentLayoutKind::kPartitioned) return;
-      if (follows_nest(nest, b, indices))
-        found = PartitionedAccess{b, indices, it->second.partition};
-    };
+
+  std::optional<Leader> layout_leader(const ParallelNest& nest) {
+    std::optional<Leader> leader;
     post_order_visit(nest.body, [&](const Stmt* s, const Expr* e) {
-      if (s) {
-        if (auto* st = s->as<StoreNode>()) consider(st->buffer, st->indices);
-      } else if (e) {
-        if (auto* l = e->as<LoadNode>()) consider(l->buffer, l->indices);
+      if (leader) return;
+      const Buffer* b = nullptr;
+      const std::vector<Expr>* indices = nullptr;
+      if (auto* st = s ? s->as<StoreNode>() : nullptr) {
+        b = &st->buffer;
+        indices = &st->indices;
+      } else if (auto* ld = e ? e->as<LoadNode>() : nullptr) {
+        b = &ld->buffer;
+        indices = &ld->indices;
       }
+      if (!b || (*b)->scope != StorageScope::kFragment) return;
+      auto it = layouts_.find(b->get());
+      if (it == layouts_.end() || it->second.replicated || it->second.kind == "cyclic") return;
+      if (!follows_nest(nest, *b, *indices)) return;
+      Leader l{std::vector<int>(nest.vars.size(), -1), &it->second};
+      for (size_t d = 0; d < indices->size(); ++d) {
+        for (size_t k = 0; k < nest.vars.size(); ++k)
+          if ((*indices)[d].get() == nest.vars[k].get()) l.dims[k] = int(d);
+      }
+      leader = l;
     });
-    return found;
+    return leader;
   }
 
-  // for r in [0, registers): (i, j, ...) = the partition's coordinates of (tid, r).
-  Stmt partitioned_nest(const ParallelNest& nest, const PartitionedAccess& owner,
-                        const Span& span) {
-    DataType t = DataType::Int32();
-    Var reg = make_var("r", t);
-    Mode saved_mode = mode_;
-    Split saved_split = split_;
-    mode_ = Mode::kPartitioned;
-    split_ = Split{&nest, reg, owner.partition};
-    Stmt body = mutate(nest.body);
-    mode_ = saved_mode;
-    split_ = saved_split;
-    std::vector<Expr> coords = owner.partition->coordinates(tid_, reg);
-    for (size_t k = nest.vars.size(); k-- > 0;) {
-      Expr value = make_zero(nest.vars[k].dtype());  // a unit loop the fragment skips
-      for (size_t d = 0; d < owner.indices.size() && d < coords.size(); ++d) {
-        auto* v = owner.indices[d].as<VarNode>();
-        if (v == nest.vars[k].get()) value = cast(nest.vars[k].dtype(), coords[d]);
-      }
-      body = let(nest.vars[k], value, body);
-    }
-    return for_loop(reg, make_zero(t), make_int(owner.partition->registers), body, ForKind::kSerial,
-                    1, span);
+  // Whether `fragment`'s registers are the ones the current split gives a thread.
+  bool split_matches(const FragmentLayout& layout) const {
+    if (!split_.layout) return layout.kind == "cyclic";
+    auto mine = layout.reshaped(split_.layout->shape);
+    return mine && mine->same_mapping(*split_.layout);
   }
 
   std::pair<Buffer, Expr> registers_of(const Buffer& fragment, const std::vector<Expr>& original,
@@ -196,19 +162,15 @@ class Distributor : public StmtMutator {
                                 located(function_, span), fragment->name));
     }
     const FragmentLayout& layout = layouts_.at(fragment.get());
-    if (layout.kind == FragmentLayoutKind::kReplicated) {
+    if (layout.replicated) {
       Expr flat = make_zero(DataType::Int32());
       for (size_t d = 0; d < mutated.size(); ++d) {
         flat = flat * fragment->shape[d] + cast(DataType::Int32(), mutated[d]);
       }
       return {it->second, transform::simplify(flat)};
     }
-    if (layout.kind == FragmentLayoutKind::kPartitioned) {
-      if (mode_ == Mode::kPartitioned && layout.partition == split_.partition &&
-          follows_nest(*split_.nest, fragment, original)) {
-        return {it->second, split_.reg};
-      }
-    } else if (mode_ == Mode::kSplit && follows_nest(*split_.nest, fragment, original)) {
+    if (mode_ == Mode::kSplit && follows_nest(*split_.nest, fragment, original) &&
+        split_matches(layout)) {
       return {it->second, split_.reg};
     }
     throw IRError(fmt::format(
@@ -262,9 +224,34 @@ class Distributor : public StmtMutator {
     return for_loop(reg, make_zero(t), registers, body, ForKind::kSerial, 1, span);
   }
 
+  // for r in [0, registers): (i, j, ...) = layout.element_of(tid, r); if layout.holds: body.
+  Stmt layout_split_nest(const ParallelNest& nest, const Leader& leader, const Span& span) {
+    const FragmentLayout& layout = *leader.layout;
+    Var reg = make_var("r", DataType::Int32());
+    Mode saved_mode = mode_;
+    Split saved_split = split_;
+    mode_ = Mode::kSplit;
+    split_ = Split{&nest, reg, &layout};
+    Stmt body = mutate(nest.body);
+    mode_ = saved_mode;
+    split_ = saved_split;
+    VarMap inverse{{layout.thread_var.get(), tid_}, {layout.register_var.get(), reg}};
+    Expr holds = transform::simplify(substitute(layout.holds, inverse));
+    if (!is_const_int(holds, 1)) body = if_then_else(holds, body, {}, span);
+    for (size_t k = nest.vars.size(); k-- > 0;) {
+      Expr value =
+          leader.dims[k] < 0
+              ? make_zero(nest.vars[k].dtype())
+              : transform::simplify(substitute(layout.element_of[size_t(leader.dims[k])], inverse));
+      body = let(nest.vars[k], cast(nest.vars[k].dtype(), value), body);
+    }
+    return for_loop(reg, make_int(0), make_int(layout.registers), body, ForKind::kSerial, 1, span);
+  }
+
   Var tid_;
   int64_t threads_;
   const FragmentLayouts& layouts_;
+  SimtContext& context_;
   std::string function_;
   std::map<const BufferNode*, Buffer> regs_;
   Mode mode_ = Mode::kBlock;
@@ -316,7 +303,6 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
         "(max_threads_per_block); lower threads= in T.Kernel or raise -max_threads_per_block",
         located(function, k->span), threads, target.str(), limit));
   }
-  FragmentLayouts layouts = infer_fragment_layouts(*k, threads, function, target);
   static const char* kTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
   std::vector<Var> axes;
   for (size_t d = 0; d < k->threads.size(); ++d) {
@@ -325,12 +311,21 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   }
   Var tid = k->threads.size() == 1 ? axes[0] : make_var(kThreadIndexName);
 
+  // Plan: ask the implementation lowering each T.gemm which accumulator layout it needs;
+  // infer every fragment's layout with those; then lower the tile ops for real.
+  SimtContext context(tid, threads, function);
   Stmt body;
+  FragmentLayouts layouts;
   {
-    ScopedSimtBlock block(SimtBlock{threads, &layouts});
+    ScopedSimtContext current(context);
+    post_order_visit(k->body, [&](const Stmt* s, const Expr*) {
+      if (s && s->kind() == StmtKind::kGemm) transform::lower_tile_op(*s, target);
+    });
+    layouts = infer_fragment_layouts(*k, threads, function, context.requirements());
+    context.start_lowering(layouts);
     body = transform::lower_tile_ops(k->body, target);
   }
-  body = Distributor(tid, threads, layouts, function).mutate(body);
+  body = Distributor(tid, threads, layouts, context, function).mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);
   if (k->threads.size() > 1) {
@@ -379,22 +374,6 @@ class KernelFinder : public StmtMutator {
 };
 
 }  // namespace
-
-namespace {
-thread_local const SimtBlock* t_block = nullptr;
-}  // namespace
-
-const SimtBlock* current_simt_block() {
-  return t_block;
-}
-
-ScopedSimtBlock::ScopedSimtBlock(SimtBlock block) : block_(block), previous_(t_block) {
-  t_block = &block_;
-}
-
-ScopedSimtBlock::~ScopedSimtBlock() {
-  t_block = previous_;
-}
 
 IRModule lower_simt(const IRModule& mod, const target::Target& target) {
   std::vector<PrimFunc> functions;

@@ -240,21 +240,9 @@ class Planner {
         if (shared_by_threads(st->buffer)) add(st->buffer, st->indices, true, local, out);
         return;
       }
-      case StmtKind::kEvaluate: {
-        const Expr& value = s.as<EvaluateNode>()->value;
-        exprs(value);
-        // An external device function handed an element of a shared tile (a tile op's own
-        // implementation, e.g. cute::copy into it) may read and write all of it, from any
-        // thread: a barrier separates it from every other access to that tile.
-        if (auto* call = value.as<CallNode>(); call && call->call_kind == CallKind::kExtern) {
-          for (const auto& a : call->args) {
-            auto* element = a.as<LoadNode>();
-            if (!element || !shared_by_threads(element->buffer)) continue;
-            add(element->buffer, {}, true, local, out);
-          }
-        }
+      case StmtKind::kEvaluate:
+        exprs(s.as<EvaluateNode>()->value);
         return;
-      }
       default:
         return;
     }

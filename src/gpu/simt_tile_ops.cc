@@ -1,6 +1,7 @@
 #include "tilec/gpu/simt_tile_ops.h"
 
-#include "tilec/transform/gemm_operands.h"
+#include "tilec/gpu/simt_gemm.h"
+
 #include "tilec/transform/reduce_ops.h"
 
 #include <fmt/format.h>
@@ -22,20 +23,6 @@ std::vector<Var> fresh_vars(const std::string& prefix, size_t n) {
   std::vector<Var> vars;
   for (size_t k = 0; k < n; ++k) vars.push_back(make_var(prefix + std::to_string(k)));
   return vars;
-}
-
-std::optional<Stmt> lower_gemm_simt(const Stmt& stmt, const target::Target&) {
-  const auto* op = stmt.as<GemmNode>();
-  transform::GemmOperands g = transform::analyze_gemm(*op);
-  Var m = make_var("m", g.M.dtype()), n = make_var("n", g.N.dtype()),
-      k = make_var("k", g.K.dtype());
-  Expr av = op->transpose_a ? g.a.at(k, m) : g.a.at(m, k);
-  Expr bv = op->transpose_b ? g.b.at(n, k) : g.b.at(k, n);
-  Expr product = binary(BinaryOp::kMul, cast(g.acc, av), cast(g.acc, bv));
-  Stmt update = store(g.c.buffer, g.c.indices(m, n), binary(BinaryOp::kAdd, g.c.at(m, n), product));
-  Stmt loops =
-      parallel_nest_over({m, n}, {g.M, g.N}, for_loop(k, make_zero(g.K.dtype()), g.K, update));
-  return transform::with_clear_accum(*op, g, loops);
 }
 
 // dst's element at indices `d_idx` in a tile of src's shape: the reduced dim at 0.
@@ -177,7 +164,7 @@ bool is_gpu_target(const target::Target& target) {
 std::vector<transform::TileOpImpl> simt_tile_op_impls() {
   using transform::TileOpKind;
   return {
-      {"simt.gemm", TileOpKind::kGemm, is_gpu_target, kSimtTileOpPriority, lower_gemm_simt},
+      simt_gemm_impl(kSimtTileOpPriority),
       {"simt.reduce", TileOpKind::kReduce, is_gpu_target, kSimtTileOpPriority, lower_reduce_simt},
       {"simt.pipelined_serial", TileOpKind::kScheduledLoop, is_gpu_target, kSimtTileOpPriority,
        lower_pipelined_serial},

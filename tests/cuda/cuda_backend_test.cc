@@ -15,6 +15,7 @@
 #include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/source_backend.h"
 #include "tilec/frontend/parser.h"
+#include "tilec/ir/printer.h"
 
 #include <fstream>
 #include <regex>
@@ -78,7 +79,8 @@ class CudaExamples : public ::testing::TestWithParam<CompileCase> {};
 TEST_P(CudaExamples, CompileThroughNvrtcAndPtxasAcceptsThePtx) {
   SKIP_WITHOUT(exec::kNvrtcBackendName);
   const CompileCase& c = GetParam();
-  // No kernel cache (a fresh compile each run): the private build directory (with device.ptx) lives as long as kernel.
+  // No kernel cache (a fresh compile each run): the private build directory (with device.ptx) lives
+  // as long as kernel.
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   std::map<std::string, std::string> defines;
   if (!c.dtype.empty()) defines["dtype"] = c.dtype;
@@ -92,6 +94,12 @@ TEST_P(CudaExamples, CompileThroughNvrtcAndPtxasAcceptsThePtx) {
   fs::path ptx = kernel.library_path().parent_path() / "device.ptx";
   ASSERT_TRUE(fs::exists(ptx)) << ptx;
   EXPECT_NE(read_text(ptx).find(".target " + c.arch), std::string::npos);
+  if (kernel.device_source().find("tilec_mma_m16n8k16_") != std::string::npos) {
+    // A tensor-core gemm: its inline PTX reaches the PTX that ptxas checks below.
+    std::string text = read_text(ptx);
+    EXPECT_NE(text.find("mma.sync.aligned.m16n8k16.row.col.f32."), std::string::npos) << ptx;
+    EXPECT_NE(text.find("ldmatrix.sync.aligned.m8n8."), std::string::npos) << ptx;
+  }
   fs::path ptxas = exec::cuda_toolkit_root() / "bin" / "ptxas";
   if (!fs::exists(ptxas)) GTEST_SKIP() << "no ptxas at " << ptxas;
   exec::ProcessResult checked = exec::run_process(
@@ -125,6 +133,43 @@ TEST(CudaCodegen, GemmDeviceCodeIsReadableCuda) {
   EXPECT_NE(src.find("#include <cuda_fp16.h>"), std::string::npos) << src;
   EXPECT_NE(src.find("__restrict__"), std::string::npos) << src;
   EXPECT_EQ(src.find("tilec_dynamic_shared"), std::string::npos) << "48 KB fits statically";
+}
+
+// Which gemms run on tensor cores: float16/bfloat16 operands in shared memory with a
+// float32 accumulator fragment on sm_80+; float32 gemms, fragment operands (dequant_gemm's
+// B), 16-bit accumulators and sm_75 keep the SIMT gemm.
+TEST(CudaCodegen, HalfPrecisionGemmsUseTensorCoresOnSm80AndNewer) {
+  auto uses_mma = [](const char* file, const std::string& arch,
+                     const std::map<std::string, std::string>& defines = {}) {
+    Kernel kernel = compile_example(file, "cuda -arch=" + arch, "source", defines);
+    const std::string& src = kernel.device_source();
+    bool mma = src.find("tilec_mma_m16n8k16_") != std::string::npos;
+    if (mma) {
+      EXPECT_NE(src.find("ldmatrix.sync.aligned.m8n8.x4"), std::string::npos) << src;
+      EXPECT_NE(src.find("tilec_ldmatrix_x4(&"), std::string::npos) << src;
+    }
+    return mma;
+  };
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    SCOPED_TRACE(arch);
+    EXPECT_TRUE(uses_mma("gemm.py", arch));
+    EXPECT_TRUE(uses_mma("gemm.py", arch, {{"dtype", "bfloat16"}}));
+    EXPECT_TRUE(uses_mma("gemm_splitk.py", arch));
+    EXPECT_TRUE(uses_mma("gemm_swizzle.py", arch));
+    EXPECT_TRUE(uses_mma("flash_attention.py", arch));
+    EXPECT_FALSE(uses_mma("gemm_fp32.py", arch));
+    EXPECT_FALSE(uses_mma("gemm_nt.py", arch, {{"dtype", "float16"}}));  // float16 accumulator
+    EXPECT_FALSE(uses_mma("dequant_gemm.py", arch));
+  }
+  EXPECT_FALSE(uses_mma("gemm.py", "sm_75"));
+  // The accumulator's layout is the mma one, readable in the lowered IR.
+  Kernel kernel = compile_example("gemm.py", "cuda -arch=sm_80", "source");
+  std::string lowered = ir::print(kernel.lowered());
+  EXPECT_NE(lowered.find("C_local[64, 64] float32: mma m16n8 C/D (warps 2x2, 2x4 tiles each) "
+                         "over 128 threads"),
+            std::string::npos)
+      << lowered;
+  EXPECT_NE(lowered.find("tilec_mma_m16n8k16_f16"), std::string::npos) << lowered;
 }
 
 TEST(CudaCodegen, TilesAbove48KBUseDynamicSharedMemory) {

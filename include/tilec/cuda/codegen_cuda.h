@@ -32,6 +32,9 @@ class CodeGenCUDA : public codegen::CodeGenC {
   virtual std::string preamble_includes() { return ""; }
   virtual std::string float16_helpers();
   virtual std::string bfloat16_helpers();
+  // The tensor-core gemm's ldmatrix/mma device functions (mma_gemm.h) take element
+  // addresses; every other extern call prints as CodeGenC does.
+  Printed print_extern_call(const ir::CallNode* op) override;
   std::string address_space(ir::StorageScope scope) override;
   std::string restrict_keyword() override { return "__restrict__"; }
   std::string thread_index(const std::string& tag) override;

@@ -7,8 +7,7 @@
 // the shared tiles (make_smem_ptr, make_layout) and over the thread's accumulator
 // registers (make_rmem_ptr, partition_shape_C), partitions them with the TiledMMA
 // (thr_mma.partition_A/B) and runs cute::copy into the operand fragments and
-// cute::gemm; tilec_cute::c_coord gives the element a register of the C partition
-// holds (thr_mma.partition_C of an identity tensor). The artifact's metadata
+// cute::gemm. The artifact's metadata
 // "cuda_options" carries the include paths the CUDA execution backends add, and its
 // preamble names the header directory, so the kernel cache key records it.
 #pragma once

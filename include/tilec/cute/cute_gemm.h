@@ -6,11 +6,13 @@
 // threads). The accumulator fragment is laid out as the TiledMMA's C partition
 // (thr_mma.partition_C), so the T.Parallel loops over it (T.clear, element-wise
 // updates, the copy out) run over each thread's registers at the coordinates CuTe's
-// identity-tensor partition gives. Shapes the TiledMMA cannot tile exactly (M, N not
+// C partition gives (tilec's closed form of it, cute_accumulator_layout, checked against
+// CuTe's own partition_C by tests/cute). Shapes the TiledMMA cannot tile exactly (M, N not
 // multiples of the atom grid, K of the atom's K, threads not whole warps), other
-// dtypes and operands that are fragments or regions go to the SIMT gemm.
-// The lowered IR holds the gemm and the coordinates as calls of tilec_cute_* device
-// functions, which CodeGenCuTe prints as calls of its CuTe helpers.
+// dtypes and operands that are fragments or regions go to the cuda backend's gemms.
+// The lowered IR holds the gemm as a call of tilec_cute_gemm, which CodeGenCuTe prints
+// as a call of its CuTe helper. It ranks above the cuda backend's own tensor-core gemm
+// (cuda.gemm_mma), which also accepts the variant's targets.
 #pragma once
 
 #include "tilec/gpu/fragment_layout.h"
@@ -22,8 +24,8 @@
 
 namespace tilec::cute {
 
-inline constexpr const char* kCuteGemmCall = "tilec_cute_gemm";      // (A, B, C, plan ints...)
-inline constexpr const char* kCuteCoordCall = "tilec_cute_c_coord";  // (plan ints, tid, r, dim)
+inline constexpr const char* kCuteGemmCall = "tilec_cute_gemm";  // (A, B, C, plan ints...)
+inline constexpr int kCuteTileOpPriority = transform::kBackendTileOpPriority + 10;
 
 struct CuteGemmPlan {
   enum Atom : int { kSm80F16 = 0, kSm80BF16 = 1, kFma = 2 };
@@ -40,9 +42,13 @@ struct CuteGemmPlan {
 // The plan for `gemm` in a block of num_threads, or nullopt when CuTe does not take it.
 std::optional<CuteGemmPlan> plan_cute_gemm(const ir::GemmNode& gemm, int64_t num_threads);
 
-// "cute.gemm_tiled_mma" for targets with the key `cute` (priority above the SIMT gemm).
+// The TiledMMA's C partition of the M x N accumulator as a fragment layout: thread
+// t = lane + 32 * (wm + WM * wn) (FMA: t = tm + TM * tn), register r = the col-major
+// index of ((V), MMA_M, MMA_N), where SM80_16x8_Row puts value v of lane l of a 16x8
+// atom at (l / 4 + 8 * (v / 2), 2 * (l % 4) + v % 2).
+gpu::FragmentLayout cute_accumulator_layout(const CuteGemmPlan& plan, int64_t num_threads);
+
+// "cute.gemm_tiled_mma" for targets with the key `cute` (kCuteTileOpPriority).
 std::vector<transform::TileOpImpl> cute_tile_op_impls();
-// "cute.tiled_mma": the accumulator's partition for the gemms plan_cute_gemm takes.
-gpu::AccumulatorLayoutProvider cute_accumulator_layout_provider();
 
 }  // namespace tilec::cute

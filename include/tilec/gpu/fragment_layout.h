@@ -1,79 +1,99 @@
 // Fragment layouts of the SIMT model: how the elements of a T.alloc_fragment tile are
-// spread over the threads of a block. `cyclic`: element f (row-major flat index) lives
-// in thread f % T, register f / T, so every thread holds ceil(numel / T) registers
-// and a T.Parallel over the fragment's shape, split the same way, touches only its own
-// (the layout of gemm accumulators and elementwise tiles). `replicated`: every thread
-// holds all numel elements and computes them redundantly (reduction results and tiles
-// read at indices other than a loop's own, e.g. row_max[i] inside T.Parallel(i, j)).
-// `partitioned`: the layout a tile op's own implementation imposes on the accumulator
-// it writes (a CuTe TiledMMA's C partition): thread t holds `registers` elements,
-// register r the one at partition->coordinates(t, r); a T.Parallel over the fragment's
-// shape runs, on each thread, over its registers at those coordinates, and every
-// fragment that nest touches at the same coordinates shares the layout. Which ops
-// impose one is asked of the accumulator layout providers registered for the target.
-// infer_fragment_layouts derives them, TileLang-style, from how each fragment is used
-// in the kernel's tile IR; a fragment that needs two of them is an error naming both uses.
+// spread over the threads of a block, as index expressions (TileLang's `Fragment`: a
+// forward thread and a forward index). A layout maps element (i0, i1, ...) to the thread
+// that holds it and the register it sits in (`thread_of`, `register_of`), and back: a
+// thread's register r holds element `element_of` where `holds` is true. The SIMT lowering
+// splits a T.Parallel nest over a fragment by the inverse (thread tid runs its registers
+// r = 0 .. registers-1 and computes the element each holds), so element-wise code, copies
+// and reductions follow whatever layout a fragment has, and a tile-op implementation
+// (a register-blocked or tensor-core gemm) addresses a fragment's registers directly.
+//
+// Layouts come from factories: `cyclic` (element f, the row-major flat index, in thread
+// f % T, register f / T: the default of element-wise tiles), `replicated` (every thread
+// holds every element: reduction results and tiles read at other than a loop's own
+// indices), and the gemm implementations' own (simt_gemm.h's micro-tiles, CUDA's mma
+// layouts). infer_fragment_layouts derives them from how each fragment is used.
 #pragma once
 
 #include "tilec/ir/stmt.h"
-#include "tilec/target/target.h"
 
 #include <functional>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tilec::gpu {
 
-enum class FragmentLayoutKind { kCyclic, kReplicated, kPartitioned };
-
-// A partition of a 2-D-or-more fragment over the block's threads that a tile op defines.
-struct PartitionedLayout {
-  std::string name;       // "cute TiledMMA SM80_16x8x16_F32F16F16F32_TN, 2x2 warps"
-  int64_t registers = 0;  // per thread; registers * threads == numel
-  // The element (one index per fragment dim) thread `tid` holds in register `reg`.
-  std::function<std::vector<ir::Expr>(const ir::Expr& tid, const ir::Expr& reg)> coordinates;
-};
-using PartitionedLayoutPtr = std::shared_ptr<const PartitionedLayout>;
-
-// Asked for every T.gemm whose accumulator is a fragment: the layout the target's gemm
-// implementation needs for it, or nullopt when that implementation does not take this
-// gemm (it then lowers through another one, and the accumulator is cyclic).
-struct AccumulatorLayoutProvider {
-  std::string name;  // unique, e.g. "cute.tiled_mma"
-  std::function<bool(const target::Target&)> supports_target;
-  std::function<std::optional<PartitionedLayout>(const ir::GemmNode& gemm, int64_t num_threads,
-                                                 const target::Target& target)>
-      layout;
-};
-// Registers (replacing one of the same name; returns false when the name was free) and
-// unregisters. Thread-safe; the first provider accepting a target and a gemm decides.
-bool register_accumulator_layout_provider(AccumulatorLayoutProvider provider);
-bool unregister_accumulator_layout_provider(const std::string& name);
-std::optional<PartitionedLayout> accumulator_layout(const ir::GemmNode& gemm, int64_t num_threads,
-                                                    const target::Target& target);
-
 struct FragmentLayout {
-  FragmentLayoutKind kind = FragmentLayoutKind::kCyclic;
+  std::string kind;            // "cyclic", "replicated", "micro-tile 8x4", "mma m16n8 C/D"
+  std::vector<int64_t> shape;  // the fragment's (constant) shape
   int64_t num_threads = 1;
-  int64_t numel = 0;
-  int64_t registers = 0;           // per thread
-  std::string reason;              // which use decided it ("accumulator of T.gemm at line 12")
-  PartitionedLayoutPtr partition;  // kPartitioned only
+  int64_t registers = 0;  // per thread
+  bool replicated = false;
+  // Forward: element -> thread, register. Expressions in index_vars, one per dimension.
+  std::vector<ir::Var> index_vars;
+  ir::Expr thread_of, register_of;
+  // Inverse: (thread_var, register_var) -> the element's indices, valid where `holds`.
+  ir::Var thread_var, register_var;
+  std::vector<ir::Expr> element_of;
+  ir::Expr holds;
+  std::string reason;  // which use decided it ("the accumulator of T.gemm at line 12")
 
   // "C_local[64, 64] float32: cyclic over 128 threads, (i, j) -> thread (i*64 + j) % 128,
   //  register (i*64 + j) // 128, 32 registers per thread (accumulator of T.gemm, line 21)"
   std::string describe(const ir::Buffer& fragment) const;
+  // The mapping alone, without the fragment or the reason: two layouts are the same when
+  // their mappings print the same.
+  std::string mapping() const;
+  bool same_mapping(const FragmentLayout& other) const { return mapping() == other.mapping(); }
+
+  // The same mapping over `shape`, whose dimensions other than 1 are this layout's
+  // dimensions other than 1 (a (64, 1, 64) tile following a (64, 64) one); nullopt when
+  // they differ.
+  std::optional<FragmentLayout> reshaped(const std::vector<int64_t>& shape) const;
+
+  // Evaluations on constants (layout tests, checks): thread and register of an element,
+  // and the element a thread's register holds (nullopt where it holds none).
+  int64_t thread_at(const std::vector<int64_t>& index) const;
+  int64_t register_at(const std::vector<int64_t>& index) const;
+  std::optional<std::vector<int64_t>> element_at(int64_t thread, int64_t reg) const;
 };
+
+// Element f = row-major flat index in thread f % T, register f / T.
+FragmentLayout cyclic_layout(const std::vector<int64_t>& shape, int64_t num_threads);
+// Every thread holds every element, register = flat index.
+FragmentLayout replicated_layout(const std::vector<int64_t>& shape, int64_t num_threads);
+
+// A layout given by its expressions: the index variables are named i, j, k, ... (one per
+// dimension of shape), the inverse's t and r. `build` fills thread_of, register_of,
+// element_of and holds (left empty: true) from them.
+FragmentLayout make_layout(std::string kind, const std::vector<int64_t>& shape, int64_t num_threads,
+                           int64_t registers, const std::function<void(FragmentLayout&)>& build);
+
+// Checks that `layout` is a bijection between its elements and the (thread, register)
+// pairs where `holds` is true: every element's forward image holds that element back.
+// Returns a description of the first mismatch, or "" when the layout is consistent.
+std::string check_layout(const FragmentLayout& layout);
 
 using FragmentLayouts = std::map<const ir::BufferNode*, FragmentLayout>;
 
+// A layout a tile-op implementation requires for a fragment it writes by registers (a
+// gemm's accumulator), with the use that requires it.
+struct LayoutRequirement {
+  FragmentLayout layout;
+  std::string use;  // "the accumulator of T.gemm at line 12"
+};
+using LayoutRequirements = std::map<const ir::BufferNode*, LayoutRequirement>;
+
 // Layouts of every fragment allocated in `kernel` (its body still holds tile ops and
-// T.Parallel loops). Throws ir::IRError with the conflicting uses' locations when a
+// T.Parallel loops): the required ones (`required`, from the gemm implementations), the
+// layout of a fragment used together with one in a T.Parallel nest or T.copy propagated
+// to it, replication where a use needs every thread to hold all of a fragment, cyclic
+// otherwise. Throws ir::IRError naming the conflicting uses and their lines when a
 // fragment cannot be laid out, or when a fragment's shape is not constant.
 FragmentLayouts infer_fragment_layouts(const ir::KernelNode& kernel, int64_t num_threads,
                                        const std::string& function_name,
-                                       const target::Target& target);
+                                       const LayoutRequirements& required = {});
 
 }  // namespace tilec::gpu

@@ -18,34 +18,12 @@
 // thread-binding loop in the source) name the kernel, the source line and what to change.
 #pragma once
 
-#include "tilec/gpu/fragment_layout.h"
 #include "tilec/transform/pass.h"
 
 namespace tilec::gpu {
 
 inline constexpr const char* kLayoutAttrPrefix = "tilec.layout.";
 inline constexpr const char* kThreadIndexName = "tid";
-
-// The block whose tile ops are being lowered, for a GPU tile-op implementation that
-// depends on it (how many threads share a gemm, which layout its accumulator got):
-// current_simt_block() is set on the lowering thread while gpu.lower_simt lowers a
-// T.Kernel's tile ops, and is nullptr otherwise.
-struct SimtBlock {
-  int64_t num_threads = 1;
-  const FragmentLayouts* layouts = nullptr;
-};
-const SimtBlock* current_simt_block();
-class ScopedSimtBlock {
- public:
-  explicit ScopedSimtBlock(SimtBlock block);
-  ~ScopedSimtBlock();
-  ScopedSimtBlock(const ScopedSimtBlock&) = delete;
-  ScopedSimtBlock& operator=(const ScopedSimtBlock&) = delete;
-
- private:
-  SimtBlock block_;
-  const SimtBlock* previous_;
-};
 
 ir::IRModule lower_simt(const ir::IRModule& mod, const target::Target& target);
 transform::Pass lower_simt_pass();  // "gpu.lower_simt"

@@ -8,10 +8,7 @@
 // no barrier there. Loops are planned for their next iteration too (a copy at the top of
 // a K loop waits for the gemm that read the previous tile). Barriers are only placed in
 // block-uniform control flow: never inside a nest split over the threads or under a
-// condition on the thread index. A call of an external device function handed an
-// element of a shared tile counts as reading and writing the whole tile from every
-// thread (tile ops a backend implements as library calls, e.g. cute::copy/cute::gemm).
-// Runs after gpu.lower_simt, before flattening.
+// condition on the thread index. Runs after gpu.lower_simt, before flattening.
 #pragma once
 
 #include "tilec/transform/pass.h"

@@ -2,9 +2,7 @@
 // (priority kSimtTileOpPriority: above the generic ones, below a backend's own, so CUDA's
 // tensor-core gemm overrides simt.gemm). They emit T.Parallel nests that gpu.lower_simt
 // then splits over the threads by the fragment layouts:
-// - simt.gemm: the accumulator's elements in parallel, k serial inside, so each thread
-//   computes the micro-tile of C its cyclic layout gives it (a strip of C's columns),
-//   summing k in ascending order as the interpreter does;
+// - simt.gemm: register-blocked micro-tiles of the accumulator (simt_gemm.h);
 // - simt.reduce: across threads through shared memory: the source staged into a shared
 //   tile, reduced along the reduced dimension by a tree of log2(extent) halving steps,
 //   each split over the threads (one thread per output element, serially, when the
