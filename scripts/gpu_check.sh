@@ -3,7 +3,8 @@
 # under 10 minutes): (1) the `cuda` detector answers `cuda -arch=sm_XY` matching
 # nvidia-smi; (2) every example runs on `cuda -arch=sm_XY` (nvrtc) against the reference
 # interpreter (tilec run --check), and on the CuTe variant when one is registered;
-# (3) float16 GEMM 4096^3 against cuBLAS (cublasGemmEx) and vector add against
+# (3) DLPack kDLCUDA tensors on a stream and mixed with host ones (the tilec_cuda_tests
+# that need a GPU); (4) float16 GEMM 4096^3 against cuBLAS (cublasGemmEx) and vector add against
 # device-to-device copy bandwidth, printing the ratios. tilec's times are `tilec run`'s
 # run_ms, which today include copying host tensors to the device and back (the host
 # entry takes kDLCPU tensors), so the ratios understate the kernels. Without a GPU it
@@ -56,6 +57,17 @@ for target in "${targets[@]}"; do
     fi
   done
 done
+
+# kDLCUDA device tensors: allocated with the driver API, run on a stream and mixed with
+# host tensors, compared with the host computation (tests/cuda/device_tensors_gpu_test.cc).
+cmake -S . -B "$build" -DTILEC_BUILD_TESTS=ON >/dev/null
+cmake --build "$build" --target tilec_cuda_tests -j "$(nproc)" >/dev/null
+if out=$("$build/tests/cuda/tilec_cuda_tests" --gtest_filter='CudaDeviceTensorsOnGpu.*:HostCodegens/CudaDeviceTensors.*' 2>&1); then
+  echo "ok    kDLCUDA device tensors, a stream, mixed arguments ($(grep -c '^\[       OK' <<<"$out") tests)"
+else
+  echo "FAIL  kDLCUDA device tensors: $(grep -A3 -m3 'Failure\|FAILED' <<<"$out")"
+  status=1
+fi
 
 run_ms() {  # FILE TARGET -D...: the first function's run_ms (median of 5 runs)
   local file=$1 target=$2
