@@ -19,6 +19,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <map>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -41,13 +47,49 @@ using Clock = std::chrono::steady_clock;
 // Compiled afresh, never from the kernel cache: the cache key covers the kernel and
 // the tilec version but not the lowering, so after a change to the lowering a cached
 // kernel would be the old code and the benchmark would measure the previous build.
+// "NAME=VALUE,NAME=VALUE" from environment variable `name` (unset: none).
+std::vector<std::pair<std::string, std::string>> env_assignments(const char* name) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const char* text = std::getenv(name);
+  std::string item;
+  std::istringstream items(text ? text : "");
+  while (std::getline(items, item, ',')) {
+    auto eq = item.find('=');
+    if (eq != std::string::npos) out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return out;
+}
+
+// TILEC_BENCH_PASS_CONFIG="cpu.gemm_micro_rows=8,cpu.prefetch=false" sets integer and
+// boolean pass-config keys (for trying other micro-kernel shapes, or without prefetch;
+// unset: the defaults the compiler derives).
+tilec::PassConfig bench_pass_config() {
+  tilec::PassConfig config;
+  for (const auto& [key, value] : env_assignments("TILEC_BENCH_PASS_CONFIG"))
+    if (value == "true" || value == "false")
+      config[key] = value == "true";
+    else
+      config[key] = int64_t(std::stoll(value));
+  return config;
+}
+
 tilec::Kernel compile_uncached(const tilec::ir::IRModule& mod, const std::string& kind) {
   setenv("TILEC_DISABLE_CACHE", "1", 1);
-  return tilec::compile(mod, kind, std::nullopt, kind == "c" ? "native" : "auto");
+  return tilec::compile(mod, kind, std::nullopt, kind == "c" ? "native" : "auto",
+                        bench_pass_config());
 }
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// CPU seconds used by the whole process (every thread) so far. On a machine other jobs
+// share, a ratio of CPU times still compares the work each side did where the wall-clock
+// ratio mostly measures who got the cores.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
 tilec::ir::HostTensor random_tensor(std::vector<int64_t> shape, uint64_t seed,
@@ -66,11 +108,13 @@ tilec::ir::HostTensor to_float32(const tilec::ir::HostTensor& half) {
   return out;
 }
 
-// examples/<name> at n x n x n.
+// examples/<name> at n x n x n, with the example's own block sizes unless
+// TILEC_BENCH_DEFINES="block_M=128,block_K=64" overrides some (for tuning them).
 tilec::ir::IRModule gemm_example(const char* name, int64_t n) {
   std::string size = std::to_string(n);
-  return tilec::ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/" + name,
-                                      {{"M", size}, {"N", size}, {"K", size}});
+  std::map<std::string, std::string> defines = {{"M", size}, {"N", size}, {"K", size}};
+  for (const auto& [key, value] : env_assignments("TILEC_BENCH_DEFINES")) defines[key] = value;
+  return tilec::ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/" + name, defines);
 }
 
 // Both sides run the same number of repetitions in this benchmark, so the
@@ -96,20 +140,26 @@ void run_gemm_vs_openblas(benchmark::State& state, const char* example, bool tra
   kernel.call(args);  // warm up both
   blas();
 
-  double tilec_seconds = 0, blas_seconds = 0;
+  double tilec_seconds = 0, blas_seconds = 0, tilec_cpu = 0, blas_cpu = 0;
   for (auto _ : state) {
     auto start = Clock::now();
+    double cpu = process_cpu_seconds();
     kernel.call(args);
     tilec_seconds += seconds_since(start);
+    tilec_cpu += process_cpu_seconds() - cpu;
     start = Clock::now();
+    cpu = process_cpu_seconds();
     blas();
     blas_seconds += seconds_since(start);
+    blas_cpu += process_cpu_seconds() - cpu;
   }
   double flops = 2.0 * double(n) * double(n) * double(n) * double(state.iterations());
   state.counters["threads"] = threads;
   state.counters["tilec_GFLOPs"] = flops / tilec_seconds * 1e-9;
   state.counters["openblas_GFLOPs"] = flops / blas_seconds * 1e-9;
   state.counters["tilec_over_openblas"] = blas_seconds / tilec_seconds;
+  // The same ratio in CPU seconds (see process_cpu_seconds): what to read on a busy machine.
+  state.counters["cpu_time_ratio"] = blas_cpu / tilec_cpu;
   state.SetLabel(std::string("OpenBLAS core ") + openblas_get_corename());
 }
 

@@ -3,8 +3,10 @@
 # under 10 minutes): (1) the `cuda` detector answers `cuda -arch=sm_XY` matching
 # nvidia-smi; (2) every example runs on `cuda -arch=sm_XY` (nvrtc) against the reference
 # interpreter (tilec run --check), and on the CuTe variant when one is registered;
-# (3) DLPack kDLCUDA tensors on a stream and mixed with host ones (the tilec_cuda_tests
-# that need a GPU); (4) float16 GEMM 4096^3 against cuBLAS (cublasGemmEx) and vector add against
+# (3) the tensor-core gemm (mma.sync + ldmatrix, sm_80+): the GEMM below must compile to
+# it, and runs against the interpreter in bfloat16 and with 128 x 128 block tiles;
+# (4) DLPack kDLCUDA tensors on a stream and mixed with host ones (the tilec_cuda_tests
+# that need a GPU); (5) float16 GEMM 4096^3 against cuBLAS (cublasGemmEx) and vector add against
 # device-to-device copy bandwidth, printing the ratios. tilec's times are `tilec run`'s
 # run_ms, which today include copying host tensors to the device and back (the host
 # entry takes kDLCPU tensors), so the ratios understate the kernels. Without a GPU it
@@ -58,6 +60,30 @@ for target in "${targets[@]}"; do
   done
 done
 
+gemm_4096=(-D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D block_N=128 -D block_K=32)
+sm=${arch#sm_}
+sm=${sm%%[af]*}
+if [ "$sm" -ge 80 ]; then
+  if "$tilec" compile examples/gemm.py --target "cuda -arch=$arch" --emit device "${gemm_4096[@]}" |
+    grep -q "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"; then
+    echo "ok    tensor cores: examples/gemm.py compiles to mma.sync m16n8k16 with ldmatrix"
+  else
+    echo "FAIL  examples/gemm.py does not use the tensor-core gemm on $arch" >&2
+    status=1
+  fi
+  for extra in "-D dtype=bfloat16" "-D M=512 -D N=512 -D K=512 -D block_M=128 -D block_N=128"; do
+    # shellcheck disable=SC2086  # $extra is a list of options
+    if out=$("$tilec" run examples/gemm.py --target "cuda -arch=$arch" --check $extra 2>&1); then
+      echo "ok    [tensor cores] examples/gemm.py $extra"
+    else
+      echo "FAIL  [tensor cores] examples/gemm.py $extra: $(tail -3 <<<"$out")"
+      status=1
+    fi
+  done
+else
+  echo "note: $arch is below sm_80: gemm uses the SIMT implementation, not tensor cores"
+fi
+
 # kDLCUDA device tensors: allocated with the driver API, run on a stream and mixed with
 # host tensors, compared with the host computation (tests/cuda/device_tensors_gpu_test.cc).
 cmake -S . -B "$build" -DTILEC_BUILD_TESTS=ON >/dev/null
@@ -82,7 +108,7 @@ if ! nvcc -O2 -o "$reference" scripts/gpu_reference.cu -lcublas; then
   echo "FAIL: cannot build scripts/gpu_reference.cu with nvcc and cuBLAS" >&2
   exit 1
 fi
-gemm_ms=$(run_ms examples/gemm.py "cuda -arch=$arch" -D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D block_N=128 -D block_K=32)
+gemm_ms=$(run_ms examples/gemm.py "cuda -arch=$arch" "${gemm_4096[@]}")
 cublas_ms=$("$reference" gemm 4096 4096 4096 | sed 's/ms=//')
 n=$((64 * 1024 * 1024))
 add_ms=$(run_ms examples/vector_add.py "cuda -arch=$arch" -D N=$n -D block_N=1024)

@@ -2,6 +2,8 @@
 
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/codegen/device_source.h"
+#include "tilec/cpu/cpu_resources.h"
+#include "tilec/cpu/prefetch.h"
 
 #include <fmt/format.h>
 
@@ -46,20 +48,37 @@ std::string CodeGenCDevice::add_device_function(const PrimFunc& func) {
   return codegen::task_entry_name(func->name);
 }
 
+codegen::CodeGenC::Printed CodeGenCDevice::print_call(const CallNode* op) {
+  const LoadNode* element = prefetch_element(*op);
+  if (!element) return CodeGenC::print_call(op);
+  // Read access (0), keep in every cache level (3); the element itself is not loaded.
+  return {fmt::format("__builtin_prefetch(&{}[{}], 0, 3)", buffer_name(element->buffer),
+                      flat_index(element->buffer, element->indices)),
+          kPrimary};
+}
+
 std::string CodeGenCDevice::device_declarations() {
-  return codegen::kernel_arg_c_declaration();
+  std::string width;
+  if (vector_bytes_ >= 64) {
+    width = fmt::format(
+        "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC "
+        "target(\"prefer-vector-width={}\")\n#endif\n",
+        vector_bytes_ * 8);
+  }
+  return width + codegen::kernel_arg_c_declaration();
 }
 
 backend::CodeArtifact generate_c_device(const IRModule& mod, const target::Target& target) {
-  CodeGenCDevice gen;
+  CodeGenCDevice gen(vector_unit_for(target).bytes);
   return codegen::build_device_source(mod, target, gen);
 }
 
 backend::DeviceCodegen make_c_device_codegen() {
   // No `build`: C device code is compiled together with the host code by the
   // execution backend, so asking to compile it here is the "unsupported mode" error.
-  return codegen::make_device_codegen(
-      "c", [](const target::Target&) { return std::make_unique<CodeGenCDevice>(); });
+  return codegen::make_device_codegen("c", [](const target::Target& target) {
+    return std::make_unique<CodeGenCDevice>(vector_unit_for(target).bytes);
+  });
 }
 
 }  // namespace tilec::cpu

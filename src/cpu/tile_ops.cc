@@ -1,6 +1,9 @@
 #include "tilec/cpu/tile_ops.h"
 
+#include "tilec/cpu/prefetch.h"
 #include "tilec/transform/pass_context.h"
+
+#include <string_view>
 
 namespace tilec::cpu {
 
@@ -24,6 +27,19 @@ void register_cpu_pass_config_keys() {
       "cpu T.gemm micro-kernel: accumulate with fused multiply-add (TILE_SEMANTICS.md allows "
       "it; results within the per-dtype tolerances); false: a separate multiply and add per "
       "step, bit-identical to the interpreter");
+  transform::register_pass_config_key(
+      kPrefetchConfigKey, transform::PassConfigType::kBool, true,
+      "cpu T.Pipelined loops: prefetch the cache lines the next iteration's copies from "
+      "global tensors read (results unchanged; false: no prefetch)");
+  for (const char* key : {kGemmMicroRowsConfigKey, kGemmMicroGroupsConfigKey}) {
+    bool rows = std::string_view(key) == kGemmMicroRowsConfigKey;
+    transform::register_pass_config_key(
+        key, transform::PassConfigType::kInt, int64_t(0),
+        rows ? "cpu T.gemm micro-kernel: rows of C per block (0: derived from the target's "
+               "vector registers)"
+             : "cpu T.gemm micro-kernel: vectors of C columns per block (0: derived from the "
+               "target's vector registers)");
+  }
 }
 
 std::vector<transform::TileOpImpl> cpu_tile_op_impls() {

@@ -81,10 +81,6 @@ bool ldmatrix_operand(const transform::GemmMatrix& m) {
   return true;
 }
 
-std::string line_of(const Span& span) {
-  return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
-}
-
 Stmt call_stmt(const std::string& name, std::vector<Expr> args) {
   return evaluate(call_extern(DataType::Int32(), name, std::move(args)));
 }
@@ -110,7 +106,7 @@ std::optional<Stmt> lower_gemm_mma(const Stmt& stmt, const target::Target& targe
   if (!tiling) return std::nullopt;
 
   std::string use =
-      fmt::format("the accumulator of the tensor-core T.gemm at {}", line_of(op->span));
+      fmt::format("the accumulator of the tensor-core T.gemm at {}", gpu::source_line(op->span));
   Buffer acc = ctx->registers(c, mma_accumulator_layout(*M, *N, *tiling), use);
   int64_t mt = tiling->tiles_m(), nt = tiling->tiles_n();
   Buffer a_frag =

@@ -2,6 +2,8 @@
 #include "tilec/ir/block_accumulator.h"
 #include "tilec/ir/builder.h"
 #include "tilec/ir/const_fold.h"
+#include "tilec/ir/thread_binding.h"
+#include "tilec/ir/warp_shuffle.h"
 
 #include <charconv>
 #include <cmath>
@@ -69,6 +71,26 @@ bool is_hopper_only(const std::string& fn) {
                                               "annotate_consumer_reg_alloc"};
   return names.count(fn) || fn.rfind("mbarrier_", 0) == 0 || fn.rfind("ptx_", 0) == 0 ||
          fn.rfind("tcgen05", 0) == 0 || fn.rfind("wgmma", 0) == 0;
+}
+
+// Warp-level exchanges between the threads of a block (shuffles, votes, warp reductions).
+bool is_warp_primitive(const std::string& fn) {
+  static const std::set<std::string> names = {"tvm_thread_allreduce",
+                                              "tvm_warp_shuffle",
+                                              "tvm_warp_shuffle_down",
+                                              "tvm_warp_shuffle_up",
+                                              "tvm_warp_activemask",
+                                              "warp_reduce_sum",
+                                              "warp_reduce_max",
+                                              "warp_reduce_min",
+                                              "warp_reduce_bitand",
+                                              "warp_reduce_bitor",
+                                              "any_sync",
+                                              "all_sync",
+                                              "ballot_sync",
+                                              "activemask",
+                                              "ballot"};
+  return names.count(fn) || fn.rfind("shfl", 0) == 0 || fn.rfind("__shfl", 0) == 0;
 }
 
 // Scheduling and register-allocation hints with no meaning for the result of a kernel:
@@ -561,7 +583,8 @@ class Lowering {
       else
         bind_local(p.name, {Binding::kVar, param.var, "", {}}, p.span);
     }
-    Stmt body = block(s.body, s.span);
+    Stmt body =
+        has_top_level_launch(s.body) ? implicit_kernel(s.body, s.span) : block(s.body, s.span);
     scopes_.pop_back();
     require_kernel(body, s, name);
     return make_prim_func(name, std::move(params), std::move(body), {}, s.span);
@@ -1444,20 +1467,37 @@ class Lowering {
       return guarded(e.span, [&] { return barrier(*scope, e.span); });
     }
     if (is_hopper_only(fn)) hopper_only(e, fn);
-    if (fn == "launch_thread" || fn == "thread_return")
+    if (is_warp_shuffle_name(fn)) {
+      auto a = bind_args(e, qualified,
+                         {"value", fn == "shfl_sync" ? "srcLane" : "delta", "width", "mask"}, 2);
+      if (!in_kernel_) fail(e.span, qualified + " is only meaningful inside a T.Kernel");
+      Expr v = expr(*a[0]), lane = expr(*a[1]);
+      Expr width = a[2] ? expr(*a[2]) : make_int(32);
+      if (a[3]) expr(*a[3]);  // mask: every thread of the block takes part on tilec's targets
+      // A shuffle is per-thread code: the kernel's threads are bound.
+      for (size_t d = 0; d < kernel_threads_.size(); ++d)
+        if (!kernel_thread_vars_[d])
+          kernel_thread_vars_[d] = make_var(default_thread_name(d), DataType::Int32(), e.span);
+      return guarded(e.span, [&] { return warp_shuffle(fn, v, lane, width, e.span); });
+    }
+    if (is_warp_primitive(fn))
       fail(e.span,
-           "T." + fn +
-               " is not supported yet: tilec's CPU model runs a block as one sequence "
-               "of tile operations, not as threads",
-           "write the per-thread work as T.Parallel loops over the block's tile");
+           qualified +
+               " (a warp-level exchange between threads) is not supported yet: the CPU "
+               "model runs a block's threads one after another between barriers, and "
+               "tilec does not define warp exchanges on it",
+           "exchange values through a T.alloc_shared tile with T.sync_threads() between the "
+           "writes and the reads, or use T.reduce_* on a fragment");
+    if (fn == "thread_return")
+      fail(e.span,
+           "T.thread_return is not supported: a thread cannot leave the block early on every "
+           "target (the CPU model runs the block's threads in loops split at barriers)",
+           "guard the rest of the thread's work with an if on its thread index instead");
+    if (fn == "launch_thread") return launch_thread(e);
     if (fn == "get_block_binding" || fn == "get_thread_binding") {
       auto a = bind_args(e, qualified, {"dim"}, 0);
       int64_t d = a[0] ? int_arg(*a[0], "dim") : 0;
-      if (fn == "get_thread_binding")
-        fail(e.span,
-             "T.get_thread_binding is not supported yet: tilec's CPU model runs a block as "
-             "one sequence of tile operations, not as threads",
-             "write the per-thread work as T.Parallel loops over the block's tile");
+      if (fn == "get_thread_binding") return thread_var(d, e.span, qualified);
       if (!in_kernel_) fail(e.span, qualified + " is only meaningful inside a T.Kernel");
       if (d < 0 || d >= int64_t(kernel_block_vars_.size()))
         fail(e.span, "the kernel has " + std::to_string(kernel_block_vars_.size()) +
@@ -1599,6 +1639,10 @@ class Lowering {
     }
     if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min")
       return acc.add(atomic_statement(e, fn, s.span));
+    if (fn == "launch_thread") {  // T.launch_thread("threadIdx.y", 1): checked, binds nothing
+      launch_thread(e);
+      return;
+    }
     if (fn == "sync_threads" || fn == "sync_warp" || fn == "sync_global") {
       no_keywords(e, q);
       StorageScope scope = fn == "sync_global" ? StorageScope::kGlobal : StorageScope::kShared;
@@ -1678,6 +1722,7 @@ class Lowering {
       auto a = bind_args(e, q, {"value"}, 1);
       return acc.add(evaluate(expr(*a[0]), s.span));
     }
+    if (fn == "tvm_storage_sync") return acc.add(evaluate(expr(e), s.span));
     if (e.kind == AstKind::kCall) {
       if (fn.empty() && e.base->kind == AstKind::kAttribute) fail_not_language(*e.base);
       if (fn.empty()) fail(e.span, "unsupported call statement", kSupportedStatementCalls);
@@ -1870,6 +1915,15 @@ class Lowering {
       fail(value.base->span, "unknown allocation T." + fn,
            "supported: T.alloc_shared, T.alloc_fragment, T.alloc_local, T.alloc_var, "
            "T.alloc_buffer, T.decl_buffer, T.alloc_reducer");
+    if (fn == "get_thread_binding" || fn == "launch_thread") {
+      // tn = T.get_thread_binding(0): `tn` names the thread index itself (no let), so the
+      // kernel prints back as written.
+      thread_name_hint_ = name;
+      Expr v = expr(value);
+      thread_name_hint_.clear();
+      if (v.as<VarNode>() || as_const_int(v))
+        return bind_local(name, {Binding::kVar, v, "", {}}, target.span);
+    }
     Expr v = expr(value);
     if (const Binding* b = lookup(name); b && b->kind == Binding::kVarBuffer)
       return acc.add(guarded(s.span, [&] { return store(b->buffer, {make_int(0)}, v, s.span); }));
@@ -2104,7 +2158,40 @@ class Lowering {
     for (const Expr& bound : {begin, end})
       if (!bound.dtype().is_integer())
         fail(iter.span, "loop bounds must be integers, not " + bound.dtype().str());
+    if (kind == ForKind::kThreadBinding && in_kernel_)
+      return thread_binding_loop(s, iter, thread, begin, end);
     return loop_nest(s, targets, {end}, kind, step, num_stages, thread, begin);
+  }
+
+  // `for tx in T.thread_binding(128, thread="threadIdx.x"):` inside a T.Kernel binds `tx`
+  // to the kernel's thread index along that axis (its extent must be the kernel's), and
+  // the body is per-thread code of the block.
+  Stmt thread_binding_loop(const AstStmt& s, const AstExpr& iter, const std::string& thread,
+                           const Expr& begin, const Expr& end) {
+    AstExpr tag;
+    tag.kind = AstKind::kString;
+    tag.name = thread;
+    tag.span = iter.span;
+    auto [is_thread, d] = launch_tag(tag);
+    const auto* n = as_const_int(end);
+    if (!is_thread || !is_const_int(begin, 0) || !n ||
+        (d < kernel_threads_.size() ? kernel_threads_[d] != *n : *n != 1))
+      fail(iter.span,
+           "T.thread_binding inside a T.Kernel binds a thread axis from 0 to the kernel's extent "
+           "(threads=" +
+               threads_text() + ")",
+           "write for tx in T.thread_binding(" +
+               (kernel_threads_.empty() ? std::string("N") : std::to_string(kernel_threads_[0])) +
+               ", thread=\"threadIdx.x\"), or use T.get_thread_binding(d)");
+    scopes_.emplace_back();
+    thread_name_hint_ = s.target->name;
+    Expr v = d < kernel_threads_.size() ? thread_var(int64_t(d), s.target->span, "T.thread_binding")
+                                        : make_int(0);
+    thread_name_hint_.clear();
+    bind_local(s.target->name, {Binding::kVar, v, "", {}}, s.target->span);
+    Stmt body = block(s.body, s.span);
+    scopes_.pop_back();
+    return body;
   }
 
   Stmt loop_nest(const AstStmt& s, const std::vector<const AstExpr*>& targets,
@@ -2131,6 +2218,173 @@ class Lowering {
       }
     }
     return body;
+  }
+
+  // T.get_thread_binding(d): the kernel's thread index along axis d, created on first use
+  // (named after the name it is assigned to, when it is).
+  Expr thread_var(int64_t d, Span span, const std::string& what) {
+    if (!in_kernel_)
+      fail(span, what + " is only meaningful inside a T.Kernel",
+           "bind thread indices inside `with T.Kernel(..., threads=N):`");
+    if (d < 0 || d >= int64_t(kernel_threads_.size()))
+      fail(span,
+           "the kernel has " + std::to_string(kernel_threads_.size()) +
+               " thread dimension(s) (threads=" + threads_text() + "); " + what + " names axis " +
+               std::to_string(d),
+           "give T.Kernel threads=(x, y, z) with as many extents as thread axes used");
+    Var& v = kernel_thread_vars_[size_t(d)];
+    if (!v) {
+      std::string name =
+          thread_name_hint_.empty() ? default_thread_name(size_t(d)) : thread_name_hint_;
+      v = make_var(name, DataType::Int32(), span);
+    }
+    return v;
+  }
+  static std::string default_thread_name(size_t d) { return std::string("threadIdx_") + "xyz"[d]; }
+  std::string threads_text() const {
+    std::string t;
+    for (size_t i = 0; i < kernel_threads_.size(); ++i)
+      t += (i ? ", " : "") + std::to_string(kernel_threads_[i]);
+    return kernel_threads_.size() == 1 ? t : "(" + t + ")";
+  }
+
+  // "threadIdx.y" -> {true, 1}; "blockIdx.z" -> {false, 2}.
+  std::pair<bool, size_t> launch_tag(const AstExpr& tag) {
+    static const char* const kTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
+                                        "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
+    if (tag.kind == AstKind::kString)
+      for (size_t i = 0; i < 6; ++i)
+        if (tag.name == kTags[i]) return {i < 3, i % 3};
+    fail(tag.span, "T.launch_thread's first argument names a thread or block axis",
+         "one of \"threadIdx.x\", \"threadIdx.y\", \"threadIdx.z\", \"blockIdx.x\", "
+         "\"blockIdx.y\", \"blockIdx.z\"");
+  }
+
+  // T.launch_thread("threadIdx.x", n) inside a T.Kernel (explicit or implicit): the
+  // kernel's index along that axis; n must be the kernel's extent there.
+  Expr launch_thread(const AstExpr& e) {
+    auto a = bind_args(e, "T.launch_thread", {"thread", "extent"}, 2);
+    auto [is_thread, d] = launch_tag(*a[0]);
+    Expr extent = expr(*a[1]);
+    if (!in_kernel_)
+      fail(
+          e.span,
+          "T.launch_thread is only meaningful inside a T.Kernel or at the top of a kernel function",
+          "write it at the top level of the @T.prim_func body, or inside `with T.Kernel(...)`");
+    const auto* n = as_const_int(extent);
+    if (is_thread) {
+      if (!n) fail(a[1]->span, "the thread extent of T.launch_thread must be a constant integer");
+      if (d >= kernel_threads_.size() && *n == 1) return make_int(0);
+      if (d >= kernel_threads_.size() || kernel_threads_[d] != *n)
+        fail(e.span,
+             "T.launch_thread(\"" + a[0]->name + "\", " + std::to_string(*n) +
+                 ") does not match the kernel's threads=" + threads_text(),
+             "launch the same extent T.Kernel(..., threads=...) gives that axis");
+      return thread_var(int64_t(d), e.span, "T.launch_thread");
+    }
+    if (d >= kernel_block_vars_.size() && n && *n == 1) return make_int(0);
+    if (d >= kernel_block_vars_.size())
+      fail(e.span, "the kernel has " + std::to_string(kernel_block_vars_.size()) +
+                       " grid dimension(s); T.launch_thread(\"" + a[0]->name +
+                       "\", ...) names none of them");
+    if (const auto* g = as_const_int(kernel_grid_[d]); g && n && *g != *n)
+      fail(e.span, "T.launch_thread(\"" + a[0]->name + "\", " + std::to_string(*n) +
+                       ") does not match the kernel's grid extent " + std::to_string(*g));
+    return kernel_block_vars_[d];
+  }
+
+  // A function body written TIR-style, `bx = T.launch_thread("blockIdx.x", 8)` and
+  // `tx = T.launch_thread("threadIdx.x", 128)` at its top level instead of a T.Kernel:
+  // the whole body is one kernel whose grid and threads those launches give.
+  static const AstExpr* top_level_launch(const AstStmt& st) {
+    const AstExpr* v = st.value.get();
+    if (!v || (st.kind != AstStmtKind::kAssign && st.kind != AstStmtKind::kExpr)) return nullptr;
+    if (v->kind != AstKind::kCall || v->base->kind != AstKind::kAttribute ||
+        v->base->name != "launch_thread")
+      return nullptr;
+    return v;
+  }
+  bool has_top_level_launch(const AstBlock& body) const {
+    for (const auto& st : body)
+      if (const AstExpr* v = top_level_launch(*st);
+          v && language_function(*v->base) == "launch_thread")
+        return true;
+    return false;
+  }
+  Stmt implicit_kernel(const AstBlock& body, Span span) {
+    auto n = std::make_shared<KernelNode>();
+    n->span = span;
+    std::vector<Expr> grid(3);
+    std::vector<int64_t> threads(3, 0);
+    std::vector<std::string> block_names(3), thread_names(3);
+    for (const auto& st : body) {
+      const AstExpr* v = top_level_launch(*st);
+      if (!v || language_function(*v->base) != "launch_thread") continue;
+      auto a = bind_args(*v, "T.launch_thread", {"thread", "extent"}, 2);
+      auto [is_thread, d] = launch_tag(*a[0]);
+      Expr extent = expr(*a[1]);
+      std::string name = st->kind == AstStmtKind::kAssign && st->target->kind == AstKind::kName
+                             ? st->target->name
+                             : "";
+      if (is_thread) {
+        const auto* c = as_const_int(extent);
+        if (!c || *c < 1 || *c > 4096)
+          fail(a[1]->span,
+               "the thread extent of T.launch_thread must be a constant between 1 and 4096");
+        if (threads[d]) fail(v->span, "T.launch_thread(\"" + a[0]->name + "\") is launched twice");
+        threads[d] = *c;
+        thread_names[d] = name;
+      } else {
+        if (!extent.dtype().is_integer())
+          fail(a[1]->span, "grid extents must be integers, not " + extent.dtype().str());
+        if (grid[d]) fail(v->span, "T.launch_thread(\"" + a[0]->name + "\") is launched twice");
+        grid[d] = extent;
+        block_names[d] = name;
+      }
+    }
+    size_t grid_dims = 1, thread_dims = 1;
+    for (size_t d = 0; d < 3; ++d) {
+      if (grid[d]) grid_dims = d + 1;
+      if (threads[d]) thread_dims = d + 1;
+    }
+    scopes_.emplace_back();
+    for (size_t d = 0; d < grid_dims; ++d) {
+      n->grid.push_back(grid[d] ? grid[d] : make_int(1));
+      std::string name =
+          block_names[d].empty() ? std::string("blockIdx_") + "xyz"[d] : block_names[d];
+      n->block_vars.push_back(make_var(name, DataType::Int32(), span));
+    }
+    for (size_t d = 0; d < thread_dims; ++d) n->threads.push_back(threads[d] ? threads[d] : 1);
+    return kernel_body(n, body, span, thread_names);
+  }
+
+  // Lowers `body` as the body of kernel `n` (grid, threads and block vars set).
+  Stmt kernel_body(const std::shared_ptr<KernelNode>& n, const AstBlock& body, Span span,
+                   const std::vector<std::string>& thread_names = {}) {
+    in_kernel_ = true;
+    kernel_block_vars_ = n->block_vars;
+    kernel_grid_ = n->grid;
+    kernel_threads_ = n->threads;
+    kernel_thread_vars_.assign(n->threads.size(), Var());
+    for (size_t d = 0; d < thread_names.size() && d < n->threads.size(); ++d)
+      if (!thread_names[d].empty())
+        kernel_thread_vars_[d] = make_var(thread_names[d], DataType::Int32(), span);
+    n->body = block(body, span);
+    bool per_thread = false;
+    for (const auto& v : kernel_thread_vars_) per_thread = per_thread || bool(v);
+    if (per_thread) {
+      for (size_t d = 0; d < kernel_thread_vars_.size(); ++d)
+        if (!kernel_thread_vars_[d])
+          kernel_thread_vars_[d] = make_var(default_thread_name(d), DataType::Int32(), span);
+      n->body = bind_threads(kernel_thread_vars_, n->threads, n->body, span);
+    }
+    in_kernel_ = false;
+    kernel_block_vars_.clear();
+    kernel_grid_.clear();
+    kernel_threads_.clear();
+    kernel_thread_vars_.clear();
+    scopes_.pop_back();
+    return Stmt(n);
   }
 
   Stmt kernel_statement(const AstStmt& s) {
@@ -2197,13 +2451,7 @@ class Lowering {
       bind_local(t->name, {Binding::kVar, v, "", {}}, t->span);
       n->block_vars.push_back(v);
     }
-    in_kernel_ = true;
-    kernel_block_vars_ = n->block_vars;
-    n->body = block(s.body, s.span);
-    in_kernel_ = false;
-    kernel_block_vars_.clear();
-    scopes_.pop_back();
-    return Stmt(n);
+    return kernel_body(n, s.body, s.span);
   }
 
   std::string_view source_;
@@ -2218,6 +2466,10 @@ class Lowering {
   int helper_depth_ = 0;
   const AstStmt* first_helper_ = nullptr;  // a module-level def that is no kernel
   std::vector<Var> kernel_block_vars_;     // of the T.Kernel being lowered
+  std::vector<Expr> kernel_grid_;          // its grid extents
+  std::vector<int64_t> kernel_threads_;    // its threads= extents
+  std::vector<Var> kernel_thread_vars_;    // its thread indices, created on first use
+  std::string thread_name_hint_;           // the name a thread binding is assigned to
 };
 
 }  // namespace

@@ -17,10 +17,6 @@ using namespace ir;
 
 namespace {
 
-std::string at_line(const Span& span) {
-  return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
-}
-
 const char* kIndexNames[] = {"i", "j", "k", "l", "m", "n"};
 
 std::string index_name(size_t d) {
@@ -75,6 +71,10 @@ int64_t evaluate(const Expr& e, const VarMap& values) {
 }
 
 }  // namespace
+
+std::string source_line(const Span& span) {
+  return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
+}
 
 FragmentLayout make_layout(std::string kind, const std::vector<int64_t>& shape, int64_t num_threads,
                            int64_t registers, const std::function<void(FragmentLayout&)>& build) {
@@ -281,20 +281,20 @@ class LayoutInference : public StmtVisitor {
   }
 
   void visit_copy(const CopyNode* op) override {
-    UseGroup g{{}, {}, {}, "T.copy at " + at_line(op->span)};
+    UseGroup g{{}, {}, {}, "T.copy at " + source_line(op->span)};
     add_operand(op->src, false, g);
     add_operand(op->dst, true, g);
     groups_.push_back(std::move(g));
   }
 
   void visit_fill(const FillNode* op) override {
-    UseGroup g{{}, {}, {}, "T.fill at " + at_line(op->span)};
+    UseGroup g{{}, {}, {}, "T.fill at " + source_line(op->span)};
     add_operand(op->dst, true, g);
     groups_.push_back(std::move(g));
   }
 
   void visit_gemm(const GemmNode* op) override {
-    std::string what = "T.gemm at " + at_line(op->span);
+    std::string what = "T.gemm at " + source_line(op->span);
     UseGroup g{{}, {}, {}, what};
     if (is_fragment(op->c.buffer)) {
       g.writes.insert(op->c.buffer.get());
@@ -311,7 +311,7 @@ class LayoutInference : public StmtVisitor {
 
   void visit_reduce(const ReduceNode* op) override {
     std::string what =
-        fmt::format("T.reduce_{} at {}", to_string(op->reduce_kind), at_line(op->span));
+        fmt::format("T.reduce_{} at {}", to_string(op->reduce_kind), source_line(op->span));
     if (is_fragment(op->dst)) {
       replicated_.emplace(op->dst.get(), "the result of " + what + ", which every thread receives");
     }
@@ -324,7 +324,7 @@ class LayoutInference : public StmtVisitor {
       return;
     }
     ParallelNest nest = parallel_nest(op);
-    UseGroup g{{}, {}, {}, "the T.Parallel at " + at_line(op->span)};
+    UseGroup g{{}, {}, {}, "the T.Parallel at " + source_line(op->span)};
     nest_ = &nest;
     group_ = &g;
     visit(nest.body);
@@ -443,7 +443,7 @@ class LayoutInference : public StmtVisitor {
   void access(const Buffer& b, const std::vector<Expr>& indices, bool write, const Span& span) {
     if (!is_fragment(b)) return;
     if (!nest_) {
-      replicated_.emplace(b.get(), "it is accessed outside T.Parallel at " + at_line(span));
+      replicated_.emplace(b.get(), "it is accessed outside T.Parallel at " + source_line(span));
       return;
     }
     (write ? group_->writes : group_->reads).insert(b.get());

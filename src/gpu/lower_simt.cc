@@ -4,12 +4,18 @@
 #include "tilec/gpu/parallel_nest.h"
 #include "tilec/gpu/simt_context.h"
 #include "tilec/ir/mutator.h"
+#include "tilec/ir/thread_binding.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/lower_tile_ops.h"
 #include "tilec/transform/simplify.h"
 #include "tilec/transform/tile_op_impl.h"
 
+#include "tilec/transform/warp_shuffles.h"
+#include "tilec/transform/work_item_loops.h"
+
 #include <fmt/format.h>
+
+#include <unordered_set>
 
 namespace tilec::gpu {
 
@@ -32,17 +38,55 @@ bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred
 }
 
 // Splits T.Parallel nests over the threads and maps fragments to their registers.
+// Per-thread code (ir/thread_binding.h, docs/semantics.md "Per-thread code") runs on
+// every thread as written: a T.Parallel nest or tile op that touches a thread index or
+// thread-private storage runs whole in each thread, and its stores, like those under a
+// condition on the thread index, are not handed to thread 0.
 class Distributor : public StmtMutator {
  public:
   Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, SimtContext& context,
-              std::string function)
+              std::string function, const std::vector<Var>& thread_vars)
       : tid_(std::move(tid)),
         threads_(num_threads),
         layouts_(layouts),
         context_(context),
-        function_(std::move(function)) {}
+        function_(std::move(function)) {
+    for (const auto& v : thread_vars) thread_state_.insert(v.get());
+  }
 
  protected:
+  // Whether `e` depends on which thread evaluates it: a thread index, a name bound to
+  // one, or thread-private storage.
+  bool per_thread(const Expr& e) const {
+    // Kernels without per-thread code keep the block model: nothing varies by thread.
+    return !thread_state_.empty() && varies_by_thread(e, thread_state_);
+  }
+  bool per_thread(const Stmt& s) const {
+    if (thread_state_.empty()) return false;
+    bool found = false;
+    post_order_visit(s, [&](const Stmt* st, const Expr* e) {
+      if (e) {
+        found = found || per_thread(*e);
+      } else if (auto* store = st->as<StoreNode>()) {
+        found = found || is_thread_private(store->buffer);
+      }
+    });
+    return found;
+  }
+
+  Stmt mutate_let(const LetNode* op, const Stmt& self) override {
+    if (!thread_state_.empty() && per_thread(op->value)) thread_state_.insert(op->var.get());
+    return StmtMutator::mutate_let(op, self);
+  }
+
+  Stmt mutate_if(const IfNode* op, const Stmt& self) override {
+    if (!per_thread(op->cond)) return StmtMutator::mutate_if(op, self);
+    ++per_thread_depth_;
+    Stmt out = StmtMutator::mutate_if(op, self);
+    --per_thread_depth_;
+    return out;
+  }
+
   Stmt mutate_allocate(const AllocateNode* op, const Stmt& self) override {
     if (op->buffer->scope != StorageScope::kFragment) return StmtMutator::mutate_allocate(op, self);
     Buffer regs = context_.register_buffer(op->buffer);
@@ -58,7 +102,23 @@ class Distributor : public StmtMutator {
           "T.serial",
           located(function_, op->span), op->thread_tag));
     }
-    if (op->for_kind != ForKind::kParallel) return StmtMutator::mutate_for(op, self);
+    if (op->for_kind != ForKind::kParallel) {
+      if (!per_thread(op->begin) && !per_thread(op->end)) return StmtMutator::mutate_for(op, self);
+      ++per_thread_depth_;
+      Stmt out = StmtMutator::mutate_for(op, self);
+      --per_thread_depth_;
+      return out;
+    }
+    if (mode_ == Mode::kBlock && (per_thread_depth_ > 0 || per_thread(self))) {
+      // Per-thread code: the whole nest, serially, in every thread.
+      Mode saved = mode_;
+      mode_ = Mode::kPerThread;
+      ++per_thread_depth_;
+      Stmt out = mutate(serial_nest(op));
+      --per_thread_depth_;
+      mode_ = saved;
+      return out;
+    }
     if (mode_ != Mode::kBlock) {
       // A nest inside a split nest (or a redundant one) runs serially in its thread.
       auto n = copy_node(op);
@@ -80,14 +140,22 @@ class Distributor : public StmtMutator {
     Expr value = mutate(op->value);
     std::vector<Expr> indices;
     mutate_all(op->indices, &indices);
+    bool thread_dependent = per_thread_depth_ > 0 || mode_ == Mode::kPerThread || per_thread(self);
     if (op->buffer->scope == StorageScope::kFragment) {
+      if (thread_dependent && !thread_state_.empty()) {
+        throw IRError(fmt::format(
+            "{}: per-thread code writes fragment '{}'; on SIMT targets a fragment is spread "
+            "over (or copied into) the threads' registers, so one thread's write is not the "
+            "block's: write per-thread results to a T.alloc_shared tile or T.alloc_local",
+            located(function_, op->span), op->buffer->name));
+      }
       auto [regs, index] = registers_of(op->buffer, op->indices, indices, op->span);
       return store(regs, {index}, value, op->span);
     }
     Stmt s = store(op->buffer, indices, value, op->span);
     bool shared_memory =
         op->buffer->scope == StorageScope::kShared || op->buffer->scope == StorageScope::kGlobal;
-    if (shared_memory && mode_ != Mode::kSplit) {
+    if (shared_memory && mode_ != Mode::kSplit && !thread_dependent) {
       // Every thread computes the same value here; one of them stores it.
       s = if_then_else(eq(tid_, make_zero(tid_.dtype())), s, {}, op->span);
     }
@@ -105,7 +173,18 @@ class Distributor : public StmtMutator {
   }
 
  private:
-  enum class Mode { kBlock, kSplit, kRedundant };
+  enum class Mode { kBlock, kSplit, kRedundant, kPerThread };
+
+  // The perfect T.Parallel nest at `outer` as serial loops.
+  static Stmt serial_nest(const ForNode* outer) {
+    ParallelNest nest = parallel_nest(outer);
+    Stmt body = nest.body;
+    for (size_t k = nest.vars.size(); k-- > 0;) {
+      body = for_loop(nest.vars[k], make_zero(nest.extents[k].dtype()), nest.extents[k], body,
+                      ForKind::kSerial, 1, outer->span);
+    }
+    return body;
+  }
 
   struct Split {
     const ParallelNest* nest;
@@ -253,6 +332,8 @@ class Distributor : public StmtMutator {
   const FragmentLayouts& layouts_;
   SimtContext& context_;
   std::string function_;
+  std::unordered_set<const VarNode*> thread_state_;  // thread indices and names bound to them
+  int per_thread_depth_ = 0;  // inside control flow that depends on the thread
   std::map<const BufferNode*, Buffer> regs_;
   Mode mode_ = Mode::kBlock;
   Split split_{nullptr, {}, nullptr};
@@ -304,13 +385,28 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
         located(function, k->span), threads, target.str(), limit));
   }
   static const char* kTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  // The kernel's own thread indices (per-thread code) are the binding loops' variables.
+  std::optional<ThreadBinding> binding = thread_binding_of(*k);
+  std::vector<Var> thread_vars = binding ? binding->vars : std::vector<Var>{};
   std::vector<Var> axes;
   for (size_t d = 0; d < k->threads.size(); ++d) {
-    axes.push_back(
-        make_var(k->threads.size() == 1 ? kThreadIndexName : std::string("t") + "xyz"[d]));
+    axes.push_back(binding ? thread_vars[d]
+                           : make_var(k->threads.size() == 1 ? kThreadIndexName
+                                                             : std::string("t") + "xyz"[d]));
   }
   Var tid = k->threads.size() == 1 ? axes[0] : make_var(kThreadIndexName);
 
+  Stmt source = k->body;
+  if (binding) {
+    // Shuffles exchange through shared tiles between barriers, as on the CPU model.
+    transform::LoweredShuffles shuffles =
+        transform::lower_warp_shuffles(binding->body, thread_vars, k->threads, function);
+    source = shuffles.body;
+    for (size_t i = shuffles.exchange.size(); i-- > 0;)
+      source = allocate(shuffles.exchange[i], source);
+  } else {
+    transform::reject_shuffles_without_threads(*k, function);
+  }
   // Plan: ask the implementation lowering each T.gemm which accumulator layout it needs;
   // infer every fragment's layout with those; then lower the tile ops for real.
   SimtContext context(tid, threads, function);
@@ -318,14 +414,14 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   FragmentLayouts layouts;
   {
     ScopedSimtContext current(context);
-    post_order_visit(k->body, [&](const Stmt* s, const Expr*) {
+    post_order_visit(source, [&](const Stmt* s, const Expr*) {
       if (s && s->kind() == StmtKind::kGemm) transform::lower_tile_op(*s, target);
     });
     layouts = infer_fragment_layouts(*k, threads, function, context.requirements());
     context.start_lowering(layouts);
-    body = transform::lower_tile_ops(k->body, target);
+    body = transform::lower_tile_ops(source, target);
   }
-  body = Distributor(tid, threads, layouts, context, function).mutate(body);
+  body = Distributor(tid, threads, layouts, context, function, thread_vars).mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);
   if (k->threads.size() > 1) {
@@ -378,6 +474,9 @@ class KernelFinder : public StmtMutator {
 IRModule lower_simt(const IRModule& mod, const target::Target& target) {
   std::vector<PrimFunc> functions;
   for (const auto& f : mod.functions()) {
+    // Per-thread code obeys the same rules on every target: what the CPU model rejects
+    // (a barrier under a condition on the thread index, ...) is rejected here too.
+    transform::work_item_loops(f);
     KernelFinder finder(f->name, target);
     Stmt body = finder.mutate(f->body);
     PrimFunc g = with_body(f, body);

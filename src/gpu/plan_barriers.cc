@@ -20,6 +20,7 @@ struct Access {
   bool write;
   std::vector<Expr> index;
   bool per_thread;  // the index depends on the thread index
+  bool atomic = false;  // an atomic read-modify-write: atomics of one element never race
 };
 using Pending = std::vector<Access>;
 
@@ -32,6 +33,7 @@ bool same_index(const Access& a, const Access& b) {
 
 bool conflicts(const Access& earlier, const Access& later) {
   if (earlier.buffer != later.buffer || !(earlier.write || later.write)) return false;
+  if (earlier.atomic && later.atomic) return false;
   // The same expression of the thread index: the element is this thread's own.
   return !(earlier.per_thread && later.per_thread && same_index(earlier, later));
 }
@@ -112,7 +114,10 @@ class Planner {
       case StmtKind::kFor: {
         auto* f = s.as<ForNode>();
         if (f->for_kind == ForKind::kThreadBinding) {
-          if (f->thread_tag.rfind("threadIdx", 0) == 0) thread_vars_.insert(f->var.get());
+          if (f->thread_tag.rfind("threadIdx", 0) == 0) {
+            thread_vars_.insert(f->var.get());
+            if (!is_const_int(f->end, 1)) wide_axes_.insert(f->var.get());
+          }
           auto n = copy_node(f);
           n->body = plan(f->body, pending);
           return Stmt(n);
@@ -202,6 +207,21 @@ class Planner {
       post_order_visit(e, [&](const Expr& x) {
         if (auto* l = x.as<LoadNode>(); l && shared_by_threads(l->buffer))
           add(l->buffer, l->indices, false, local, out);
+        // An atomic update writes its element (its read is recorded with its LoadNode).
+        if (const CallNode* a = as_atomic(x)) {
+          auto* l = a->args[0].as<LoadNode>();
+          if (l && shared_by_threads(l->buffer)) {
+            add(l->buffer, l->indices, true, local, out);
+            out.back().atomic = true;
+            for (size_t i = out.size() - 1; i-- > 0;) {  // its read, recorded before it
+              if (out[i].buffer == out.back().buffer && !out[i].write &&
+                  same_index(out[i], out.back())) {
+                out[i].atomic = true;
+                break;
+              }
+            }
+          }
+        }
       });
     };
     switch (s.kind()) {
@@ -248,13 +268,20 @@ class Planner {
     }
   }
 
+  // An element is this thread's own only when its index tells the threads apart: it
+  // mentions every thread axis of the block (with more than one thread), not only some.
   void add(const Buffer& b, const std::vector<Expr>& indices, bool write, const VarMap& local,
            Pending& out) {
     Access a{b.get(), b->scope, write, {}, false};
+    std::set<const VarNode*> mentioned;
     for (const auto& i : indices) {
       a.index.push_back(canonical(i, local));
-      a.per_thread = a.per_thread || mentions_thread(a.index.back());
+      post_order_visit(a.index.back(), [&](const Expr& x) {
+        if (auto* v = x.as<VarNode>(); v && thread_vars_.count(v)) mentioned.insert(v);
+      });
     }
+    a.per_thread = !mentioned.empty();
+    for (const VarNode* axis : wide_axes_) a.per_thread = a.per_thread && mentioned.count(axis);
     out.push_back(std::move(a));
   }
 
@@ -269,6 +296,7 @@ class Planner {
 
   VarMap lets_;
   std::set<const VarNode*> thread_vars_;
+  std::set<const VarNode*> wide_axes_;  // thread axes with more than one thread
   std::map<std::pair<int, std::string>, Var> canonical_;
 };
 

@@ -43,10 +43,6 @@ FragmentLayout micro_tile_layout(int64_t M, int64_t N, const MicroTile& tile) {
 
 namespace {
 
-std::string line_of(const Span& span) {
-  return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
-}
-
 // A fragment accumulator C[M, N] of constant shape, used whole: its registers can be
 // addressed by a layout.
 std::optional<std::pair<int64_t, int64_t>> whole_fragment_accumulator(const GemmNode& op) {
@@ -61,7 +57,7 @@ std::optional<std::pair<int64_t, int64_t>> whole_fragment_accumulator(const Gemm
 
 Stmt register_blocked(const GemmNode& op, const transform::GemmOperands& g, SimtContext& ctx,
                       int64_t M, int64_t N, const MicroTile& tile) {
-  std::string use = "the accumulator of T.gemm at " + line_of(op.span);
+  std::string use = "the accumulator of T.gemm at " + source_line(op.span);
   Buffer acc = ctx.registers(op.c.buffer, micro_tile_layout(M, N, tile), use);
   DataType t = g.acc;
   const Var& tid = ctx.thread_index();
@@ -126,7 +122,7 @@ std::optional<Stmt> lower_gemm_simt(const Stmt& stmt, const target::Target&) {
     // threads, so a use that needs C replicated is reported rather than computed by
     // every thread.
     ctx->registers(op->c.buffer, cyclic_layout({M, N}, ctx->num_threads()),
-                   "the accumulator of T.gemm at " + line_of(op->span));
+                   "the accumulator of T.gemm at " + source_line(op->span));
   }
   return dot_product_nest(*op, g);
 }

@@ -1,5 +1,6 @@
 // Compiles a PrimFunc into the slot-resolved program of interp_program.h and runs it.
 #include "tilec/interp/interpreter.h"
+#include "tilec/transform/work_item_loops.h"
 
 #include "interp_program.h"
 #include "tilec/ir/scoped_bindings.h"
@@ -640,8 +641,11 @@ struct Interpreter::Program {
   int num_vars = 0, num_buffers = 0;
 };
 
-Interpreter::Interpreter(const PrimFunc& func) : program_(std::make_unique<Program>()) {
-  if (!func) throw IRError("cannot interpret an undefined function");
+Interpreter::Interpreter(const PrimFunc& source) : program_(std::make_unique<Program>()) {
+  if (!source) throw IRError("cannot interpret an undefined function");
+  // Per-thread code means what the shared work-item-loop pass makes of it, exactly as on
+  // the CPU backends (docs/semantics.md, "Per-thread code").
+  PrimFunc func = transform::work_item_loops(source);
   Program& p = *program_;
   p.func = func;
   Compiler c;

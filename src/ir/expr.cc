@@ -1,4 +1,5 @@
 #include "tilec/ir/expr.h"
+#include "tilec/ir/warp_shuffle.h"
 
 #include "tilec/ir/stmt.h"
 
@@ -182,6 +183,10 @@ Expr call(const std::string& name, std::vector<Expr> args, Span span) {
       {"exp", 1}, {"exp2", 1}, {"log", 1}, {"log2", 1}, {"sqrt", 1}, {"rsqrt", 1},
       {"tanh", 1}, {"sigmoid", 1}, {"abs", 1}, {"pow", 2}, {"floor", 1}, {"ceil", 1},
       {"fma", 3}, {"max", 2}, {"min", 2}};
+  if (is_warp_shuffle_name(name)) {  // rebuilt by mutators like any intrinsic
+    if (args.size() != 3) throw IRError("T." + name + " takes (value, lane, width)");
+    return warp_shuffle(name, args[0], args[1], args[2], span);
+  }
   auto it = arity.find(name);
   if (it == arity.end()) {
     std::string known;

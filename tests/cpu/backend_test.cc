@@ -36,7 +36,8 @@ TEST(CpuBackend, ManifestDeclaresTheCpuBackend) {
   EXPECT_EQ(m.pipelines.at("llvm").pass_names(), m.pipelines.at("c").pass_names());
   EXPECT_EQ(m.pipelines.at("c").name(), "cpu");
   EXPECT_EQ(m.pipelines.at("c").pass_names(),
-            (std::vector<std::string>{"tilec.lower_tile_ops", "tilec.simplify",
+            (std::vector<std::string>{"tilec.work_item_loops", "cpu.prefetch_pipelined_copies",
+                                      "tilec.lower_tile_ops", "tilec.simplify",
                                       "tilec.flatten_buffers", "tilec.simplify",
                                       "tilec.vectorize_loops", "tilec.split_host_device"}));
 #ifdef TILEC_HAVE_LLVM

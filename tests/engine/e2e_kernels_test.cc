@@ -97,6 +97,51 @@ def scale(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"), alpha: T.f
                 B[bx * 64 + i] = A[bx * 64 + i] * alpha
 )";
 
+// Whole-tensor gemms of symbolic M, N and K (the cpu lowering's symbolic fast path:
+// blocks in loops of run-time trip counts, remainders, L1-sized K chunks), in float32 and
+// with float16 inputs packed into float32 panels.
+constexpr const char* kSymbolicGemmSource = R"(import tilelang.language as T
+
+M = T.symbolic("M")
+N = T.symbolic("N")
+K = T.symbolic("K")
+
+
+@T.prim_func
+def gemm_sym(A: T.Tensor((M, K), "float32"), B: T.Tensor((K, N), "float32"), C: T.Tensor((M, N), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        T.gemm(A, B, C, clear_accum=True)
+
+
+@T.prim_func
+def gemm_sym_half(A: T.Tensor((M, K), "float16"), B: T.Tensor((N, K), "float16"), C: T.Tensor((M, N), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        T.gemm(A, B, C, transpose_B=True, clear_accum=True)
+)";
+
+// Tiles whose sizes no micro-kernel block divides (rows, whole vectors and lanes left
+// over) in a blocked kernel with edge tiles, transposed B.
+constexpr const char* kGemmOddTilesSource = R"(import tilelang.language as T
+
+M = 45
+N = 83
+K = 29
+
+
+@T.prim_func
+def gemm_odd(A: T.Tensor((M, K), "float32"), B: T.Tensor((N, K), "float32"), C: T.Tensor((M, N), "float32")):
+    with T.Kernel(T.ceildiv(N, 42), T.ceildiv(M, 23), threads=64) as (bx, by):
+        A_shared = T.alloc_shared((23, 13), "float32")
+        B_shared = T.alloc_shared((42, 13), "float32")
+        C_local = T.alloc_fragment((23, 42), "float32")
+        T.clear(C_local)
+        for k in T.Pipelined(T.ceildiv(K, 13), num_stages=2):
+            T.copy(A[by * 23, k * 13], A_shared)
+            T.copy(B[bx * 42, k * 13], B_shared)
+            T.gemm(A_shared, B_shared, C_local, transpose_B=True)
+        T.copy(C_local, C[by * 23, bx * 42])
+)";
+
 using testing::CpuBackend;
 
 class EndToEnd : public EngineTest, public ::testing::WithParamInterface<CpuBackend> {
@@ -137,6 +182,21 @@ TEST_P(EndToEnd, GemmBfloat16) {
 
 TEST_P(EndToEnd, GemmTransposedOperands) {
   expect_matches(ir::parse_kernel_source(kGemmTransposedSource));
+}
+
+TEST_P(EndToEnd, SymbolicShapeGemm) {
+  ir::IRModule mod = ir::parse_kernel_source(kSymbolicGemmSource);
+  for (const auto& values :
+       std::vector<std::map<std::string, int64_t>>{{{"M", 1}, {"N", 1}, {"K", 1}},
+                                                   {{"M", 37}, {"N", 50}, {"K", 7}},
+                                                   {{"M", 21}, {"N", 33}, {"K", 300}}}) {
+    SCOPED_TRACE(values.at("K"));
+    expect_matches(mod, values);
+  }
+}
+
+TEST_P(EndToEnd, GemmTilesNoBlockDivides) {
+  expect_matches(ir::parse_kernel_source(kGemmOddTilesSource));
 }
 
 TEST_P(EndToEnd, VectorAddWithSymbolicLengthInEveryDtype) {

@@ -219,8 +219,29 @@ TEST(ConstructErrors, HopperOnlyConstructsNameTheTargetThatHasThem) {
 }
 
 TEST(ConstructErrors, ThreadBindingsAndBadUses) {
-  expect_error_at(kFn + "        t = T.get_thread_binding(0)\n", 4, 13,
-                  "T.get_thread_binding is not supported yet", "T.Parallel");
+  expect_error_at(kFn + "        t = T.get_thread_binding(1)\n", 4, 13,
+                  "the kernel has 1 thread dimension(s) (threads=128); T.get_thread_binding "
+                  "names axis 1",
+                  "threads=(x, y, z)");
+  expect_error_at(kFn + "        t = T.launch_thread(\"threadIdx.x\", 64)\n", 4, 13,
+                  "T.launch_thread(\"threadIdx.x\", 64) does not match the kernel's threads=128");
+  expect_error_at(kFn + "        t = T.launch_thread(\"warp.x\", 64)\n", 4, 29,
+                  "names a thread or block axis", "\"threadIdx.x\"");
+  expect_error_at(kFn + "        v = T.shfl_down_sync(0, A[0, 0], 1)\n", 4, 13,
+                  "T.shfl_down_sync (a warp-level exchange between threads) is not supported yet",
+                  "T.sync_threads()");
+  expect_error_at(kFn + "        v = T.shfl_xor(A[0, 0], 1, width=n)\n", 4, 13,
+                  "T.shfl_xor's width must be a constant from 1 to 1024");
+  expect_error_at(kFn + "        v = T.tvm_thread_allreduce(1, A[0, 0])\n", 4, 13,
+                  "T.tvm_thread_allreduce (a warp-level exchange between threads)");
+  expect_error_at(kFn + "        T.evaluate(T.thread_return())\n", 4, 20,
+                  "T.thread_return is not supported");
+  expect_error_at(
+      kFn +
+          "        for t in T.thread_binding(64, thread=\"threadIdx.x\"):\n            A[0, 0] = "
+          "1.0\n",
+      4, 18,
+      "T.thread_binding inside a T.Kernel binds a thread axis from 0 to the kernel's extent");
   expect_error_at(kFn + "        t = T.get_block_binding(1)\n", 4, 13,
                   "the kernel has 1 grid dimension(s)");
   expect_error_at(kFn + "        T.gemm(A, A, A, policy=T.GemmWarpPolicy.Diagonal)\n", 4, 32,

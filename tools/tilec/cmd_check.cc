@@ -4,6 +4,7 @@
 #include "compile_options.h"
 #include "error_report.h"
 #include "tilec/ir/check.h"
+#include "tilec/transform/work_item_loops.h"
 
 #include <iostream>
 
@@ -24,6 +25,9 @@ std::function<int()> setup_check(CLI::App& sub) {
         std::cerr << diagnostics.size() << " error(s) in " << options->file << "\n";
         return kExitUsage;
       }
+      // Per-thread code's rules (barriers only in uniform control flow, ...) hold on every
+      // target; the same pass the CPU model runs reports what breaks them.
+      for (const auto& f : module.functions()) transform::work_item_loops(f);
       std::cout << "ok: " << module.size() << " function(s)\n";
       return kExitOk;
     });

@@ -12,6 +12,10 @@ namespace tilec::cpu {
 
 class CodeGenCDevice : public codegen::CodeGenC {
  public:
+  // vector_bytes: the target's vector register (cpu_resources.h); 64 asks gcc to use
+  // whole AVX-512 registers, which it otherwise avoids on Intel CPUs
+  // (-mprefer-vector-width=256), halving the gemm micro-kernel's width.
+  explicit CodeGenCDevice(int64_t vector_bytes = 0) : vector_bytes_(vector_bytes) {}
   // The function itself (static) plus its task function; returns the task's name.
   std::string add_device_function(const ir::PrimFunc& func) override;
   // TilecKernelArg, which the task functions unpack.
@@ -19,6 +23,11 @@ class CodeGenCDevice : public codegen::CodeGenC {
 
  protected:
   std::string function_qualifiers(const ir::PrimFunc& func) override { return "static"; }
+  // A prefetch (cpu/prefetch.h) as __builtin_prefetch of the element's address.
+  Printed print_call(const ir::CallNode* op) override;
+
+ private:
+  int64_t vector_bytes_;
 };
 
 backend::CodeArtifact generate_c_device(const ir::IRModule& mod, const target::Target& target);

@@ -78,6 +78,9 @@ std::string check_layout(const FragmentLayout& layout);
 
 using FragmentLayouts = std::map<const ir::BufferNode*, FragmentLayout>;
 
+// "line 12" (or "an unknown line"): how layout reasons and errors name a use's place.
+std::string source_line(const ir::Span& span);
+
 // A layout a tile-op implementation requires for a fragment it writes by registers (a
 // gemm's accumulator), with the use that requires it.
 struct LayoutRequirement {

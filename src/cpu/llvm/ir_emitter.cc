@@ -1,4 +1,5 @@
 #include "ir_emitter.h"
+#include "tilec/cpu/prefetch.h"
 
 #include <fmt/format.h>
 #include <llvm/ADT/APFloat.h>
@@ -498,6 +499,15 @@ llvm::Value* IREmitter::emit_atomic(const CallNode* op) {
 }
 
 llvm::Value* IREmitter::emit_extern(const CallNode* op) {
+  if (const LoadNode* element = prefetch_element(*op)) {
+    // cpu/prefetch.h: the element's line is asked for (read, all cache levels), not loaded.
+    const BufferSlot* slot = nullptr;
+    llvm::Value* address = element_pointer(element->buffer, element->indices, &slot);
+    builder_.CreateIntrinsic(
+        llvm::Intrinsic::prefetch, {address->getType()},
+        {address, builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+    return builder_.getInt32(0);
+  }
   std::vector<llvm::Type*> types;
   std::vector<llvm::Value*> args;
   for (const auto& a : op->args) {

@@ -1,0 +1,136 @@
+#include "tilec/cpu/prefetch.h"
+
+#include "tilec/ir/mutator.h"
+#include "tilec/ir/stmt.h"
+#include "tilec/ir/visitor.h"
+#include "tilec/transform/pass_context.h"
+#include "tilec/transform/simplify.h"
+
+#include <algorithm>
+
+namespace tilec::cpu {
+
+using namespace ir;
+
+Expr prefetch(Expr element) {
+  return call_extern(DataType::Int32(), kPrefetchFunction, {std::move(element)});
+}
+
+const LoadNode* prefetch_element(const CallNode& c) {
+  if (c.call_kind != CallKind::kExtern || c.name != kPrefetchFunction || c.args.size() != 1)
+    return nullptr;
+  return c.args[0].as<LoadNode>();
+}
+
+const LoadNode* as_prefetch(const Expr& e) {
+  auto* c = e.as<CallNode>();
+  return c ? prefetch_element(*c) : nullptr;
+}
+
+namespace {
+
+// The next iteration's lines of `copy`'s global source, or nothing when the copy does
+// not read a global tensor through a region of constant extents.
+std::optional<Stmt> prefetch_next(const CopyNode& copy, const Var& var, const Expr& next) {
+  const TileRegion& src = copy.src;
+  if (src.buffer->scope != StorageScope::kGlobal || src.is_whole()) return std::nullopt;
+  const int nd = src.buffer->ndim();
+  if (int(src.dims.size()) != nd || nd == 0) return std::nullopt;
+  // Extents: a slice's own, else (a point) the destination's, dimension by dimension.
+  std::vector<int64_t> extents;
+  std::vector<Expr> dst_shape;
+  if (copy.dst.is_whole()) dst_shape = copy.dst.buffer->shape;
+  for (int d = 0; d < nd; ++d) {
+    const RegionDim& dim = src.dims[d];
+    Expr extent;
+    if (dim.stop) {
+      extent = transform::simplify(*dim.stop - dim.start);
+    } else if (src.is_point() && int(dst_shape.size()) == nd) {
+      extent = dst_shape[d];
+    } else {
+      return std::nullopt;
+    }
+    const int64_t* e = as_const_int(extent);
+    if (!e || *e <= 0) return std::nullopt;
+    extents.push_back(*e);
+  }
+  VarMap advance{{var.get(), next}};
+  std::vector<Expr> starts;
+  bool moves = false;
+  for (const auto& dim : src.dims) {
+    post_order_visit(dim.start, [&](const Expr& x) { moves = moves || x.get() == var.get(); });
+    starts.push_back(transform::simplify(substitute(dim.start, advance)));
+  }
+  if (!moves) return std::nullopt;  // the same tile every iteration: already in cache
+  // One prefetch per cache line of each row (the last dimension), plus the row's last
+  // element, whose line a row not aligned to lines ends in.
+  const int64_t elem_bytes = std::max(1, src.buffer->dtype.bytes());
+  const int64_t per_line = std::max<int64_t>(1, kCacheLineBytes / elem_bytes);
+  const int64_t row = extents.back();
+  DataType it = starts.back().dtype();
+  Var line = make_var("pf_line", it);
+  std::vector<Expr> index(starts);
+  Expr col =
+      min(starts.back() + line * make_int(per_line, it), starts.back() + make_int(row - 1, it));
+  Expr in_bounds = col < cast(it, src.buffer->shape.back());
+  index.back() = col;
+  std::vector<Var> outer;
+  for (int d = 0; d + 1 < nd; ++d) {
+    Var v = make_var("pf_row" + std::to_string(d), starts[d].dtype());
+    outer.push_back(v);
+    index[d] = starts[d] + v;
+    in_bounds = logical_and(in_bounds, index[d] < cast(starts[d].dtype(), src.buffer->shape[d]));
+  }
+  for (auto& i : index) i = transform::simplify(i);
+  for (int d = 0; d < nd; ++d)
+    in_bounds = logical_and(in_bounds, index[d] >= make_zero(index[d].dtype()));
+  Stmt body =
+      if_then_else(transform::simplify(in_bounds), evaluate(prefetch(load(src.buffer, index))));
+  body = for_loop(line, make_zero(it), make_int((row + per_line - 1) / per_line + 1, it), body);
+  for (int d = nd - 1; d-- > 0;)
+    body = for_loop(outer[d], make_zero(outer[d].dtype()), make_int(extents[d], outer[d].dtype()),
+                    body);
+  return body;
+}
+
+class PrefetchPipelinedCopies : public StmtMutator {
+ protected:
+  Stmt mutate_for(const ForNode* op, const Stmt& self) override {
+    Stmt lowered = StmtMutator::mutate_for(op, self);
+    if (op->num_stages <= 0) return lowered;
+    auto* loop = lowered.as<ForNode>();
+    std::vector<const CopyNode*> copies;
+    const Stmt& body = loop->body;
+    if (auto* c = body.as<CopyNode>()) copies.push_back(c);
+    if (auto* s = body.as<SeqNode>())
+      for (const auto& stmt : s->stmts)
+        if (auto* c = stmt.as<CopyNode>()) copies.push_back(c);
+    DataType it = loop->var.dtype();
+    Expr next = loop->var + make_int(loop->step, it);
+    std::vector<Stmt> prefetches;
+    for (const CopyNode* c : copies)
+      if (auto p = prefetch_next(*c, loop->var, next)) prefetches.push_back(*p);
+    if (prefetches.empty()) return lowered;
+    Expr has_next = loop->step > 0 ? next < loop->end : next > loop->end;
+    auto n = copy_node(loop);
+    n->body = seq({if_then_else(has_next, seq(prefetches)), loop->body});
+    return Stmt(n);
+  }
+};
+
+}  // namespace
+
+Stmt prefetch_pipelined_copies(const Stmt& body) {
+  return PrefetchPipelinedCopies().mutate(body);
+}
+
+transform::Pass prefetch_pipelined_copies_pass() {
+  return transform::Pass{
+      "cpu.prefetch_pipelined_copies", [](const IRModule& mod, const transform::PassInfo&) {
+        if (!transform::PassContext::current().get_bool(kPrefetchConfigKey)) return mod;
+        return transform::map_function_bodies(
+            mod, [](const PrimFunc& f) { return prefetch_pipelined_copies(f->body); });
+      }};
+}
+
+}  // namespace tilec::cpu
