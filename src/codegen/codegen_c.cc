@@ -444,6 +444,12 @@ CodeGenC::Printed CodeGenC::print_cast(const CastNode* op) {
 
 CodeGenC::Printed CodeGenC::print_load(const LoadNode* op) {
   std::string name = buffer_name(op->buffer);
+  if (!op->dtype.is_scalar()) {
+    throw IRError(fmt::format(
+        "codegen: a {}-lane vector load of '{}' outside a vector move; only gpu.vectorize_lanes "
+        "creates them, as the whole value of a store",
+        op->dtype.lanes, op->buffer->name));
+  }
   if (op->buffer->scope == StorageScope::kVar) return {name, kPrimary};
   std::string access = fmt::format("{}[{}]", name, flat_index(op->buffer, op->indices));
   if (is_16bit_float(op->dtype)) {
@@ -484,6 +490,8 @@ void CodeGenC::close_scope() {
 }
 
 void CodeGenC::print_store(const StoreNode* op) {
+  if (auto* v = op->value.as<LoadNode>(); v && !v->dtype.is_scalar())
+    return print_vector_move(op, v);
   std::string name = buffer_name(op->buffer);
   std::string value = print(op->value).text;
   if (op->buffer->scope == StorageScope::kVar) {
@@ -509,6 +517,14 @@ void CodeGenC::print_store(const StoreNode* op) {
     }
   }
   line() << name << "[" << flat_index(op->buffer, op->indices) << "] = " << value << ";\n";
+}
+
+void CodeGenC::print_vector_move(const StoreNode* op, const LoadNode* src) {
+  line() << fmt::format(
+      "for (int tilec_lane = 0; tilec_lane < {}; ++tilec_lane) {}[{} + tilec_lane] = {}[{} + "
+      "tilec_lane];\n",
+      src->dtype.lanes, buffer_name(op->buffer), flat_index(op->buffer, op->indices),
+      buffer_name(src->buffer), flat_index(src->buffer, src->indices));
 }
 
 void CodeGenC::set_loop_bounds(const ForNode* op) {

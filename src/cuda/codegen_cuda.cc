@@ -2,6 +2,7 @@
 
 #include "tilec/codegen/device_source.h"
 #include "tilec/cuda/mma_gemm.h"
+#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
 
@@ -285,6 +286,13 @@ void CodeGenCUDA::print_function_signature(const PrimFunc& func) {
   std::string params;
   for (const auto& p : func->params) params += (params.empty() ? "" : ", ") + param_declaration(p);
   int64_t shared = shared_bytes(func);
+  if (auto limit = max_shared_bytes_per_block(arch_); limit && shared > *limit) {
+    throw IRError(fmt::format(
+        "cuda: kernel '{}' uses {} bytes of shared memory per block, but {} allows at most {} "
+        "({} KB, with the dynamic shared memory attribute raised at launch); use smaller shared "
+        "tiles (smaller block sizes) or fewer T.Pipelined stages",
+        func->name, shared, arch_, *limit, *limit / 1024));
+  }
   dynamic_shared_ = shared > kStaticSharedLimitBytes;
   shared_offset_ = 0;
   std::string name = function_name(func);
@@ -331,9 +339,34 @@ void CodeGenCUDA::print_barrier(const CallNode* op) {
   line() << "__syncthreads();\n";
 }
 
+void CodeGenCUDA::print_vector_move(const StoreNode* op, const LoadNode* src) {
+  int64_t element = src->buffer->dtype.is_bool() ? 1 : src->buffer->dtype.bytes();
+  const char* type = nullptr;
+  switch (element * src->dtype.lanes) {
+    case 2:
+      type = "unsigned short";
+      break;
+    case 4:
+      type = "unsigned int";
+      break;
+    case 8:
+      type = "uint2";
+      break;
+    case 16:
+      type = "uint4";
+      break;
+    default:
+      return CodeGenC::print_vector_move(op, src);
+  }
+  line() << fmt::format("*({0}*)({1} + {2}) = *(const {0}*)({3} + {4});\n", type,
+                        buffer_name(op->buffer), flat_index(op->buffer, op->indices),
+                        buffer_name(src->buffer), flat_index(src->buffer, src->indices));
+}
+
 backend::DeviceCodegen make_cuda_device_codegen() {
-  return codegen::make_device_codegen(
-      "cuda", [](const target::Target&) { return std::make_unique<CodeGenCUDA>(); });
+  return codegen::make_device_codegen("cuda", [](const target::Target& target) {
+    return std::make_unique<CodeGenCUDA>(target.get_string("arch"));
+  });
 }
 
 }  // namespace tilec::cuda

@@ -210,7 +210,8 @@ struct DeviceContext {
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
   size_t max_work_group_size = 0;
-  std::mutex mutex;  // serializes launches and copies on the queue
+  cl_ulong local_mem_size = 0;  // CL_DEVICE_LOCAL_MEM_SIZE: __local bytes one work-group may use
+  std::mutex mutex;             // serializes launches and copies on the queue
 };
 
 std::shared_ptr<DeviceContext> device_context(const std::string& selector) {
@@ -232,7 +233,7 @@ std::shared_ptr<DeviceContext> device_context(const std::string& selector) {
     throw ExecError(fmt::format("cannot create an OpenCL command queue on {}: {}", entry.label,
                                 cl_error_name(err)));
   }
-  auto ctx = std::shared_ptr<DeviceContext>(new DeviceContext{entry, context, queue, 0, {}},
+  auto ctx = std::shared_ptr<DeviceContext>(new DeviceContext{entry, context, queue, 0, 0, {}},
                                             [](DeviceContext* c) {
                                               clReleaseCommandQueue(c->queue);
                                               clReleaseContext(c->context);
@@ -240,6 +241,8 @@ std::shared_ptr<DeviceContext> device_context(const std::string& selector) {
                                             });
   clGetDeviceInfo(entry.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t),
                   &ctx->max_work_group_size, nullptr);
+  clGetDeviceInfo(entry.device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(cl_ulong), &ctx->local_mem_size,
+                  nullptr);
   contexts[key] = ctx;
   return ctx;
 }
@@ -428,6 +431,19 @@ class OpenCLModule final : public LoadedModule {
           fmt::format("OpenCL: kernel '{}' uses {} threads per block, but {} allows at "
                       "most {}; lower T.Kernel's threads=",
                       function, threads, m.device_->entry.label, m.device_->max_work_group_size));
+    }
+    // The device's limit is known only now (the target names no device): a kernel whose
+    // __local tiles do not fit is refused with what to change, before the driver fails it.
+    cl_ulong local_bytes = 0;
+    if (clGetKernelWorkGroupInfo(kernel, m.device_->entry.device, CL_KERNEL_LOCAL_MEM_SIZE,
+                                 sizeof local_bytes, &local_bytes, nullptr) == CL_SUCCESS &&
+        m.device_->local_mem_size > 0 && local_bytes > m.device_->local_mem_size) {
+      return detail::fail_device_call(
+          err, len,
+          fmt::format("OpenCL: kernel '{}' needs {} bytes of shared (__local) memory per block, "
+                      "but {} allows at most {} (CL_DEVICE_LOCAL_MEM_SIZE); use smaller shared "
+                      "tiles (smaller blocks) or fewer T.Pipelined stages",
+                      function, local_bytes, m.device_->entry.label, m.device_->local_mem_size));
     }
     for (int32_t i = 0; i < num_args; ++i) {
       const TilecDeviceArg& a = args[i];

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tilec/ir/expr.h"
+#include "tilec/ir/source_error.h"
 
 #include <memory>
 #include <string>
@@ -30,6 +31,7 @@ enum class AstKind {
   kBoolOp,   // children joined by `name` ("and" / "or")
   kIfExp,    // children: body, test, orelse
   kDict,     // {k0: v0, k1: v1}: children alternate keys and values
+  kLambda,   // lambda ops...: children[0] (parameter names in `ops`; layout hints only)
 };
 
 struct AstExpr;
@@ -65,6 +67,10 @@ enum class AstStmtKind {
   kReturn,     // `return [value]`: only in factories (functions returning a kernel)
   kAnnAssign,  // `target: annotation [= value]`
   kAssert,     // `assert value[, message]`: only in factories and helpers
+  // A module-level statement outside the kernel subset (test drivers, torch
+  // references, argparse, classes, comprehensions...). It is skipped, not run; the
+  // names it binds carry `error`, raised if kernel code uses them or --entry picks it.
+  kOpaque,
 };
 
 struct AstParam {
@@ -93,6 +99,12 @@ struct AstStmt {
   std::vector<AstPtr> decorators;
   // kImport: `import module [as alias]` or `from module import name [as alias]`
   std::string module, imported, alias;
+  // kOpaque: why the statement is outside the subset (the syntax error, with its
+  // location), the names it binds, and whether it looks like a kernel or factory
+  // (a def whose decorators name prim_func/jit) that therefore cannot be skipped.
+  std::shared_ptr<const SourceError> error;
+  std::vector<std::string> bound_names;
+  bool kernel_like = false;
 };
 
 struct AstModule {

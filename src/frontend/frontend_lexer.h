@@ -23,6 +23,9 @@ struct Token {
   // comments and blank lines from the text between tokens).
   size_t begin = 0;
   size_t end = 0;
+  // kString spelled with an f prefix (f"..."): kept as its raw text so Python code
+  // outside kernels lexes; the syntax parser rejects it inside kernel code.
+  bool formatted = false;
 };
 
 const char* to_string(TokenKind kind);

@@ -178,9 +178,22 @@ class Lexer {
            (std::isalnum(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_'))
       advance();
     std::string text(src_.substr(start, pos_ - start));
-    if (pos_ < src_.size() && (src_[pos_] == '"' || src_[pos_] == '\'') && text.size() <= 2)
-      fail(span, "string prefix '" + text + "' is not supported",
-           "write a plain string literal such as \"float16\"");
+    if (pos_ < src_.size() && (src_[pos_] == '"' || src_[pos_] == '\'') && text.size() <= 2) {
+      std::string prefix;
+      for (char c : text) prefix += char(std::tolower(static_cast<unsigned char>(c)));
+      static const char* const kPrefixes[] = {"r", "u", "b", "f", "rb", "br", "fr", "rf"};
+      bool known = false;
+      for (const char* p : kPrefixes) known = known || prefix == p;
+      if (!known)
+        fail(span, "string prefix '" + text + "' is not supported",
+             "write a plain string literal such as \"float16\"");
+      // Raw, bytes and f-strings occur in the Python around kernels (test drivers,
+      // messages); they lex as strings, f-strings flagged for the parser to reject.
+      bool raw = prefix.find('r') != std::string::npos;
+      string(span, raw);
+      tokens_.back().formatted = prefix.find('f') != std::string::npos;
+      return;
+    }
     emit(TokenKind::kName, std::move(text), span);
   }
 
@@ -198,11 +211,13 @@ class Lexer {
     Span span = here();
     size_t start = pos_;
     bool is_float = false;
-    if (src_[pos_] == '0' && pos_ + 1 < src_.size() &&
-        (src_[pos_ + 1] == 'x' || src_[pos_ + 1] == 'X')) {
+    char radix = pos_ + 1 < src_.size() && src_[pos_] == '0'
+                     ? char(std::tolower(static_cast<unsigned char>(src_[pos_ + 1])))
+                     : 0;
+    if (radix == 'x' || radix == 'b' || radix == 'o') {
       advance();
       advance();
-      digits(true);
+      digits(radix == 'x');
     } else {
       digits();
       if (pos_ < src_.size() && src_[pos_] == '.') {
@@ -228,8 +243,9 @@ class Lexer {
     emit(is_float ? TokenKind::kFloat : TokenKind::kInt, std::move(text), span);
   }
 
-  void string() {
-    Span span = here();
+  void string() { string(here(), false); }
+  // `span` is where the literal starts (its prefix, if any); pos_ is at the quote.
+  void string(Span span, bool raw) {
     char quote = src_[pos_];
     bool triple = pos_ + 2 < src_.size() && src_[pos_ + 1] == quote && src_[pos_ + 2] == quote;
     for (int i = 0; i < (triple ? 3 : 1); ++i) advance();
@@ -252,7 +268,8 @@ class Lexer {
       if (c == '\\' && pos_ + 1 < src_.size()) {
         advance();
         char e = src_[pos_];
-        value += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+        if (raw) value += '\\';
+        value += raw ? e : e == 'n' ? '\n' : e == 't' ? '\t' : e;
         advance();
         continue;
       }

@@ -5,6 +5,7 @@
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/warp_shuffle.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -146,6 +147,7 @@ class Lowering {
     struct Entry {
       const AstStmt* def;
       bool factory;
+      bool skipped = false;  // a kernel or factory the syntax parser could not read
     };
     std::vector<Entry> entries;
     for (const auto& stmt : module.body) {
@@ -174,18 +176,24 @@ class Lowering {
           }
           break;
         }
+        case AstStmtKind::kOpaque:
+          if (stmt->kernel_like && !stmt->name.empty()) {
+            entries.push_back({stmt.get(), false, true});
+            break;
+          }
+          for (const auto& name : stmt->bound_names) bind_skipped(name, stmt->error);
+          break;
         case AstStmtKind::kIf:
           if (is_main_guard(*stmt)) break;  // `if __name__ == "__main__":` test driver
           [[fallthrough]];
-        case AstStmtKind::kPass:
+        case AstStmtKind::kFor:
+        case AstStmtKind::kWith:
+          skip_module_block(*stmt);
           break;
-        case AstStmtKind::kExpr:
-          if (stmt->value->kind == AstKind::kString) break;  // module docstring
-          [[fallthrough]];
+        case AstStmtKind::kPass:
+        case AstStmtKind::kExpr:  // docstrings, and calls run for their effect in Python
         default:
-          fail(stmt->span, "unsupported statement at module level",
-               "a kernel file holds imports, constants (M = 1024, dtype = \"float16\", "
-               "M = T.symbolic(\"M\")), helper functions, factories and @T.prim_func functions");
+          break;
       }
     }
     if (entries.empty() && first_helper_)
@@ -216,6 +224,7 @@ class Lowering {
     }
     std::vector<PrimFunc> functions;
     for (const Entry* e : chosen) {
+      if (e->skipped) throw SourceError(*e->def->error);
       PrimFunc fn = e->factory ? factory(*e->def) : function(*e->def, e->def->name);
       functions.push_back(with_declared_outputs(fn, *e->def));
     }
@@ -241,15 +250,36 @@ class Lowering {
   }
 
   // ---------------------------------------------------------------- names
-  const Binding* lookup(const std::string& name) const {
+  const Binding* find_binding(const std::string& name) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       auto found = it->find(name);
       if (found != it->end()) return &found->second;
     }
     return nullptr;
   }
+  // A use of `name`: its binding, or null when unbound. A name bound only by a
+  // module-level statement tilec skipped raises that statement's error, since the
+  // kernel needs what Python would have computed there.
+  const Binding* lookup(const std::string& name) const {
+    if (const Binding* b = find_binding(name)) return b;
+    auto skipped = opaque_names_.find(name);
+    if (skipped != opaque_names_.end()) raise_skipped(*skipped->second, name);
+    return nullptr;
+  }
+  [[noreturn]] void raise_skipped(const SourceError& why, const std::string& name) const {
+    std::string hint = why.hint();
+    hint += std::string(hint.empty() ? "" : "; ") + "kernel code uses '" + name +
+            "', which this statement binds; tilec skips Python outside the kernel subset, "
+            "so compute '" +
+            name + "' from constants or pass it with -D " + name + "=VALUE";
+    throw SourceError(why.filename(), why.span(), why.message(), hint, why.source_line());
+  }
+  void bind_skipped(const std::string& name, std::shared_ptr<const SourceError> why) {
+    scopes_[0].erase(name);
+    opaque_names_[name] = std::move(why);
+  }
   void bind_local(const std::string& name, Binding binding, Span span) {
-    if (const Binding* old = lookup(name)) {
+    if (const Binding* old = find_binding(name)) {
       if (old->kind == Binding::kModule)
         fail(span, "'" + name + "' names an imported module and cannot be rebound",
              "pick another name");
@@ -316,16 +346,53 @@ class Lowering {
   }
 
   // ---------------------------------------------------------------- module level
+  // A module-level if/for/with other than the __main__ guard is not run; the names it
+  // assigns raise, when kernel code uses them, an error saying so.
+  void skip_module_block(const AstStmt& s) {
+    auto why = std::make_shared<const SourceError>(make_source_error(
+        options_.filename, source_, s.span, "tilec does not run module-level control flow",
+        "define constants at module level without if/for/with, or in a factory"));
+    std::vector<const AstStmt*> todo = {&s};
+    while (!todo.empty()) {
+      const AstStmt* st = todo.back();
+      todo.pop_back();
+      std::vector<const AstExpr*> targets;
+      if (st->target) targets.push_back(st->target.get());
+      for (const auto& t : st->more_targets) targets.push_back(t.get());
+      while (!targets.empty()) {
+        const AstExpr* t = targets.back();
+        targets.pop_back();
+        if (t->kind == AstKind::kName) bind_skipped(t->name, why);
+        for (const auto& c : t->children)
+          if (t->kind == AstKind::kTuple || t->kind == AstKind::kList) targets.push_back(c.get());
+      }
+      if (st->kind == AstStmtKind::kFunctionDef) bind_skipped(st->name, why);
+      for (const auto& b : st->body) todo.push_back(b.get());
+      for (const auto& b : st->orelse) todo.push_back(b.get());
+    }
+  }
+
   void import_statement(const AstStmt& s) {
     std::string full = s.imported.empty() ? s.module : s.module + "." + s.imported;
     // Other tilelang modules (autotuner, carver, ...) only decorate or drive kernels:
     // their names are bound, opaque, and `from tilelang.x import *` binds nothing.
     bool tilelang_module = full.rfind("tilelang.", 0) == 0 && full != "tilelang.language";
     if (tilelang_module && s.imported == "*") return;
-    if (full != "tilelang" && full != "tilelang.language" && !tilelang_module)
-      fail(s.span, "unsupported import of '" + full + "'",
-           "kernel files import only tilelang: `import tilelang` and "
-           "`import tilelang.language as T` (or `from tilelang import language as T`)");
+    if (full != "tilelang" && full != "tilelang.language" && !tilelang_module) {
+      // torch, argparse, ... serve the Python around the kernels: the import is kept
+      // as a name that fails where kernel code uses it.
+      std::string bound = !s.alias.empty()      ? s.alias
+                          : !s.imported.empty() ? s.imported
+                                                : s.module.substr(0, s.module.find('.'));
+      if (bound == "*") return;
+      bind_skipped(bound,
+                   std::make_shared<const SourceError>(make_source_error(
+                       options_.filename, source_, s.span, "unsupported import of '" + full + "'",
+                       "kernel code may use only tilelang: `import tilelang` and "
+                       "`import tilelang.language as T` (or `from tilelang import "
+                       "language as T`)")));
+      return;
+    }
     std::string name = s.alias;
     if (name.empty()) {
       if (!s.imported.empty())
@@ -339,7 +406,31 @@ class Lowering {
     scopes_[0][name] = Binding{Binding::kModule, {}, full, {}};
   }
 
+  // A module-level assignment: a constant when it evaluates as one; otherwise (Python
+  // the evaluator does not run: torch tensors, argparse results...) its names are
+  // skipped and raise the evaluation error where kernel code uses them. A -D for one
+  // of them cannot be honoured, so it raises at once.
   void module_constant(const AstStmt& s) {
+    try {
+      module_constant_value(s);
+    } catch (const SourceError& e) {
+      std::vector<std::string> names;
+      std::vector<const AstExpr*> targets = {s.target.get()};
+      for (const auto& t : s.more_targets) targets.push_back(t.get());
+      for (const AstExpr* t : targets) {
+        if (t->kind == AstKind::kName) names.push_back(t->name);
+        if (t->kind == AstKind::kTuple || t->kind == AstKind::kList)
+          for (const auto& c : t->children)
+            if (c->kind == AstKind::kName) names.push_back(c->name);
+      }
+      for (const auto& n : names)
+        if (options_.defines.count(n)) throw;
+      auto why = std::make_shared<const SourceError>(e);
+      for (const auto& n : names) bind_skipped(n, why);
+    }
+  }
+
+  void module_constant_value(const AstStmt& s) {
     if (!s.value) return;  // `x: int` declares nothing
     if (!s.more_targets.empty())
       fail(s.more_targets[0]->span, "module constants are assigned one per line",
@@ -353,7 +444,7 @@ class Lowering {
       fail(s.target->span, "module-level assignments must bind a name",
            "write one constant per line, e.g. `M = 1024`");
     const std::string& name = s.target->name;
-    if (const Binding* old = lookup(name); old && old->kind == Binding::kModule)
+    if (const Binding* old = find_binding(name); old && old->kind == Binding::kModule)
       fail(s.target->span, "'" + name + "' names an imported module and cannot be rebound");
     Binding value = const_value(*s.value, name);
     if (value.kind == Binding::kConst && !value.value.as<IntImmNode>() &&
@@ -439,6 +530,8 @@ class Lowering {
 
   void check_unused_defines() const {
     for (const auto& [name, value] : options_.defines) {
+      if (!used_defines_.count(name) && opaque_names_.count(name) && !find_binding(name))
+        raise_skipped(*opaque_names_.at(name), name);
       if (!used_defines_.count(name))
         fail({}, "-D " + name + "=" + value + ": the file defines no constant '" + name + "'",
              "constants it defines: " + module_constant_names());
@@ -541,15 +634,25 @@ class Lowering {
     }
     return false;
   }
-  bool defines_kernel(const AstBlock& body) {
+  // Factories may import the language themselves (`import tilelang.language as T`
+  // inside the body, before the nested @T.prim_func): those aliases count too.
+  bool defines_kernel(const AstBlock& body, std::set<std::string> local_aliases = {}) {
+    for (const auto& st : body)
+      if (st->kind == AstStmtKind::kImport && !st->alias.empty() &&
+          (st->module + (st->imported.empty() ? "" : "." + st->imported)) == "tilelang.language")
+        local_aliases.insert(st->alias);
     for (const auto& st : body) {
       if (st->kind == AstStmtKind::kFunctionDef) {
         for (const auto& d : st->decorators) {
           const AstExpr& target = d->kind == AstKind::kCall ? *d->base : *d;
           if (language_function(target) == "prim_func") return true;
+          if (target.kind == AstKind::kAttribute && target.name == "prim_func" &&
+              target.base->kind == AstKind::kName && local_aliases.count(target.base->name))
+            return true;
         }
       }
-      if (st->kind == AstStmtKind::kIf && (defines_kernel(st->body) || defines_kernel(st->orelse)))
+      if (st->kind == AstStmtKind::kIf &&
+          (defines_kernel(st->body, local_aliases) || defines_kernel(st->orelse, local_aliases)))
         return true;
     }
     return false;
@@ -1283,6 +1386,10 @@ class Lowering {
       case AstKind::kDict:
         fail(e.span, "a dict is not a value here",
              "dicts are layout maps (T.annotate_layout), attributes and annotations");
+      case AstKind::kLambda:
+        fail(e.span, "lambda expressions are not supported here",
+             "a lambda may only define a layout function inside T.annotate_layout hints; "
+             "compute the value inline or with T.* functions");
       case AstKind::kBinary: {
         Expr a = expr(*e.children[0]);
         Expr b = expr(*e.children[1]);
@@ -1337,12 +1444,16 @@ class Lowering {
 
   Expr int_literal(const AstExpr& e) {
     const std::string& s = e.name;
-    bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-    if (!hex && s.size() > 1 && s[0] == '0' && s.find_first_not_of('0') != std::string::npos)
+    char prefix = s.size() > 2 && s[0] == '0' ? char(std::tolower((unsigned char)s[1])) : 0;
+    int radix = prefix == 'x' ? 16 : prefix == 'b' ? 2 : prefix == 'o' ? 8 : 10;
+    if (radix == 10 && s.size() > 1 && s[0] == '0' && s.find_first_not_of('0') != std::string::npos)
       fail(e.span, "integer literal with a leading zero", "write it without leading zeros");
     int64_t v = 0;
-    const char* begin = s.data() + (hex ? 2 : 0);
-    auto [ptr, ec] = std::from_chars(begin, s.data() + s.size(), v, hex ? 16 : 10);
+    const char* begin = s.data() + (radix == 10 ? 0 : 2);
+    auto [ptr, ec] = std::from_chars(begin, s.data() + s.size(), v, radix);
+    if (ec == std::errc() && ptr != s.data() + s.size())
+      fail(e.span, "malformed integer literal '" + s + "'",
+           "binary literals use the digits 0 and 1, octal ones 0 to 7");
     if (ec != std::errc() || ptr != s.data() + s.size())
       fail(e.span, "integer literal '" + s + "' does not fit in int64");
     return with_span(make_int(v, fits_int32(v) ? DataType::Int32() : DataType::Int64()), e.span);
@@ -1616,6 +1727,7 @@ class Lowering {
       case AstStmtKind::kFunctionDef:
         fail(s.span, "nested functions are not supported",
              "define every @T.prim_func at module level");
+      case AstStmtKind::kOpaque:  // only made at module level
       case AstStmtKind::kImport:
         fail(s.span, "imports belong at module level");
     }
@@ -1818,7 +1930,9 @@ class Lowering {
   // Hint arguments (layout dicts, attribute dicts, panel sizes) are checked to be
   // well-formed names and constants, then dropped.
   void check_hint_argument(const AstExpr& e) {
-    if (e.kind == AstKind::kDict || e.kind == AstKind::kString || e.kind == AstKind::kBool) return;
+    if (e.kind == AstKind::kDict || e.kind == AstKind::kString || e.kind == AstKind::kBool ||
+        e.kind == AstKind::kLambda)
+      return;
     if (e.kind == AstKind::kName && lookup(e.name)) return;
     if (e.kind == AstKind::kName) fail(e.span, "name '" + e.name + "' is not defined");
   }
@@ -2465,11 +2579,13 @@ class Lowering {
   bool in_kernel_ = false;
   int helper_depth_ = 0;
   const AstStmt* first_helper_ = nullptr;  // a module-level def that is no kernel
-  std::vector<Var> kernel_block_vars_;     // of the T.Kernel being lowered
-  std::vector<Expr> kernel_grid_;          // its grid extents
-  std::vector<int64_t> kernel_threads_;    // its threads= extents
-  std::vector<Var> kernel_thread_vars_;    // its thread indices, created on first use
-  std::string thread_name_hint_;           // the name a thread binding is assigned to
+  // Names bound by skipped module-level statements, with the reason (see lookup).
+  std::unordered_map<std::string, std::shared_ptr<const SourceError>> opaque_names_;
+  std::vector<Var> kernel_block_vars_;   // of the T.Kernel being lowered
+  std::vector<Expr> kernel_grid_;        // its grid extents
+  std::vector<int64_t> kernel_threads_;  // its threads= extents
+  std::vector<Var> kernel_thread_vars_;  // its thread indices, created on first use
+  std::string thread_name_hint_;         // the name a thread binding is assigned to
 };
 
 }  // namespace

@@ -33,12 +33,117 @@ class SyntaxParser {
         ++pos_;
         continue;
       }
-      statement(module.body);
+      size_t start = pos_;
+      try {
+        statement(module.body);
+      } catch (const SourceError& e) {
+        module.body.push_back(opaque_statement(start, e));
+      }
     }
     return module;
   }
 
  private:
+  // ---- module-level statements outside the subset ----
+  // Kernel files are Python modules: besides kernels they hold test drivers, torch
+  // references and argument parsing that tilec never runs. A top-level statement the
+  // subset cannot parse is skipped whole (through its indented block) from `start`,
+  // remembering the error, the names it binds and whether it defines a kernel.
+  AstStmtPtr opaque_statement(size_t start, const SourceError& error) {
+    pos_ = start;
+    auto s = new_stmt(AstStmtKind::kOpaque, peek().span);
+    s->error = std::make_shared<SourceError>(error);
+    int depth = 0;
+    bool line_start = true, decorator_line = false, after_decorators = false;
+    bool own_scope = false;  // a def/class: names bound in its body are its locals
+    auto continues = [&] {   // the statement goes on after a line at depth 0
+      if (at(TokenKind::kIndent)) return true;
+      if (after_decorators) return true;
+      return at_word("else") || at_word("elif") || at_word("except") || at_word("finally");
+    };
+    while (!at(TokenKind::kEnd)) {
+      const Token& t = peek();
+      if (line_start && depth == 0 && (at_word("def") || at_word("class"))) own_scope = true;
+      if (line_start && t.kind == TokenKind::kName && (depth == 0 || !own_scope))
+        bound_by_line(*s, pos_, depth);
+      if (line_start) decorator_line = at_op("@");
+      if (decorator_line && t.kind == TokenKind::kName &&
+          (t.text == "prim_func" || t.text == "jit" || t.text == "lazy_jit"))
+        s->kernel_like = true;
+      if (line_start && depth == 0 && t.kind == TokenKind::kName &&
+          (t.text == "def" || t.text == "class") && s->name.empty() &&
+          peek(1).kind == TokenKind::kName)
+        s->name = peek(1).text;
+      line_start = false;
+      next();
+      if (t.kind == TokenKind::kIndent) {
+        ++depth;
+        line_start = true;
+      } else if (t.kind == TokenKind::kDedent) {
+        line_start = true;
+        if (--depth <= 0 && !continues()) break;
+      } else if (t.kind == TokenKind::kNewline) {
+        line_start = true;
+        after_decorators = depth == 0 && decorator_line;
+        if (depth == 0 && !continues()) break;
+      }
+    }
+    return s;
+  }
+  // The names a line starting at token `i` binds: `def f`, `class C`, `a, b = ...`,
+  // `x: int = ...`, `import m.n as a`, `from m import a, b as c`.
+  void bound_by_line(AstStmt& s, size_t i, int depth) {
+    auto tok = [&](size_t k) -> const Token& { return tokens_[std::min(k, tokens_.size() - 1)]; };
+    auto is = [&](size_t k, std::string_view op) {
+      return tok(k).kind == TokenKind::kOp && tok(k).text == op;
+    };
+    auto add = [&](const std::string& n) {
+      if (std::find(s.bound_names.begin(), s.bound_names.end(), n) == s.bound_names.end())
+        s.bound_names.push_back(n);
+    };
+    const Token& first = tok(i);
+    if (first.text == "def" || first.text == "class") {
+      if (depth == 0 && tok(i + 1).kind == TokenKind::kName) add(tok(i + 1).text);
+      return;
+    }
+    if (first.text == "import" || first.text == "from") {
+      size_t k = i + 1;
+      bool from = first.text == "from";
+      if (from) {
+        while (tok(k).kind != TokenKind::kNewline && tok(k).kind != TokenKind::kEnd &&
+               !(tok(k).kind == TokenKind::kName && tok(k).text == "import"))
+          ++k;
+        ++k;
+      }
+      while (tok(k).kind != TokenKind::kNewline && tok(k).kind != TokenKind::kEnd) {
+        if (is(k, "(") || is(k, ")") || is(k, ",")) {
+          ++k;
+          continue;
+        }
+        std::string name = tok(k).text;  // first component of a dotted module
+        while (is(k + 1, ".")) k += 2;
+        if (from) name = tok(k).text;
+        ++k;
+        if (tok(k).kind == TokenKind::kName && tok(k).text == "as") {
+          name = tok(k + 1).text;
+          k += 2;
+        }
+        add(name);
+      }
+      return;
+    }
+    // a, b = ... / x: T = ...: names separated by commas, then '=' or ':'
+    std::vector<std::string> names;
+    size_t k = i;
+    while (tok(k).kind == TokenKind::kName && !keywords().count(tok(k).text)) {
+      names.push_back(tok(k).text);
+      if (!is(k + 1, ",")) break;
+      k += 2;
+    }
+    if (!names.empty() && (is(k + 1, "=") || is(k + 1, ":")))
+      for (const auto& n : names) add(n);
+  }
+
   // ---- token access ----
   const Token& peek(int ahead = 0) const {
     size_t i = std::min(pos_ + size_t(ahead), tokens_.size() - 1);
@@ -118,7 +223,7 @@ class SyntaxParser {
         fail(span, "'" + w + "' is not supported in kernel files",
              "kernel files contain imports, constants and @T.prim_func functions whose bodies "
              "use T.Kernel, loops, if/else, assignments and T.* tile operations");
-      if (w == "import" || w == "from") return out.push_back(import_statement());
+      if (w == "import" || w == "from") return import_statement(out);
       if (w == "assert") {
         auto s = new_stmt(AstStmtKind::kAssert, next().span);
         s->value = expression();
@@ -206,7 +311,7 @@ class SyntaxParser {
     return s;
   }
 
-  AstStmtPtr import_statement() {
+  void import_statement(AstBlock& out) {
     Span span = peek().span;
     auto s = new_stmt(AstStmtKind::kImport, span);
     bool from = next().text == "from";
@@ -218,21 +323,40 @@ class SyntaxParser {
         next();
         s->imported = "*";
         expect_newline();
-        return s;
+        out.push_back(std::move(s));
+        return;
       }
-      s->imported = expect_name("after 'import'");
-      if (at_op(","))
-        fail(peek().span, "import one name per statement",
-             "write `from tilelang import language as T`");
+      bool parenthesized = at_op("(");
+      if (parenthesized) next();
+      while (true) {  // from m import a, b as c: one kImport per name
+        auto one = new_stmt(AstStmtKind::kImport, peek().span);
+        one->module = s->module;
+        one->imported = expect_name("after 'import'");
+        if (at_word("as")) {
+          next();
+          one->alias = expect_name("after 'as'");
+        }
+        out.push_back(std::move(one));
+        if (!at_op(",")) break;
+        next();
+        if (parenthesized && at_op(")")) break;
+      }
+      if (parenthesized) expect_op(")", "to close the imported names");
+      expect_newline();
+      return;
     }
-    if (at_word("as")) {
+    while (true) {  // import a.b as c, d: one kImport per module
+      if (at_word("as")) {
+        next();
+        s->alias = expect_name("after 'as'");
+      }
+      out.push_back(std::move(s));
+      if (!at_op(",")) break;
       next();
-      s->alias = expect_name("after 'as'");
+      s = new_stmt(AstStmtKind::kImport, peek().span);
+      s->module = dotted_name();
     }
-    if (at_op(","))
-      fail(peek().span, "import one module per statement", "write `import tilelang.language as T`");
     expect_newline();
-    return s;
   }
 
   std::string dotted_name() {
@@ -430,9 +554,7 @@ class SyntaxParser {
 
   AstPtr expression() {
     DepthGuard guard(*this, peek().span);
-    if (at_word("lambda"))
-      fail(peek().span, "lambda expressions are not supported",
-           "compute the value inline or with T.* functions");
+    if (at_word("lambda")) return lambda();
     AstPtr body = or_test();
     if (!at_word("if")) return body;
     Span span = next().span;
@@ -445,6 +567,21 @@ class SyntaxParser {
     parts.push_back(std::move(test));
     parts.push_back(std::move(orelse));
     return node(AstKind::kIfExp, span, "", std::move(parts));
+  }
+
+  // lambda a, b: body (layout functions in T.Fragment/T.Layout hints; lowering rejects
+  // it anywhere else).
+  AstPtr lambda() {
+    auto e = leaf(AstKind::kLambda, next().span, "lambda");
+    while (!at_op(":")) {
+      if (at_op("*")) next();  // lambda *args: args
+      e->ops.push_back(expect_name("as a lambda parameter"));
+      if (!at_op(",")) break;
+      next();
+    }
+    expect_op(":", "after the lambda parameters");
+    adopt(*e, expression());
+    return e;
   }
 
   AstPtr bool_chain(const char* word, AstPtr (SyntaxParser::*operand)()) {
@@ -680,6 +817,9 @@ class SyntaxParser {
       case TokenKind::kFloat:
         return leaf(AstKind::kFloat, span, next().text);
       case TokenKind::kString: {
+        if (t.formatted)
+          fail(span, "string prefix 'f' (an f-string) is not supported in kernel code",
+               "write a plain string literal");
         std::string value = next().text;
         while (at(TokenKind::kString)) value += next().text;  // implicit concatenation
         return leaf(AstKind::kString, span, std::move(value));
@@ -687,9 +827,6 @@ class SyntaxParser {
       case TokenKind::kName: {
         if (t.text == "True" || t.text == "False") return leaf(AstKind::kBool, span, next().text);
         if (t.text == "None") return leaf(AstKind::kNone, span, next().text);
-        if (t.text == "lambda")
-          fail(span, "lambda expressions are not supported",
-               "compute the value inline or with T.* functions");
         if (t.text == "yield" || t.text == "await")
           fail(span, "'" + t.text + "' is not supported in kernel files");
         if (keywords().count(t.text))

@@ -3,6 +3,7 @@
 #include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/parallel_nest.h"
 #include "tilec/gpu/simt_context.h"
+#include "tilec/gpu/vector_split.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/visitor.h"
@@ -44,10 +45,11 @@ bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred
 // condition on the thread index, are not handed to thread 0.
 class Distributor : public StmtMutator {
  public:
-  Distributor(Var tid, int64_t num_threads, const FragmentLayouts& layouts, SimtContext& context,
-              std::string function, const std::vector<Var>& thread_vars)
+  Distributor(Var tid, int64_t num_threads, int64_t vector_bytes, const FragmentLayouts& layouts,
+              SimtContext& context, std::string function, const std::vector<Var>& thread_vars)
       : tid_(std::move(tid)),
         threads_(num_threads),
+        vector_bytes_(vector_bytes),
         layouts_(layouts),
         context_(context),
         function_(std::move(function)) {
@@ -287,6 +289,8 @@ class Distributor : public StmtMutator {
     Stmt body = mutate(nest.body);
     mode_ = saved_mode;
     split_ = saved_split;
+    if (auto vectorized = split_nest_vectorized(nest, body, tid_, threads_, vector_bytes_, span))
+      return *vectorized;
     Expr stride = make_int(1);
     for (size_t k = nest.vars.size(); k-- > 0;) {
       Expr coord = k == 0 ? floordiv(flat, stride)
@@ -329,6 +333,7 @@ class Distributor : public StmtMutator {
 
   Var tid_;
   int64_t threads_;
+  int64_t vector_bytes_;  // widest vector access of the target; 0: no vectorized splits
   const FragmentLayouts& layouts_;
   SimtContext& context_;
   std::string function_;
@@ -421,7 +426,9 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
     context.start_lowering(layouts);
     body = transform::lower_tile_ops(source, target);
   }
-  body = Distributor(tid, threads, layouts, context, function, thread_vars).mutate(body);
+  int64_t vector_bytes = target.get_int("vector_bytes", 0);
+  body =
+      Distributor(tid, threads, vector_bytes, layouts, context, function, thread_vars).mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);
   if (k->threads.size() > 1) {

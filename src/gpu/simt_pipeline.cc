@@ -2,6 +2,7 @@
 
 #include "tilec/gpu/lower_simt.h"
 #include "tilec/gpu/plan_barriers.h"
+#include "tilec/gpu/vectorize_lanes.h"
 #include "tilec/transform/flatten_buffers.h"
 #include "tilec/transform/simplify.h"
 
@@ -32,8 +33,9 @@ transform::DeviceKernelBody bind_blocks_to_grid(const KernelNode& kernel) {
 }
 
 std::vector<transform::Pass> simt_passes() {
-  return {lower_simt_pass(), transform::simplify_pass(), plan_barriers_pass(),
-          transform::flatten_buffers_pass(), transform::simplify_pass()};
+  return {lower_simt_pass(),      transform::simplify_pass(),
+          plan_barriers_pass(),   transform::flatten_buffers_pass(),
+          vectorize_lanes_pass(), transform::simplify_pass()};
 }
 
 transform::PassPipeline make_simt_pipeline(std::string name, int64_t host_device_type) {

@@ -1,4 +1,5 @@
 #include "tilec/ir/mutator.h"
+#include "tilec/ir/vector_load.h"
 
 namespace tilec::ir {
 
@@ -77,6 +78,7 @@ Expr ExprMutator::mutate_load(const LoadNode* op, const Expr& self) {
   std::vector<Expr> indices;
   bool changed = mutate_all(op->indices, &indices);
   if (!changed && buffer == op->buffer) return self;
+  if (!op->dtype.is_scalar()) return vector_load(buffer, indices.at(0), op->dtype.lanes, op->span);
   return load(buffer, std::move(indices), op->span);
 }
 Expr ExprMutator::mutate_call(const CallNode* op, const Expr& self) {

@@ -1,4 +1,5 @@
 #include "tilec/ir/printer.h"
+#include "tilec/ir/vector_load.h"
 
 #include "tilec/ir/structural.h"
 
@@ -317,6 +318,11 @@ class Printer {
             is_const_int(l->indices[0], 0))
           return {name, kPrecAtom};
         std::string s = name + "[";
+        if (!l->dtype.is_scalar() && l->indices.size() == 1) {  // a vector_load
+          const Expr& at = l->indices[0];
+          return {s + expr(at) + ":" + expr(at + make_int(l->dtype.lanes, at.dtype())) + "]",
+                  kPrecAtom};
+        }
         for (size_t i = 0; i < l->indices.size(); ++i) s += (i ? ", " : "") + expr(l->indices[i]);
         return {s + "]", kPrecAtom};
       }

@@ -4,11 +4,16 @@ namespace tilec::ir {
 
 const char* to_string(StorageScope scope) {
   switch (scope) {
-    case StorageScope::kGlobal: return "global";
-    case StorageScope::kShared: return "shared";
-    case StorageScope::kFragment: return "local.fragment";
-    case StorageScope::kLocal: return "local";
-    case StorageScope::kVar: return "local.var";
+    case StorageScope::kGlobal:
+      return "global";
+    case StorageScope::kShared:
+      return "shared";
+    case StorageScope::kFragment:
+      return "local.fragment";
+    case StorageScope::kLocal:
+      return "local";
+    case StorageScope::kVar:
+      return "local.var";
   }
   return "?";
 }
@@ -24,23 +29,34 @@ std::optional<StorageScope> parse_storage_scope(std::string_view text) {
 
 const char* to_string(ForKind kind) {
   switch (kind) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kUnrolled: return "unrolled";
-    case ForKind::kPipelined: return "pipelined";
-    case ForKind::kThreadBinding: return "thread_binding";
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kUnrolled:
+      return "unrolled";
+    case ForKind::kPipelined:
+      return "pipelined";
+    case ForKind::kThreadBinding:
+      return "thread_binding";
   }
   return "?";
 }
 
 const char* to_string(ReduceKind kind) {
   switch (kind) {
-    case ReduceKind::kSum: return "sum";
-    case ReduceKind::kMax: return "max";
-    case ReduceKind::kMin: return "min";
-    case ReduceKind::kAbsSum: return "abssum";
-    case ReduceKind::kAbsMax: return "absmax";
+    case ReduceKind::kSum:
+      return "sum";
+    case ReduceKind::kMax:
+      return "max";
+    case ReduceKind::kMin:
+      return "min";
+    case ReduceKind::kAbsSum:
+      return "abssum";
+    case ReduceKind::kAbsMax:
+      return "absmax";
   }
   return "?";
 }
@@ -79,7 +95,10 @@ Stmt store(Buffer buffer, std::vector<Expr> indices, Expr value, Span span) {
                   " dimensions but is indexed with " + std::to_string(indices.size()));
   }
   auto n = new_node<StoreNode>(span);
-  if (value && value.dtype() != buffer->dtype) value = cast(buffer->dtype, value);
+  // A vector of the buffer's dtype (a vector move, ir/vector_load.h) is stored whole.
+  bool whole_vector =
+      value && !value.dtype().is_scalar() && value.dtype().element_of() == buffer->dtype;
+  if (value && value.dtype() != buffer->dtype && !whole_vector) value = cast(buffer->dtype, value);
   n->buffer = std::move(buffer);
   n->indices = std::move(indices);
   n->value = std::move(value);
@@ -167,8 +186,7 @@ Expr atomic_update(const std::string& name, Expr element, Expr value, Span span)
   auto* load_node = element.as<LoadNode>();
   if (!load_node) throw IRError("T." + name + " updates one buffer element, e.g. A[i, j]");
   DataType t = element.dtype();
-  bool supported =
-      t.is_integer() || (t.code == TypeCode::kFloat && (t.bits == 32 || t.bits == 64));
+  bool supported = t.is_integer() || (t.code == TypeCode::kFloat && (t.bits == 32 || t.bits == 64));
   if (!supported || !t.is_scalar())
     throw IRError("T." + name + " on a " + t.str() +
                   " element is not supported: integer, float32 and float64 elements are; "

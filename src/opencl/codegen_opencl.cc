@@ -230,8 +230,10 @@ void CodeGenOpenCL::print_allocate(const AllocateNode* op) {
   }
   std::string space = address_space(b->scope);
   std::string name = declare_buffer(b);
-  line() << fmt::format("{}{} {}[{}];\n", space.empty() ? "" : space + " ",
-                        storage_type_name(b->dtype), name, std::max<int64_t>(*count, 1));
+  // 16-byte aligned, so the vector moves into and out of tiles and registers are aligned.
+  line() << fmt::format("{}{} {}[{}] __attribute__((aligned(16)));\n",
+                        space.empty() ? "" : space + " ", storage_type_name(b->dtype), name,
+                        std::max<int64_t>(*count, 1));
   print_stmt(op->body);
 }
 
@@ -239,6 +241,13 @@ void CodeGenOpenCL::print_barrier(const CallNode* op) {
   bool global = op->name == to_string(StorageScope::kGlobal);
   line() << (global ? "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
                     : "barrier(CLK_LOCAL_MEM_FENCE);\n");
+}
+
+void CodeGenOpenCL::print_vector_move(const StoreNode* op, const LoadNode* src) {
+  int lanes = src->dtype.lanes;
+  line() << fmt::format("vstore{0}(vload{0}(0, {1} + {2}), 0, {3} + {4});\n", lanes,
+                        buffer_name(src->buffer), flat_index(src->buffer, src->indices),
+                        buffer_name(op->buffer), flat_index(op->buffer, op->indices));
 }
 
 backend::DeviceCodegen make_opencl_device_codegen() {

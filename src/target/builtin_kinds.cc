@@ -16,6 +16,9 @@ AttrSchema int_attr(std::string name, int64_t default_value, std::string descrip
 // Limits every GPU kind declares, so passes can read them without knowing the kind.
 std::vector<AttrSchema> gpu_limits(int64_t threads, int64_t shared_memory, int64_t warp) {
   return {int_attr("max_threads_per_block", threads, "most threads in one block"),
+          int_attr("vector_bytes", 16,
+                   "widest vector load/store of one thread in bytes (the SIMT lowering's "
+                   "vectorized copies and splits; 0 turns them off)"),
           int_attr("max_shared_memory_per_block", shared_memory,
                    "bytes of shared memory one block may use"),
           int_attr("thread_warp_size", warp, "threads that execute in lockstep")};

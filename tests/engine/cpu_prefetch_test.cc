@@ -14,27 +14,10 @@ namespace {
 
 using namespace ir;
 
-constexpr const char* kPipelined = R"(
-import tilelang.language as T
-@T.prim_func
-def mm(A: T.Tensor((100, 64), "float32"), B: T.Tensor((64, 72), "float32"), C: T.Tensor((100, 72), "float32")):
-    with T.Kernel(T.ceildiv(72, 32), T.ceildiv(100, 32), threads=64) as (bx, by):
-        A_shared = T.alloc_shared((32, 16), "float32")
-        B_shared = T.alloc_shared((16, 32), "float32")
-        C_local = T.alloc_fragment((32, 32), "float32")
-        T.clear(C_local)
-        for k in T.Pipelined(4, num_stages=2):
-            T.copy(A[by * 32, k * 16], A_shared)
-            T.copy(B[k * 16, bx * 32], B_shared)
-            T.gemm(A_shared, B_shared, C_local)
-        for k in T.serial(4):
-            T.copy(A[by * 32, k * 16], A_shared)
-        T.copy(C_local, C[by * 32, bx * 32])
-)";
-
 TEST(CpuPrefetch, BothCodegensPrintItAndTheKeyTurnsItOff) {
   setenv("TILEC_DISABLE_CACHE", "1", 1);
-  IRModule mod = parse_kernel_source(kPipelined);
+  // examples/gemm_fp32.py: a T.Pipelined K loop copying tiles of A and B.
+  IRModule mod = parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/gemm_fp32.py");
   std::vector<std::pair<std::string, std::string>> kinds = {{"c", "__builtin_prefetch(&A["}};
 #ifdef TILEC_HAVE_LLVM
   kinds.push_back({"llvm", "@llvm.prefetch"});

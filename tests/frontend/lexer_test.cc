@@ -73,6 +73,20 @@ void expect_error(const std::string& src, int line, int col, const std::string& 
   }
 }
 
+// The Python around kernels (test drivers, messages) uses prefixed strings and
+// binary/octal literals: they lex; f-strings are flagged for the parser.
+TEST(Lexer, PrefixedStringsAndRadixLiterals) {
+  auto tokens = tokenize("a = r'x\\d'\nb = f\"{n}\"\nc = 0b101 + 0o17\n", "p.py");
+  ASSERT_GE(tokens.size(), 12u);
+  EXPECT_EQ(tokens[2].kind, TokenKind::kString);
+  EXPECT_EQ(tokens[2].text, "x\\d");
+  EXPECT_FALSE(tokens[2].formatted);
+  EXPECT_EQ(tokens[6].kind, TokenKind::kString);
+  EXPECT_TRUE(tokens[6].formatted);
+  EXPECT_EQ(tokens[10].text, "0b101");
+  EXPECT_EQ(tokens[12].text, "0o17");
+}
+
 TEST(Lexer, Errors) {
   expect_error("x = 'abc\n", 1, 5, "unterminated string");
   expect_error("x = (1,\n 2\n", 1, 5, "'(' was never closed");
@@ -80,7 +94,7 @@ TEST(Lexer, Errors) {
   expect_error("x = $\n", 1, 5, "unexpected character '$'");
   expect_error("if a:\n    b\n  c\n", 3, 3, "unindent does not match");
   expect_error("  x = 1\n", 1, 3, "unexpected indent");
-  expect_error("x = f'a'\n", 1, 5, "string prefix");
+  expect_error("x = q'a'\n", 1, 5, "string prefix");
   expect_error("x = 1e\n", 1, 5, "exponent");
   expect_error("x = \\ y\n", 1, 5, "after line continuation");
   expect_error(std::string(300, '(') + "1", 1, 201, "nested too deeply");

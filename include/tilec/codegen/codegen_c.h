@@ -134,6 +134,11 @@ class CodeGenC {
   // Dispatches on the statement kind; tile-level statements throw.
   void print_stmt(const ir::Stmt& s);
   virtual void print_store(const ir::StoreNode* op);
+  // A vector move (print_store of a value that is an ir::vector_load): `lanes`
+  // consecutive elements of one dtype from src to dst, both first elements aligned to
+  // lanes * element bytes (gpu.vectorize_lanes proves or checks it). C prints an element
+  // loop; SIMT dialects override it with one wide load and one wide store.
+  virtual void print_vector_move(const ir::StoreNode* op, const ir::LoadNode* src);
   virtual void print_let(const ir::LetNode* op);
   // Thread-binding loops go to print_thread_binding_loop, the others to print_c_loop.
   virtual void print_for(const ir::ForNode* op);

@@ -13,13 +13,16 @@
 
 #include "tilec/backend/device_codegen.h"
 #include "tilec/codegen/codegen_c.h"
+#include "tilec/cuda/shared_memory_limit.h"
 
 namespace tilec::cuda {
 
-inline constexpr int64_t kStaticSharedLimitBytes = 48 * 1024;
-
 class CodeGenCUDA : public codegen::CodeGenC {
  public:
+  // `arch` ("sm_80"; "" checks no limit): a kernel whose shared tiles exceed
+  // the arch's shared memory per block (shared_memory_limit.h) is an ir::IRError naming
+  // the kernel, the bytes, the limit and what to change.
+  explicit CodeGenCUDA(std::string arch = "") : arch_(std::move(arch)) {}
   std::string source_format() const override { return "cuda"; }
 
  protected:
@@ -45,6 +48,9 @@ class CodeGenCUDA : public codegen::CodeGenC {
   void print_thread_binding_loop(const ir::ForNode* op) override { bind_loop_to_thread(op); }
   void print_allocate(const ir::AllocateNode* op) override;
   void print_barrier(const ir::CallNode* op) override;
+  // One 2/4/8/16-byte access each side, reinterpreted as ushort/uint/uint2/uint4 (any
+  // dtype: the bits move unchanged); other sizes print CodeGenC's element loop.
+  void print_vector_move(const ir::StoreNode* op, const ir::LoadNode* src) override;
 
   // Threads per block of a device function: the product of its threadIdx extents.
   static int64_t block_threads(const ir::PrimFunc& func);
@@ -52,6 +58,7 @@ class CodeGenCUDA : public codegen::CodeGenC {
   static int64_t shared_bytes(const ir::PrimFunc& func);
 
  private:
+  std::string arch_;
   bool dynamic_shared_ = false;  // this function's tiles live in the extern array
   int64_t shared_offset_ = 0;
 };
