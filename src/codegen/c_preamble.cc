@@ -177,6 +177,37 @@ TILEC_ATOMIC_ALL(u64, uint64_t, uint64_t)
 #endif
 )C";
 
+// The bounds-checked mode's record (codegen/bounds_record.h): the first violation of a
+// launch claims it with a compare-and-swap and writes its message; later ones only see
+// that it is claimed.
+const char* kBounds = R"C(
+#ifndef TILEC_HELPER_BOUNDS
+#define TILEC_HELPER_BOUNDS
+#include <stdarg.h>
+#include <stdio.h>
+#define TILEC_STATUS_OUT_OF_BOUNDS 5
+typedef struct TilecBoundsRecord {
+  int32_t claimed;
+  int32_t reserved;
+  char message[512];
+} TilecBoundsRecord;
+static inline __attribute__((unused, format(printf, 2, 3))) void tilec_bounds_report(
+    TilecBoundsRecord* record, const char* fmt, ...) {
+  int32_t unclaimed = 0;
+  if (!__atomic_compare_exchange_n(&record->claimed, &unclaimed, 1, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_RELAXED))
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(record->message, sizeof record->message, fmt, ap);
+  va_end(ap);
+}
+static inline __attribute__((unused)) int32_t tilec_bounds_failed(const TilecBoundsRecord* record) {
+  return __atomic_load_n(&record->claimed, __ATOMIC_RELAXED);
+}
+#endif
+)C";
+
 const char* kAlloc = R"C(
 #ifndef TILEC_HELPER_ALLOC
 #define TILEC_HELPER_ALLOC
@@ -192,12 +223,12 @@ static inline __attribute__((unused)) void tilec_free(void* p) { free(p); }
 
 std::string c_preamble_helper(const std::string& name) {
   static const std::map<std::string, const char*> sections = {
-      {"atomic", kAtomic}, {"floordiv", kFloorDiv}, {"f16", kFloat16},
-      {"bf16", kBFloat16}, {"alloc", kAlloc},       {"ivdep", kIvdep}};
+      {"atomic", kAtomic}, {"bounds", kBounds}, {"floordiv", kFloorDiv}, {"f16", kFloat16},
+      {"bf16", kBFloat16}, {"alloc", kAlloc},   {"ivdep", kIvdep}};
   auto it = sections.find(name);
   if (it == sections.end()) {
     throw ir::IRError("codegen: unknown C helper section '" + name +
-                      "'; known: alloc, atomic, bf16, f16, floordiv, ivdep");
+                      "'; known: alloc, atomic, bf16, bounds, f16, floordiv, ivdep");
   }
   return it->second;
 }

@@ -1,6 +1,8 @@
 #include "tilec/codegen/codegen_c.h"
 
 #include "c_preamble.h"
+#include "tilec/codegen/bounds_record.h"
+#include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
 
@@ -23,10 +25,10 @@ const std::set<std::string>& c_reserved_words() {
       "env", "err", "err_len", "num_args", "closure", "begin", "end", "NULL",
       // Macros and library functions the generated code uses.
       "NAN", "INFINITY", "INT32_MIN", "INT64_MIN", "INT64_C", "UINT64_C", "UINT32_C", "TILEC_IVDEP",
-      "TILEC_STATUS_OUT_OF_MEMORY", "TILEC_STATUS_DIVISION_BY_ZERO", "exp", "expf", "exp2", "exp2f",
-      "log", "logf", "log2", "log2f", "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor",
-      "floorf", "ceil", "ceilf", "fma", "fmaf", "fabs", "fabsf", "memcpy", "memset", "free",
-      "aligned_alloc",
+      "TILEC_STATUS_OUT_OF_MEMORY", "TILEC_STATUS_DIVISION_BY_ZERO", "TILEC_STATUS_OUT_OF_BOUNDS",
+      "tilec_bounds", "tilec_bounds_record", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2",
+      "log2f", "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor", "floorf", "ceil", "ceilf",
+      "fma", "fmaf", "fabs", "fabsf", "memcpy", "memset", "free", "aligned_alloc",
       // Type names and built-ins of OpenCL C and CUDA, whose code generators derive from
       // this one: a kernel's `half = n >> 1` must not become a declaration of type half.
       "half", "uint", "uchar", "ushort", "ulong", "size_t", "kernel", "global", "local", "constant",
@@ -717,6 +719,10 @@ void CodeGenC::begin_function(const PrimFunc& func) {
 void CodeGenC::print_function_signature(const PrimFunc& func) {
   std::string params;
   for (const auto& p : func->params) params += (params.empty() ? "" : ", ") + param_declaration(p);
+  if (transform::is_bounds_checked(func)) {
+    require_helper("bounds");
+    params += std::string(params.empty() ? "" : ", ") + "TilecBoundsRecord* " + kBoundsRecordParam;
+  }
   std::string quals = function_qualifiers(func);
   line() << (quals.empty() ? "" : quals + " ") << "int32_t " << function_name(func) << "("
          << (params.empty() ? "void" : params) << ") ";

@@ -1,8 +1,10 @@
 #include "tilec/codegen/host_codegen_c.h"
 
+#include "tilec/codegen/bounds_record.h"
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/codegen/codegen_c.h"
 #include "tilec/codegen/runtime_abi_text.h"
+#include "tilec/transform/bounds_check.h"
 #include "tilec/transform/split_host_device.h"
 
 #include "c_preamble.h"
@@ -295,7 +297,9 @@ class CodeGenCHost : public CodeGenC {
         "if (num_blocks < 0) return tilec_fail(err, err_len, \"kernel '{}': the grid has a "
         "negative extent (%lld blocks) for these argument shapes\", (long long)num_blocks);\n",
         name);
-    size_t n = std::max<size_t>(op->args.size(), 1);
+    // bounds_record.h: a bounds-checked device function reports into this record.
+    bool checked = transform::is_bounds_checked(current_function());
+    size_t n = std::max<size_t>(op->args.size() + (checked ? 1 : 0), 1);
     line() << "TilecKernelArg launch_args[" << n << "];\n";
     line() << "memset(launch_args, 0, sizeof launch_args);\n";
     for (size_t i = 0; i < op->args.size(); ++i) {
@@ -305,6 +309,12 @@ class CodeGenCHost : public CodeGenC {
       std::string conv = field == "ptr" ? "" : field == "f" ? "(double)" : "(int64_t)";
       line() << "launch_args[" << i << "]." << field << " = " << conv << value << ";\n";
     }
+    if (checked) {
+      require_helper("bounds");
+      line() << "TilecBoundsRecord tilec_bounds_record;\n";
+      line() << "memset(&tilec_bounds_record, 0, sizeof tilec_bounds_record);\n";
+      line() << "launch_args[" << op->args.size() << "].ptr = &tilec_bounds_record;\n";
+    }
     line() << "if (num_blocks > 0) ";
     open_scope();
     line() << "const int32_t status = env->parallel_for(num_blocks, " << task_entry_name(op->callee)
@@ -313,6 +323,12 @@ class CodeGenCHost : public CodeGenC {
         "if (status == {}) return tilec_fail(err, err_len, \"integer division by zero in kernel "
         "'{}'\");\n",
         kStatusDivisionByZero, name);
+    if (checked) {
+      line() << fmt::format(
+          "if (status == {}) return tilec_fail(err, err_len, \"%s\", "
+          "tilec_bounds_record.message);\n",
+          kStatusOutOfBounds);
+    }
     line() << fmt::format(
         "if (status != 0) return tilec_fail(err, err_len, \"kernel '{}': device function '{}' "
         "failed with status %d%s\", (int)status, status == 3 ? \" (out of memory for a "

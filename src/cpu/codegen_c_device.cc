@@ -1,9 +1,11 @@
 #include "tilec/cpu/codegen_c_device.h"
 
+#include "tilec/codegen/bounds_record.h"
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/codegen/device_source.h"
 #include "tilec/cpu/cpu_resources.h"
 #include "tilec/cpu/prefetch.h"
+#include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
 
@@ -40,12 +42,68 @@ std::string CodeGenCDevice::add_device_function(const PrimFunc& func) {
     }
     args += value + ", ";
   }
+  std::string record;  // bounds_record.h: the host passes it after the launch arguments
+  if (transform::is_bounds_checked(func))
+    record = fmt::format(", (TilecBoundsRecord*)args[{}].ptr", leading);
   append_definition(fmt::format(
       "\n__attribute__((visibility(\"hidden\"))) int32_t {}(int64_t begin, int64_t end, void* "
       "closure) {{\n  const TilecKernelArg* args = (const TilecKernelArg*)closure;\n  return "
-      "{}({}begin, end);\n}}\n",
-      codegen::task_entry_name(func->name), func->name, args));
+      "{}({}begin, end{});\n}}\n",
+      codegen::task_entry_name(func->name), func->name, args, record));
   return codegen::task_entry_name(func->name);
+}
+
+void CodeGenCDevice::print_evaluate(const EvaluateNode* op) {
+  if (auto bounds = as_bounds_call(op->value)) return print_bounds_call(*bounds);
+  CodeGenC::print_evaluate(op);
+}
+
+void CodeGenCDevice::print_allocate(const AllocateNode* op) {
+  // CodeGenC::print_allocate's rule: large or symbolic tiles live on the heap.
+  const Buffer& b = op->buffer;
+  Expr numel = make_int(1, DataType::Int64());
+  for (const auto& d : b->shape) numel = numel * cast(DataType::Int64(), d);
+  const int64_t* count = as_const_int(transform::simplify(numel));
+  bool heap = b->scope != StorageScope::kVar &&
+              !(count && *count * b->dtype.bytes() <= codegen::kMaxStackAllocationBytes);
+  if (heap) heap_tiles_.push_back(b);
+  CodeGenC::print_allocate(op);
+  if (heap) heap_tiles_.pop_back();
+}
+
+void CodeGenCDevice::print_bounds_call(const BoundsCall& op) {
+  require_helper("bounds");
+  if (op.stop) {
+    line() << "if (tilec_bounds_failed(" << codegen::kBoundsRecordParam << ")) ";
+    print_bounds_exit();
+    return;
+  }
+  std::string format;
+  for (char c : codegen::bounds_violation_format(op)) {
+    if (c == '"' || c == '\\') format += '\\';
+    format += c;
+  }
+  std::string values;
+  for (const auto* list : {&op.indices, &op.shape})
+    for (const auto& e : *list) values += ", (long long)(" + print_expr(e) + ")";
+  line() << "tilec_bounds_report(" << codegen::kBoundsRecordParam << ", \"" << format << "\""
+         << values << ");\n";
+  line();
+  print_bounds_exit();
+}
+
+void CodeGenCDevice::print_bounds_exit() {
+  if (heap_tiles_.empty()) {
+    body_ << "return TILEC_STATUS_OUT_OF_BOUNDS;\n";
+    return;
+  }
+  body_ << "{\n";
+  ++indent_;
+  for (size_t i = heap_tiles_.size(); i-- > 0;)
+    line() << "tilec_free(" << buffer_name(heap_tiles_[i]) << ");\n";
+  line() << "return TILEC_STATUS_OUT_OF_BOUNDS;\n";
+  --indent_;
+  line() << "}\n";
 }
 
 codegen::CodeGenC::Printed CodeGenCDevice::print_call(const CallNode* op) {

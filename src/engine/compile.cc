@@ -5,6 +5,7 @@
 #include "tilec/engine/kernel_cache.h"
 #include "tilec/ir/check.h"
 #include "tilec/ir/structural.h"
+#include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -82,6 +83,19 @@ std::shared_ptr<const fs::path> owned_directory(fs::path dir) {
   });
 }
 
+// A backend whose pipeline has no bounds-check pass would run the kernel unchecked:
+// asking for checks there is an error, never a silently unchecked run.
+void require_bounds_checks(const backend::BackendContext& context, const ir::IRModule& lowered) {
+  for (const auto& func : lowered.functions()) {
+    if (transform::is_bounds_checked(func)) continue;
+    throw EngineError(fmt::format(
+        "bounds checking is not supported on target '{}': backend '{}' lowers '{}' without "
+        "bounds checks (pass config {} = true, --bounds-check); run it on a CPU target "
+        "(--target llvm or --target c), or leave bounds checking off",
+        context.target().str(), context.name(), func->name, transform::kBoundsCheckConfigKey));
+  }
+}
+
 struct GeneratedCode {
   backend::CodeArtifact host;
   backend::CodeArtifact device;
@@ -127,6 +141,8 @@ Kernel compile(const ir::IRModule& mod, std::string_view target,
   }
 
   ir::IRModule lowered = context.lower(mod);
+  if (transform::bounds_check_enabled(transform::PassContext::current()))
+    require_bounds_checks(context, lowered);
   SplitModule split = split_host_device(lowered, context.name());
   GeneratedCode code = generate_code(context, split);
 

@@ -1,7 +1,10 @@
 #include "frontend_lowering.h"
+
+#include "block_swizzle.h"
 #include "tilec/ir/block_accumulator.h"
 #include "tilec/ir/builder.h"
 #include "tilec/ir/const_fold.h"
+#include "tilec/ir/structural.h"
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/warp_shuffle.h"
 
@@ -97,15 +100,10 @@ bool is_warp_primitive(const std::string& fn) {
 // Scheduling and register-allocation hints with no meaning for the result of a kernel:
 // accepted and dropped on every target (docs/semantics.md, "Hints").
 bool is_result_neutral_hint(const std::string& fn) {
-  static const std::set<std::string> names = {"annotate_layout",
-                                              "func_attr",
-                                              "use_swizzle",
-                                              "annotate_padding",
-                                              "annotate_l2_hit_ratio",
-                                              "no_set_max_nreg",
-                                              "disable_warp_group_reg_alloc",
-                                              "annotate_safe_value",
-                                              "finalize_reducer"};
+  static const std::set<std::string> names = {"annotate_layout",    "func_attr",
+                                              "annotate_padding",   "annotate_l2_hit_ratio",
+                                              "no_set_max_nreg",    "disable_warp_group_reg_alloc",
+                                              "annotate_safe_value"};
   return names.count(fn) != 0;
 }
 
@@ -1555,6 +1553,13 @@ class Lowering {
       std::vector<Expr> values = args(it == arity.end() ? 1 : it->second);
       return fold(guarded(e.span, [&] { return call(fn, values, e.span); }), e.span);
     }
+    if (fn == "clamp") {  // TileLang's T.clamp(x, lo, hi) = T.min(T.max(x, lo), hi)
+      std::vector<Expr> v = args(3);
+      return guarded(e.span, [&] {
+        Expr low = fold(call("max", {v[0], v[1]}, e.span), e.span);
+        return fold(call("min", {low, v[2]}, e.span), e.span);
+      });
+    }
     if (fn == "call_extern") {
       // T.call_extern("float32", "name", args...): the printed form of an extern call.
       no_keywords(e, qualified);
@@ -1652,6 +1657,11 @@ class Lowering {
       DataType t = dtype_arg(*a[1]);
       return guarded(e.span, [&] { return cast(t, v, e.span); });
     }
+    if (fn == "Ramp" || fn == "Broadcast") return with_span(vector_lane_value(e, fn), e.span);
+    if (fn == "max_value" || fn == "min_value") {
+      auto a = bind_args(e, qualified, {"dtype"}, 1);
+      return with_span(dtype_limit(dtype_arg(*a[0]), fn == "min_value"), e.span);
+    }
     if (fn == "infinity") {
       auto a = bind_args(e, qualified, {"dtype"}, 1);
       DataType t = dtype_arg(*a[0]);
@@ -1747,6 +1757,11 @@ class Lowering {
     }
     if (is_result_neutral_hint(fn)) {
       for (const auto& c : e.children) check_hint_argument(*c);
+      return;
+    }
+    if (fn == "use_swizzle") return use_swizzle(e);
+    if (fn == "reducer_init" || fn == "reducer_update" || fn == "finalize_reducer") {
+      if (std::optional<Stmt> st = reducer_statement(e, fn, s.span)) acc.add(*st);
       return;
     }
     if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min")
@@ -1929,6 +1944,117 @@ class Lowering {
 
   // Hint arguments (layout dicts, attribute dicts, panel sizes) are checked to be
   // well-formed names and constants, then dropped.
+  // The reducer family (docs/semantics.md, "Reducers"): T.reducer_init(r[, value]) fills
+  // r with its op's identity (or value), T.reducer_update(r[i, j], v) combines v into
+  // one element as one indivisible step, so updates from any T.Parallel iterations
+  // may meet, and T.finalize_reducer(r[, dst]) makes the combined values available
+  // (copied into dst). The reducer is a per-block tile (shared scope), so the update is
+  // an atomic read-modify-write on every target.
+  std::optional<Stmt> reducer_statement(const AstExpr& e, const std::string& fn, Span span) {
+    const std::string q = "T." + fn;
+    auto reducer_of = [&](const AstExpr& arg) -> std::pair<Buffer, std::string> {
+      const AstExpr& base = arg.kind == AstKind::kSubscript ? *arg.base : arg;
+      Buffer b = buffer_name(base, q);
+      auto it = reducer_ops_.find(b.get());
+      if (it == reducer_ops_.end())
+        fail(base.span, q + ": '" + b->name + "' is not a reducer",
+             "allocate it with " + b->name + " = T.alloc_reducer(shape, dtype, op=\"sum\")");
+      return {b, it->second};
+    };
+    if (fn == "reducer_init") {
+      auto a = bind_args(e, q, {"reducer", "value"}, 1);
+      auto [r, op] = reducer_of(*a[0]);
+      Expr value = a[1] ? expr(*a[1]) : reducer_identity(op, r->dtype, a[0]->span);
+      value = guarded(a[1] ? a[1]->span : a[0]->span, [&] { return cast(r->dtype, value); });
+      return fill(TileRegion{r, {}}, value, span);
+    }
+    if (fn == "reducer_update") {
+      auto a = bind_args(e, q, {"target", "value"}, 2);
+      if (a[0]->kind != AstKind::kSubscript)
+        fail(a[0]->span, q + " updates one element of a reducer",
+             "write T.reducer_update(r[i, j], v)");
+      auto [r, op] = reducer_of(*a[0]);
+      ElementAccess access = element_access(*a[0], /*is_store=*/false);
+      Expr v = expr(*a[1]);
+      if (op == "sum" || op == "max" || op == "min") {
+        return guarded(span, [&] {
+          Expr element = load(access.buffer, access.indices, a[0]->span);
+          return evaluate(
+              atomic_update("atomic_" + std::string(op == "sum" ? "add" : op), element, v, span),
+              span);
+        });
+      }
+      fail(a[0]->span, q + " of a T.alloc_reducer(op=\"" + op + "\") is not supported yet",
+           "reducers with op sum, max and min update atomically; combine bitwise with "
+           "plain stores in a T.serial loop over the reduced dimension instead");
+    }
+    // finalize_reducer(r) or finalize_reducer(r, dst)
+    auto a = bind_args(e, q, {"reducer", "dst", "batch"}, 1);
+    auto [r, op] = reducer_of(*a[0]);
+    if (a[2] && int_arg(*a[2], "batch") < 1) fail(a[2]->span, "batch must be at least 1");
+    if (!a[1]) return std::nullopt;  // in place: the one per-block copy is already combined
+    TileRegion dst = region_arg(*a[1], q);
+    bool same_shape = dst.buffer->shape.size() == r->shape.size();
+    for (size_t d = 0; same_shape && d < r->shape.size(); ++d)
+      same_shape = structural_equal(dst.buffer->shape[d], r->shape[d]);
+    if (dst.buffer->dtype != r->dtype || !dst.is_whole() || !same_shape)
+      fail(a[1]->span, q + "'s destination must be a whole buffer of the reducer's shape and dtype",
+           "allocate it as T.alloc_fragment(" + r->name + ".shape, " + r->name + ".dtype)");
+    return guarded(span, [&] { return copy(TileRegion{r, {}}, dst, span); });
+  }
+
+  // The identity of a reducer's combine op: sum 0, max the dtype's lowest finite value,
+  // min its highest, as TileLang's T.reducer_init.
+  Expr reducer_identity(const std::string& op, DataType t, Span span) {
+    if (op == "sum") return make_zero(t);
+    return guarded(span,
+                   [&] { return op == "max" ? dtype_limit(t, true) : dtype_limit(t, false); });
+  }
+
+  // T.min_value(dtype) / T.max_value(dtype): the lowest / highest finite value.
+  static Expr dtype_limit(DataType t, bool lowest) {
+    if (t.is_bool()) return make_bool(!lowest);
+    if (t.is_integer()) {
+      if (t.is_uint()) {
+        if (lowest) return make_int(0, t);
+        return make_int(t.bits == 64 ? -1 : int64_t((uint64_t(1) << t.bits) - 1), t);
+      }
+      int64_t top =
+          t.bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (t.bits - 1)) - 1;
+      return make_int(lowest ? -top - 1 : top, t);
+    }
+    double top = t.is_bfloat16() ? 3.3895313892515355e38
+                 : t.bits == 16  ? 65504.0
+                 : t.bits == 32  ? double(std::numeric_limits<float>::max())
+                                 : std::numeric_limits<double>::max();
+    return make_float(lowest ? -top : top, t);
+  }
+
+  // T.use_swizzle(panel_size, order="row", enable=True): remaps the enclosing kernel's
+  // block indices (block_swizzle.h) once its body is lowered.
+  void use_swizzle(const AstExpr& e) {
+    auto a = bind_args(e, "T.use_swizzle", {"panel_size", "order", "enable", "num_xcds"}, 1);
+    if (!in_kernel_) fail(e.span, "T.use_swizzle is only meaningful inside a T.Kernel");
+    if (a[2] && !bool_arg(*a[2], "enable")) return;
+    if (a[3] && int_arg(*a[3], "num_xcds") != 0)
+      fail(a[3]->span, "T.use_swizzle(num_xcds=...) remaps blocks over AMD chiplets (XCDs)",
+           "tilec's targets have none: leave num_xcds at 0");
+    BlockSwizzle swizzle;
+    swizzle.panel_size = int_arg(*a[0], "panel_size");
+    if (swizzle.panel_size < 1)
+      fail(a[0]->span, "T.use_swizzle panel_size must be at least 1, got " +
+                           std::to_string(swizzle.panel_size));
+    if (a[1]) {
+      Binding order = const_value(*a[1], "order");
+      if (order.kind != Binding::kString || (order.text != "row" && order.text != "column"))
+        fail(a[1]->span, "T.use_swizzle order must be \"row\" or \"column\"");
+      swizzle.column = order.text == "column";
+    }
+    if (kernel_swizzle_)
+      fail(e.span, "T.use_swizzle appears twice in one kernel", "keep one of them");
+    kernel_swizzle_ = swizzle;
+  }
+
   void check_hint_argument(const AstExpr& e) {
     if (e.kind == AstKind::kDict || e.kind == AstKind::kString || e.kind == AstKind::kBool ||
         e.kind == AstKind::kLambda)
@@ -1972,8 +2098,12 @@ class Lowering {
 
   void assignment(const AstStmt& s, const AstExpr& target, BlockAccumulator& acc) {
     const AstExpr& value = *s.value;
-    if (target.kind == AstKind::kSubscript)
+    if (target.kind == AstKind::kSubscript) {
+      if (std::optional<int64_t> lanes = ramp_lanes(target))
+        return acc.add(
+            lane_loop(*lanes, s.span, [&] { return element_store(target, expr(value), s.span); }));
       return acc.add(element_store(target, expr(value), s.span));
+    }
     if (target.kind == AstKind::kTuple || target.kind == AstKind::kList)
       return unpacking(s, target, acc);
     if (target.kind != AstKind::kName)
@@ -2005,15 +2135,33 @@ class Lowering {
                  ->span,
              "T.decl_buffer over existing data (data=, strides=, elem_offset=) is not supported",
              "declare a fresh buffer: T.decl_buffer(shape, dtype, scope=\"shared\")");
-      if (fn == "alloc_reducer" && a[2]) {
-        if (a[2]->kind != AstKind::kString ||
-            (a[2]->name != "sum" && a[2]->name != "max" && a[2]->name != "min"))
-          fail(a[2]->span, "T.alloc_reducer's op is \"sum\", \"max\" or \"min\"");
+      std::string reducer_op = "sum";
+      if (fn == "alloc_reducer") {
+        scope = StorageScope::kShared;  // updates from any thread of the block meet here
+        static const std::set<std::string> ops = {"sum", "max", "min", "bitand", "bitor", "bitxor"};
+        if (a[2]) {
+          Binding op = const_value(*a[2], "op");
+          if (op.kind != Binding::kString || !ops.count(op.text))
+            fail(a[2]->span,
+                 "T.alloc_reducer's op is \"sum\", \"max\", \"min\", \"bitand\", "
+                 "\"bitor\" or \"bitxor\"");
+          reducer_op = op.text;
+          if (reducer_op.rfind("bit", 0) == 0 && !t.is_integer() && !t.is_bool())
+            fail(a[2]->span, "the bitwise reducer op '" + reducer_op +
+                                 "' needs an integer dtype, not " + t.str());
+        }
+        if (a[3]) {
+          Binding rep = const_value(*a[3], "replication");
+          if (rep.kind != Binding::kNone &&
+              (rep.kind != Binding::kString || (rep.text != "all" && rep.text != "none")))
+            fail(a[3]->span, "T.alloc_reducer's replication is \"all\", \"none\" or None");
+        }
       }
       if (const AstExpr* sc = fn == "decl_buffer" ? a[5] : fn == "alloc_reducer" ? nullptr : a[2])
         scope = scope_arg(*sc);
       Buffer buffer = make_buffer(name, shape, t, scope, target.span);
       bind_local(name, {Binding::kBuffer, {}, "", buffer}, target.span);
+      if (fn == "alloc_reducer") reducer_ops_[buffer.get()] = reducer_op;
       return acc.open_allocate(buffer, std::nullopt, s.span);
     }
     if (fn == "alloc_var") {
@@ -2148,11 +2296,70 @@ class Lowering {
     }
     if (target.kind != AstKind::kSubscript)
       fail(target.span, "unsupported augmented assignment target", "write x += v or A[i, j] += v");
-    Expr current = expr(target);
-    auto* load_node = current.as<LoadNode>();
-    Expr v = binary_op(bop, current, expr(*s.value), s.span);
-    acc.add(
-        guarded(s.span, [&] { return store(load_node->buffer, load_node->indices, v, s.span); }));
+    auto element_update = [&] {
+      Expr current = expr(target);
+      auto* load_node = current.as<LoadNode>();
+      Expr v = binary_op(bop, current, expr(*s.value), s.span);
+      return guarded(s.span,
+                     [&] { return store(load_node->buffer, load_node->indices, v, s.span); });
+    };
+    if (std::optional<int64_t> lanes = ramp_lanes(target))
+      return acc.add(lane_loop(*lanes, s.span, element_update));
+    acc.add(element_update());
+  }
+
+  // Vector statements (docs/semantics.md, "Vectors"): a store whose index holds a
+  // T.Ramp(base, stride, lanes) stores `lanes` elements, lane l at base + stride * l, of
+  // a value whose T.Ramp loads and T.Broadcast(v, lanes) operands are taken lane by lane.
+  // It is lowered here to a T.vectorized loop over the lanes, which every target runs
+  // (and the CPU and SIMT code generators may turn back into vector instructions).
+  std::optional<int64_t> ramp_lanes(const AstExpr& target) {
+    for (const auto& c : target.children) {
+      if (c->kind == AstKind::kCall && c->base->kind == AstKind::kAttribute &&
+          language_function(*c->base) == "Ramp") {
+        auto a = bind_args(*c, "T.Ramp", {"base", "stride", "lanes"}, 3);
+        int64_t lanes = int_arg(*a[2], "lanes");
+        if (lanes < 1 || lanes > 64)
+          fail(a[2]->span, "T.Ramp lanes must be between 1 and 64, got " + std::to_string(lanes));
+        return lanes;
+      }
+    }
+    return std::nullopt;
+  }
+
+  template <class F>
+  Stmt lane_loop(int64_t lanes, Span span, F&& body_of) {
+    if (vector_lane_) fail(span, "a vector statement cannot be nested in another");
+    Var lane = make_var("lane", DataType::Int32(), span);
+    vector_lane_ = VectorLane{lane, lanes};
+    Stmt body = body_of();
+    vector_lane_.reset();
+    return guarded(span, [&] {
+      return for_loop(lane, make_int(0), make_int(lanes), body, ForKind::kVectorized, 1, span);
+    });
+  }
+
+  // T.Ramp / T.Broadcast as an expression: lane `vector_lane_` of the vector.
+  Expr vector_lane_value(const AstExpr& e, const std::string& fn) {
+    const std::string q = "T." + fn;
+    auto a = fn == "Ramp" ? bind_args(e, q, {"base", "stride", "lanes"}, 3)
+                          : bind_args(e, q, {"value", "lanes"}, 2);
+    const AstExpr& lanes_arg = *a[fn == "Ramp" ? 2 : 1];
+    int64_t lanes = int_arg(lanes_arg, "lanes");
+    if (!vector_lane_)
+      fail(e.span,
+           q + " is a vector of " + std::to_string(lanes) +
+               " lanes; tilec takes vectors in a store indexed by T.Ramp",
+           "write B[T.Ramp(i, 1, 4)] = A[T.Ramp(i, 1, 4)] * T.Broadcast(s, 4), or a T.vectorized "
+           "loop");
+    if (lanes != vector_lane_->lanes)
+      fail(lanes_arg.span,
+           q + " has " + std::to_string(lanes) + " lanes but the statement stores " +
+               std::to_string(vector_lane_->lanes),
+           "every vector of one statement has the same number of lanes");
+    if (fn == "Broadcast") return expr(*a[0]);
+    Expr base = expr(*a[0]), stride = expr(*a[1]);
+    return guarded(e.span, [&] { return base + stride * Expr(vector_lane_->lane); });
   }
 
   Stmt if_statement(const AstStmt& s) {
@@ -2483,6 +2690,7 @@ class Lowering {
     for (size_t d = 0; d < thread_names.size() && d < n->threads.size(); ++d)
       if (!thread_names[d].empty())
         kernel_thread_vars_[d] = make_var(thread_names[d], DataType::Int32(), span);
+    kernel_swizzle_.reset();
     n->body = block(body, span);
     bool per_thread = false;
     for (const auto& v : kernel_thread_vars_) per_thread = per_thread || bool(v);
@@ -2498,6 +2706,11 @@ class Lowering {
     kernel_threads_.clear();
     kernel_thread_vars_.clear();
     scopes_.pop_back();
+    if (kernel_swizzle_) {
+      BlockSwizzle swizzle = *std::exchange(kernel_swizzle_, {});
+      return apply_block_swizzle(
+          *n, swizzle, [&](BinaryOp op, Expr a, Expr b) { return binary_op(op, a, b, span); });
+    }
     return Stmt(n);
   }
 
@@ -2577,6 +2790,13 @@ class Lowering {
   std::set<std::string> used_defines_;
   std::unordered_map<std::string, Span> out_of_scope_;
   bool in_kernel_ = false;
+  std::optional<BlockSwizzle> kernel_swizzle_;  // T.use_swizzle of the kernel being lowered
+  std::map<const BufferNode*, std::string> reducer_ops_;  // T.alloc_reducer buffers -> op
+  struct VectorLane {
+    Var lane;
+    int64_t lanes;
+  };
+  std::optional<VectorLane> vector_lane_;  // the lane loop of a T.Ramp store being lowered
   int helper_depth_ = 0;
   const AstStmt* first_helper_ = nullptr;  // a module-level def that is no kernel
   // Names bound by skipped module-level statements, with the reason (see lookup).

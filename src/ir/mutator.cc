@@ -84,8 +84,13 @@ Expr ExprMutator::mutate_load(const LoadNode* op, const Expr& self) {
 Expr ExprMutator::mutate_call(const CallNode* op, const Expr& self) {
   std::vector<Expr> args;
   if (!mutate_all(op->args, &args)) return self;
-  if (op->call_kind == CallKind::kExtern)
-    return call_extern(op->dtype, op->name, std::move(args), op->span);
+  if (op->call_kind == CallKind::kExtern) {
+    // The node as it was, with new arguments: its name was checked when it was made
+    // (the bounds calls of ir/bounds_call.h have names no T.call_extern may take).
+    auto node = std::make_shared<CallNode>(*op);
+    node->args = std::move(args);
+    return Expr(std::move(node));
+  }
   if (op->call_kind == CallKind::kAtomic)
     return atomic_update(op->name, std::move(args[0]), std::move(args[1]), op->span);
   // A barrier has no arguments, so only intrinsics get here.

@@ -1,6 +1,7 @@
 #include "tilec/ir/printer.h"
 #include "tilec/ir/vector_load.h"
 
+#include "tilec/ir/bounds_call.h"
 #include "tilec/ir/structural.h"
 
 #include <fmt/format.h>
@@ -331,6 +332,18 @@ class Printer {
         // Extern calls and barriers print in TVM's spelling, which the parser reads back.
         if (c->call_kind == CallKind::kBarrier)
           return {"T.tvm_storage_sync(\"" + c->name + "\")", kPrecAtom};
+        if (auto bounds = as_bounds_call(e)) {  // lowered IR only; not parsed back
+          if (bounds->stop) return {"T.bounds_stop_if_failed()", kPrecAtom};
+          std::string s = std::string("T.bounds_violation(\"") +
+                          (bounds->access == BoundsAccess::kStore ? "store" : "load") + "\", " +
+                          bounds->buffer + ", [";
+          for (size_t i = 0; i < bounds->indices.size(); ++i)
+            s += (i ? ", " : "") + expr(bounds->indices[i]);
+          s += "], [";
+          for (size_t i = 0; i < bounds->shape.size(); ++i)
+            s += (i ? ", " : "") + expr(bounds->shape[i]);
+          return {s + "])", kPrecAtom};
+        }
         std::string s = "T." + c->name + "(";  // atomics too: T.atomic_add(A[i], v)
         if (c->call_kind == CallKind::kExtern)
           s = "T.call_extern(\"" + c->dtype.str() + "\", \"" + c->name + "\"" +

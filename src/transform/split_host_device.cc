@@ -2,6 +2,7 @@
 
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/visitor.h"
+#include "tilec/transform/bounds_check.h"
 #include "tilec/transform/pass_context.h"
 
 #include <fmt/format.h>
@@ -52,6 +53,8 @@ SplitFunction split_function(const PrimFunc& func, const SplitHostDeviceOptions&
 
   std::string device_name = func->name + "_kernel";
   AttrMap device_attrs{{"global_symbol", device_name}, {kFunctionKindAttr, std::string("device")}};
+  // The device function reports the violations; the host entry keeps the attr too.
+  if (is_bounds_checked(func)) device_attrs[kBoundsCheckedAttr] = true;
   PrimFunc device = make_prim_func(device_name, params, body, device_attrs, func->span);
 
   // The host evaluates the grid before any let inside the kernel function runs.

@@ -118,6 +118,69 @@ def f(A: T.Tensor((16, 16), "float32"), S: T.Tensor((16,), "float32")):
         T.finalize_reducer(r)
         T.copy(r, S)
 )"},
+      {"ReducerEpochSumMaxMinFromParallelIterations", R"(
+@T.prim_func
+def f(A: T.Tensor((32, 16), "float32"), I: T.Tensor((32, 16), "int32"),
+      S: T.Tensor((4,), "float32"), Mx: T.Tensor((4,), "int32"), Mn: T.Tensor((4,), "float32")):
+    with T.Kernel(2) as bx:
+        s = T.alloc_reducer((4,), "float32", op="sum")
+        m = T.alloc_reducer((4,), "int32", op="max")
+        n = T.alloc_reducer((4,), "float32", op="min")
+        T.reducer_init(s)
+        T.reducer_init(m)
+        T.reducer_init(n, 1e30)
+        for i, j in T.Parallel(16, 16):
+            T.reducer_update(s[j % 4], A[bx * 16 + i, j])
+            T.reducer_update(m[j // 4], I[bx * 16 + i, j])
+            T.reducer_update(n[i % 4], A[bx * 16 + i, j])
+        s_out = T.alloc_fragment((4,), "float32")
+        m_out = T.alloc_fragment((4,), "int32")
+        T.finalize_reducer(s, s_out)
+        T.finalize_reducer(m, m_out)
+        T.finalize_reducer(n)
+        for k in T.Parallel(4):
+            T.atomic_add(S[k], s_out[k])
+            T.atomic_max(Mx[k], m_out[k])
+            T.atomic_min(Mn[k], n[k])
+)"},
+      {"MinMaxValue", R"(
+@T.prim_func
+def f(A: T.Tensor((8,), "float32"), B: T.Tensor((8,), "float32"), C: T.Tensor((8,), "int32")):
+    with T.Kernel(1) as bx:
+        for i in T.Parallel(8):
+            B[i] = T.max(A[i], T.min_value("float32")) + T.min(A[i], T.max_value("float16"))
+            C[i] = T.max_value("int8") + T.min_value("int16") + T.clamp(i * 3 - 4, 0, 9)
+)"},
+      {"RampVectorStoresAndBroadcast", R"(
+@T.prim_func
+def f(A: T.Tensor((8, 16), "float32"), B: T.Tensor((8, 16), "float32"), C: T.Tensor((8, 8), "float32")):
+    with T.Kernel(2) as bx:
+        for i in T.serial(4):
+            r = bx * 4 + i
+            B[r, T.Ramp(0, 1, 16)] = A[r, T.Ramp(0, 1, 16)] * T.Broadcast(2.0, 16)
+            C[r, T.Ramp(0, 1, 8)] = A[r, T.Ramp(1, 2, 8)] + A[r, T.Ramp(0, 2, 8)]
+            C[r, T.Ramp(7, -1, 4)] += T.Broadcast(A[r, 0], 4)
+)"},
+      {"SwizzleRowGemm", R"(
+@T.prim_func
+def f(A: T.Tensor((48, 32), "float32"), B: T.Tensor((32, 64), "float32"), C: T.Tensor((48, 64), "float32")):
+    with T.Kernel(4, 3, threads=64) as (bx, by):
+        T.use_swizzle(panel_size=2)
+        a = T.alloc_shared((16, 32), "float32")
+        b = T.alloc_shared((32, 16), "float32")
+        c = T.alloc_fragment((16, 16), "float32")
+        T.copy(A[by * 16, 0], a)
+        T.copy(B[0, bx * 16], b)
+        T.gemm(a, b, c, clear_accum=True)
+        T.copy(c, C[by * 16, bx * 16])
+)"},
+      {"SwizzleColumnThreeDimensionalGrid", R"(
+@T.prim_func
+def f(A: T.Tensor((2, 5, 7), "float32"), B: T.Tensor((2, 5, 7), "float32")):
+    with T.Kernel(7, 5, 2) as (bx, by, bz):
+        T.use_swizzle(3, order="column")
+        B[bz, by, bx] = A[bz, by, bx] + T.Cast("float32", bx * 100 + by)
+)"},
       {"LoopsWithAnnotationsGridStepUnrollVectorized", R"(
 @T.prim_func
 def f(A: T.Tensor((8, 8), "float32"), B: T.Tensor((8, 8), "float32")):

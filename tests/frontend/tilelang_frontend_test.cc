@@ -262,5 +262,42 @@ TEST(ConstructErrors, CheckRejectsAFunctionWithoutAKernel) {
   EXPECT_EQ(e.span().line, 3);
 }
 
+void expect_error(const std::string& body, const std::string& message, int line) {
+  SourceError e = error_of(body);
+  EXPECT_EQ(e.span().line, line + 2) << e.what();
+  EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+}
+
+TEST(ConstructErrors, RampBroadcastAndReducers) {
+  expect_error(kFn + "        x = A[0, T.Ramp(0, 1, 4)]\n", "T.Ramp is a vector of 4 lanes", 4);
+  expect_error(kFn + "        A[0, T.Ramp(0, 1, 4)] = A[1, T.Ramp(0, 1, 8)]\n",
+               "T.Ramp has 8 lanes but the statement stores 4", 4);
+  expect_error(kFn + "        A[0, T.Ramp(0, 1, 0)] = 1.0\n", "lanes must be between 1 and 64", 4);
+  expect_error(kFn + "        A[0, 0] = T.Broadcast(1.0, 4)\n", "T.Broadcast is a vector", 4);
+  expect_error(kFn + "        r = T.alloc_reducer((4,), \"float32\", op=\"prod\")\n",
+               "T.alloc_reducer's op is", 4);
+  expect_error(kFn + "        r = T.alloc_reducer((4,), \"float32\", op=\"bitor\")\n",
+               "needs an integer dtype", 4);
+  expect_error(kFn + "        r = T.alloc_reducer((4,), \"float32\", replication=\"some\")\n",
+               "replication is", 4);
+  expect_error(kFn + "        T.reducer_init(A)\n", "'A' is not a reducer", 4);
+  expect_error(
+      kFn + "        r = T.alloc_reducer((4,), \"float32\")\n        T.reducer_update(r, 1.0)\n",
+      "updates one element of a reducer", 5);
+  expect_error(kFn +
+                   "        r = T.alloc_reducer((4,), \"int32\", op=\"bitand\")\n"
+                   "        T.reducer_update(r[0], 1)\n",
+               "is not supported yet", 5);
+  expect_error(
+      kFn +
+          "        r = T.alloc_reducer((4,), \"float32\")\n"
+          "        d = T.alloc_fragment((8,), \"float32\")\n        T.finalize_reducer(r, d)\n",
+      "destination must be a whole buffer of the reducer's shape", 6);
+  expect_error(kFn +
+                   "        h = T.alloc_reducer((4,), \"float16\")\n"
+                   "        T.reducer_update(h[0], 1.0)\n",
+               "on a float16 element is not supported", 5);
+}
+
 }  // namespace
 }  // namespace tilec::ir

@@ -16,10 +16,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// This process's directory of test files, removed when the process exits (CTest runs
+// every test in its own process, so one directory per test would pile up in /tmp).
+class TestDir {
+ public:
+  TestDir() : path_(fs::temp_directory_path() / ("tilec-npy-test-" + std::to_string(::getpid()))) {
+    fs::create_directories(path_);
+  }
+  ~TestDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
 fs::path temp_file(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("tilec-npy-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
+  static TestDir dir;
+  return dir.path() / name;
 }
 
 std::string slurp(const fs::path& p) {

@@ -338,3 +338,36 @@ def test_gil_is_released_while_the_kernel_runs(examples):
         f"this thread woke {(woke - span['start']) * 1e3:.1f} ms into a "
         f"{(span['end'] - span['start']) * 1e3:.1f} ms call: the GIL was held"
     )
+
+
+GATHER_SOURCE = '''import tilelang.language as T
+
+
+@T.prim_func
+def gather(X: T.Tensor((64,), "float32"), I: T.Tensor((64,), "int32"), Y: T.Tensor((64,), "float32")):
+    with T.Kernel(4, threads=16) as bx:
+        for i in T.Parallel(16):
+            Y[bx * 16 + i] = X[I[bx * 16 + i]]
+'''
+
+
+@pytest.mark.parametrize("target, execution_backend", runnable_targets())
+def test_bounds_check_pass_config_raises_a_clear_error(target, execution_backend):
+    kernel = tilec.compile(
+        GATHER_SOURCE, target=target, execution_backend=execution_backend, pass_configs={"tilec.bounds_check": True}
+    )
+    x = np.arange(64, dtype=np.float32)
+    index = np.arange(64, dtype=np.int32)[::-1].copy()
+    y = np.zeros(64, np.float32)
+    kernel(x, index, y)
+    np.testing.assert_array_equal(y, x[index])
+    index[40] = 64
+    with pytest.raises(tilec.KernelError, match=r"line 8:.*load 'X' at index \[64\] is outside its shape \[64\]"):
+        kernel(x, index, y)
+
+
+def test_bounds_check_is_refused_where_the_target_cannot_check():
+    with pytest.raises(tilec.EngineError, match="bounds checking is not supported on target 'cuda"):
+        tilec.compile(
+            GATHER_SOURCE, target="cuda -arch=sm_80", execution_backend="source", pass_configs={"tilec.bounds_check": True}
+        )

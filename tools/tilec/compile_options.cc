@@ -5,6 +5,7 @@
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/check.h"
 #include "tilec/target/nearest_name.h"
+#include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
 
@@ -114,6 +115,10 @@ void add_compile_options(CLI::App& sub, CompileOptions& options) {
   sub.add_option("--target-host", options.target_host, "host target (default: derived)");
   sub.add_option("--execution-backend", options.execution_backend, "execution backend, e.g. native")
       ->capture_default_str();
+  sub.add_flag("--bounds-check", options.bounds_check,
+               "compile every tensor, shared and fragment access with an index check; the first "
+               "index outside its shape is an error naming file:line:col, tensor, index and "
+               "shape (pass config tilec.bounds_check; cpu targets)");
   sub.add_option("-D,--define", options.defines,
                  "set a module constant or factory parameter: -D NAME=VALUE (repeatable)");
   sub.add_option("--entry", options.entry,
@@ -134,7 +139,9 @@ CompiledFile compile_kernel_file(const CompileOptions& options) {
   ir::check_module_or_throw(mod, options.file, read_source(options.file));
   std::optional<std::string> host;
   if (!options.target_host.empty()) host = options.target_host;
-  Kernel kernel = compile(mod, options.target, host, options.execution_backend);
+  PassConfig pass_config;
+  if (options.bounds_check) pass_config[transform::kBoundsCheckConfigKey] = true;
+  Kernel kernel = compile(mod, options.target, host, options.execution_backend, pass_config);
   return {std::move(mod), std::move(kernel)};
 }
 

@@ -52,9 +52,10 @@ struct CompileOptions : KernelFileOptions {
   std::string target = "auto";
   std::string target_host;  // "" = derived from the target
   std::string execution_backend = "auto";
+  bool bounds_check = false;  // --bounds-check: pass config tilec.bounds_check = true
 };
 
-// Adds FILE, --target, --target-host, --execution-backend and -D/--define.
+// Adds FILE, --target, --target-host, --execution-backend, --bounds-check and -D/--define.
 void add_compile_options(CLI::App& sub, CompileOptions& options);
 
 struct CompiledFile {

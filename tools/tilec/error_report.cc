@@ -25,6 +25,8 @@ std::string rewrite_line(const std::string& line, bool first) {
   static const std::regex source_error(R"(^(\S+?:\d+:\d+): error: (.*)$)");
   static const std::regex located_error(R"(^(\S+?): error: (.*)$)");
   static const std::regex interp_place(R"(^line (\d+):(\d+): (.*)$)");
+  // A compiled kernel's run-time report (the bounds-checked build) carries the same place.
+  static const std::regex kernel_place(R"(^kernel '[^']*': line (\d+):(\d+): (.*)$)");
   static const std::regex bare_error(R"(^error: (.*)$)");
   if (line.rfind(kPrefix, 0) == 0) return line;
   std::smatch m;
@@ -33,7 +35,7 @@ std::string rewrite_line(const std::string& line, bool first) {
   if (!first) return line;
   if (std::regex_match(line, m, located_error) && is_kernel_place(m[1].str()))
     return kPrefix + m[1].str() + ": " + m[2].str();
-  if (std::regex_match(line, m, interp_place)) {
+  if (std::regex_match(line, m, interp_place) || std::regex_match(line, m, kernel_place)) {
     std::string file = kernel_file().empty() ? "<kernel>" : kernel_file();
     return kPrefix + file + ":" + m[1].str() + ":" + m[2].str() + ": " + m[3].str();
   }

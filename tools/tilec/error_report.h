@@ -1,8 +1,10 @@
 // One error format for every subcommand: each error is printed once as
 // "tilec: error: file:line:col: message" (followed by the source line, a caret and
-// a hint when the error carries them). Library errors come in three shapes — a
+// a hint when the error carries them). Library errors come in four shapes — a
 // SourceError ("file:line:col: error: message"), an interpreter error that knows
-// only its place in the kernel ("line L:C: message"), and plain messages — and are
+// only its place in the kernel ("line L:C: message"), the same from a compiled
+// kernel's call ("kernel 'name': line L:C: message", the bounds-checked build), and
+// plain messages — and are
 // rewritten here into that one shape, so no message repeats its prefix.
 #pragma once
 

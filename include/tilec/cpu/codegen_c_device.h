@@ -2,11 +2,15 @@
 // static C function plus its task function (c_launch_abi.h), printed by
 // codegen::build_device_source with a CodeGenCDevice. Registered for target kind
 // `c`; only build_without_compile exists, since the native execution backend
-// compiles host and device C together.
+// compiles host and device C together. A bounds-checked function (transform/
+// bounds_check.h) reports its violations through its TilecBoundsRecord parameter
+// (codegen/bounds_record.h) and returns TILEC_STATUS_OUT_OF_BOUNDS, freeing the heap
+// tiles in scope first.
 #pragma once
 
 #include "tilec/backend/device_codegen.h"
 #include "tilec/codegen/codegen_c.h"
+#include "tilec/ir/bounds_call.h"
 
 namespace tilec::cpu {
 
@@ -23,10 +27,17 @@ class CodeGenCDevice : public codegen::CodeGenC {
 
  protected:
   std::string function_qualifiers(const ir::PrimFunc& func) override { return "static"; }
+  void print_evaluate(const ir::EvaluateNode* op) override;
+  void print_allocate(const ir::AllocateNode* op) override;
   // A prefetch (cpu/prefetch.h) as __builtin_prefetch of the element's address.
   Printed print_call(const ir::CallNode* op) override;
 
  private:
+  void print_bounds_call(const ir::BoundsCall& op);
+  // `{ tilec_free(...)...; return TILEC_STATUS_OUT_OF_BOUNDS; }` on the current line.
+  void print_bounds_exit();
+
+  std::vector<ir::Buffer> heap_tiles_;  // heap-allocated tiles in scope, outermost first
   int64_t vector_bytes_;
 };
 

@@ -1,6 +1,7 @@
 #include "ir_emitter.h"
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/cpu/llvm_codegen.h"
+#include "tilec/transform/bounds_check.h"
 #include "tilec/transform/split_host_device.h"
 
 #include <fmt/format.h>
@@ -34,6 +35,9 @@ class DeviceEmitter : public llvm_codegen::IREmitter {
     std::vector<llvm::Type*> types;
     for (const auto& p : func->params)
       types.push_back(p.is_buffer() ? ptr() : value_type(p.var.dtype()));
+    // A bounds-checked function reports into the record its last parameter points to.
+    bool checked = transform::is_bounds_checked(func);
+    if (checked) types.push_back(ptr());
     llvm::Function* fn =
         llvm::Function::Create(llvm::FunctionType::get(i32(), types, false),
                                llvm::Function::InternalLinkage, func->name, module_);
@@ -45,6 +49,7 @@ class DeviceEmitter : public llvm_codegen::IREmitter {
       if (func->params[i].buffer->read_only)
         fn->addParamAttr(unsigned(i), llvm::Attribute::ReadOnly);
     }
+    if (checked) fn->getArg(unsigned(func->params.size()))->setName("bounds_record");
     fn->addFnAttr(llvm::Attribute::NoUnwind);
     emit_body(func, fn);
     return add_task(func, fn);
@@ -59,6 +64,8 @@ class DeviceEmitter : public llvm_codegen::IREmitter {
       }
       bind_var(p.var, fn->getArg(unsigned(i)));
     }
+    if (transform::is_bounds_checked(func))
+      set_bounds_record(fn->getArg(unsigned(func->params.size())));
   }
 
  private:
@@ -93,6 +100,11 @@ class DeviceEmitter : public llvm_codegen::IREmitter {
     }
     args.push_back(task->getArg(0));
     args.push_back(task->getArg(1));
+    if (transform::is_bounds_checked(func)) {  // after the launch arguments (bounds_record.h)
+      args.push_back(builder_.CreateLoad(
+          ptr(), builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), closure,
+                                                     leading * kKernelArgBytes)));
+    }
     builder_.CreateRet(builder_.CreateCall(device, args));
     return name;
   }

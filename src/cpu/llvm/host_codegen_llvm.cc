@@ -1,8 +1,10 @@
 #include "ir_emitter.h"
+#include "tilec/codegen/bounds_record.h"
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/cpu/llvm_codegen.h"
 #include "tilec/runtime/abi.h"
 #include "tilec/runtime/device_launch.h"
+#include "tilec/transform/bounds_check.h"
 #include "tilec/transform/split_host_device.h"
 
 #include <dlpack/dlpack.h>
@@ -151,10 +153,22 @@ class HostEmitter : public llvm_codegen::IREmitter {
                         "argument shapes",
                         name),
             {blocks});
-    size_t n = std::max<size_t>(op->args.size(), 1);
+    // bounds_record.h: a bounds-checked device function reports into this record.
+    bool checked = transform::is_bounds_checked(current_function());
+    size_t n = std::max<size_t>(op->args.size() + (checked ? 1 : 0), 1);
     llvm::AllocaInst* launch_args =
         entry_alloca(llvm::ArrayType::get(i64(), n), nullptr, "launch_args", 8);
     builder_.CreateMemSet(launch_args, builder_.getInt8(0), n * 8, llvm::MaybeAlign(8));
+    llvm::AllocaInst* record = nullptr;
+    if (checked) {
+      record = entry_alloca(llvm::ArrayType::get(builder_.getInt8Ty(), codegen::kBoundsRecordBytes),
+                            nullptr, "bounds_record", 8);
+      builder_.CreateMemSet(record, builder_.getInt8(0), codegen::kBoundsRecordBytes,
+                            llvm::MaybeAlign(8));
+      builder_.CreateStore(
+          record, builder_.CreateConstInBoundsGEP2_64(launch_args->getAllocatedType(), launch_args,
+                                                      0, op->args.size()));
+    }
     for (size_t i = 0; i < op->args.size(); ++i) {
       const Expr& a = op->args[i];
       llvm::Value* value = emit(a);
@@ -179,6 +193,12 @@ class HostEmitter : public llvm_codegen::IREmitter {
                                               {blocks, task.getCallee(), launch_args});
     fail_if(builder_.CreateICmpEQ(status, builder_.getInt32(llvm_codegen::kStatusDivisionByZero)),
             fmt::format("integer division by zero in kernel '{}'", name), {});
+    if (checked) {
+      fail_if(builder_.CreateICmpEQ(status, builder_.getInt32(llvm_codegen::kStatusOutOfBounds)),
+              "%s",
+              {builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), record,
+                                                   codegen::kBoundsRecordMessageOffset)});
+    }
     llvm::Value* oom_note = builder_.CreateSelect(
         builder_.CreateICmpEQ(status, builder_.getInt32(llvm_codegen::kStatusOutOfMemory)),
         c_string(" (out of memory for a block-local tile)"), c_string(""));

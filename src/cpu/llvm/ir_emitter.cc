@@ -1,6 +1,8 @@
 #include "ir_emitter.h"
 #include "tilec/cpu/prefetch.h"
 
+#include "tilec/codegen/bounds_record.h"
+
 #include <fmt/format.h>
 #include <llvm/ADT/APFloat.h>
 #include <llvm/IR/Intrinsics.h>
@@ -852,11 +854,63 @@ void IREmitter::emit_allocate(const AllocateNode* op) {
       builder_.getInt64(kTileAlignment));
   llvm::Value* tile = builder_.CreateCall(runtime_function("aligned_alloc", ptr(), {i64(), i64()}),
                                           {builder_.getInt64(kTileAlignment), bytes}, b->name);
-  return_if(builder_.CreateICmpEQ(tile, llvm::ConstantPointerNull::get(ptr())),
-            builder_.getInt32(kStatusOutOfMemory));
+  llvm::BasicBlock* no_memory = llvm::BasicBlock::Create(ctx_, "out_of_memory", fn_);
+  llvm::BasicBlock* allocated = llvm::BasicBlock::Create(ctx_, "allocated", fn_);
+  builder_.CreateCondBr(builder_.CreateICmpEQ(tile, llvm::ConstantPointerNull::get(ptr())),
+                        no_memory, allocated);
+  builder_.SetInsertPoint(no_memory);
+  emit_return_status(kStatusOutOfMemory);
+  builder_.CreateBr(allocated);
+  builder_.SetInsertPoint(allocated);
   buffers_[b.get()] = {tile, parallel_loops_.size(), 0};
+  heap_tiles_.push_back(tile);
   emit_stmt(op->body);
+  heap_tiles_.pop_back();
   builder_.CreateCall(runtime_function("free", builder_.getVoidTy(), {ptr()}), {tile});
+}
+
+void IREmitter::emit_return_status(int status) {
+  for (size_t i = heap_tiles_.size(); i-- > 0;)
+    builder_.CreateCall(runtime_function("free", builder_.getVoidTy(), {ptr()}), {heap_tiles_[i]});
+  builder_.CreateRet(builder_.getInt32(status));
+  continue_in_new_block("after_return");
+}
+
+void IREmitter::emit_bounds_call(const BoundsCall& op) {
+  if (!bounds_record_) {
+    fail("a bounds check in a function without a bounds record (attr tilec.bounds_checked)");
+  }
+  if (op.stop) {
+    auto* claimed = builder_.CreateAlignedLoad(i32(), bounds_record_, llvm::Align(4), "claimed");
+    claimed->setAtomic(llvm::AtomicOrdering::Monotonic);
+    llvm::BasicBlock* stop = llvm::BasicBlock::Create(ctx_, "bounds_stop", fn_);
+    llvm::BasicBlock* go_on = llvm::BasicBlock::Create(ctx_, "bounds_go_on", fn_);
+    builder_.CreateCondBr(builder_.CreateICmpNE(claimed, builder_.getInt32(0)), stop, go_on);
+    builder_.SetInsertPoint(stop);
+    emit_return_status(kStatusOutOfBounds);
+    builder_.CreateBr(go_on);
+    builder_.SetInsertPoint(go_on);
+    return;
+  }
+  // The first violation of the launch claims the record and writes its message.
+  auto* claim = builder_.CreateAtomicCmpXchg(
+      bounds_record_, builder_.getInt32(0), builder_.getInt32(1), llvm::MaybeAlign(4),
+      llvm::AtomicOrdering::AcquireRelease, llvm::AtomicOrdering::Monotonic);
+  llvm::BasicBlock* report = llvm::BasicBlock::Create(ctx_, "bounds_report", fn_);
+  llvm::BasicBlock* leave = llvm::BasicBlock::Create(ctx_, "bounds_leave", fn_);
+  builder_.CreateCondBr(builder_.CreateExtractValue(claim, 1), report, leave);
+  builder_.SetInsertPoint(report);
+  std::vector<llvm::Value*> args = {
+      builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), bounds_record_,
+                                          codegen::kBoundsRecordMessageOffset),
+      builder_.getInt64(codegen::kBoundsRecordMessageBytes),
+      c_string(codegen::bounds_violation_format(op))};
+  for (const auto* list : {&op.indices, &op.shape})
+    for (const auto& e : *list) args.push_back(cast_value(DataType::Int64(), e));
+  builder_.CreateCall(runtime_function("snprintf", i32(), {ptr(), i64(), ptr()}, true), args);
+  builder_.CreateBr(leave);
+  builder_.SetInsertPoint(leave);
+  emit_return_status(kStatusOutOfBounds);
 }
 
 void IREmitter::emit_launch(const LaunchNode* op) {
@@ -886,6 +940,7 @@ void IREmitter::emit_stmt(const Stmt& s) {
     case StmtKind::kEvaluate: {
       const Expr& value = s.as<EvaluateNode>()->value;
       if (as_barrier(value)) return;  // the threads of a block run in order on the CPU
+      if (auto bounds = as_bounds_call(value)) return emit_bounds_call(*bounds);
       emit(value);
       return;
     }
@@ -915,6 +970,8 @@ void IREmitter::emit_body(const PrimFunc& func, llvm::Function* fn) {
   lane_strides_.clear();
   lane_mask_ = nullptr;
   division_flag_ = nullptr;
+  bounds_record_ = nullptr;
+  heap_tiles_.clear();
   for (const auto& v : symbolic_shape_vars(func)) var_bounds_[v.get()] = {0, std::nullopt};
   entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn);
   builder_.SetInsertPoint(entry_);

@@ -16,6 +16,7 @@
 // launch. Internal to src/cpu/llvm: the only headers that include LLVM's.
 #pragma once
 
+#include "tilec/ir/bounds_call.h"
 #include "tilec/ir/function.h"
 #include "tilec/transform/simplify.h"
 
@@ -37,6 +38,8 @@ namespace tilec::cpu::llvm_codegen {
 // and after a heap tile could not be allocated (the C preamble's values).
 inline constexpr int kStatusOutOfMemory = 3;
 inline constexpr int kStatusDivisionByZero = 4;
+// After a bounds violation (codegen/bounds_record.h).
+inline constexpr int kStatusOutOfBounds = 5;
 // An allocation larger than this lives on the heap (codegen::kMaxStackAllocationBytes).
 inline constexpr int64_t kMaxStackBytes = 256 * 1024;
 
@@ -87,6 +90,9 @@ class IREmitter {
   // `ret status` when cond holds, then continues.
   void return_if(llvm::Value* cond, llvm::Value* status);
   const ir::PrimFunc& current_function() const { return func_; }
+  // The TilecBoundsRecord* a bounds-checked device function reports into
+  // (codegen/bounds_record.h); set by the subclass's prologue.
+  void set_bounds_record(llvm::Value* record) { bounds_record_ = record; }
   // An alloca in the entry block (so mem2reg sees it and loops reuse one slot).
   llvm::AllocaInst* entry_alloca(llvm::Type* type, llvm::Value* count, const std::string& name,
                                  unsigned align);
@@ -112,6 +118,10 @@ class IREmitter {
   void emit_if(const ir::IfNode* op);
   void emit_allocate(const ir::AllocateNode* op);
   void emit_let(const ir::LetNode* op);
+  // ir::bounds_violation / bounds_stop_if_failed through bounds_record_.
+  void emit_bounds_call(const ir::BoundsCall& op);
+  // `ret status` after freeing the heap tiles in scope; continues in a new block.
+  void emit_return_status(int status);
   // A counted loop over [begin, end) by step; body(var) emits one iteration.
   llvm::BranchInst* emit_counted_loop(llvm::Value* begin, llvm::Value* end, int64_t step,
                                       bool is_signed, const std::string& name,
@@ -172,6 +182,8 @@ class IREmitter {
   ir::PrimFunc func_;
   llvm::BasicBlock* entry_ = nullptr;
   llvm::AllocaInst* division_flag_ = nullptr;  // created on the first checked division
+  llvm::Value* bounds_record_ = nullptr;
+  std::vector<llvm::Value*> heap_tiles_;  // heap-allocated tiles in scope, outermost first
   std::unordered_map<const ir::VarNode*, llvm::Value*> vars_;
   std::unordered_map<const ir::BufferNode*, BufferSlot> buffers_;
   std::map<std::string, BufferSlot> param_buffers_;  // global buffers by source name

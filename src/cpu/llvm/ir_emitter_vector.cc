@@ -5,6 +5,7 @@
 // (extern calls, memory reads on only one side of a varying condition) depends on the
 // lane; otherwise the loop is emitted as a loop for LLVM's own vectorizer.
 #include "ir_emitter.h"
+#include "tilec/ir/bounds_call.h"
 #include "tilec/ir/visitor.h"
 
 #include <fmt/format.h>
@@ -146,6 +147,10 @@ class VectorBodyCheck {
       case StmtKind::kEvaluate: {
         const Expr& value = s.as<EvaluateNode>()->value;
         if (as_barrier(value)) return;
+        if (as_bounds_call(value)) {  // an early return: no vector form
+          ok_ = false;
+          return;
+        }
         check_expr(value);
         if (varying(value)) ok_ = false;
         return;
