@@ -15,7 +15,8 @@ std::string printf_literal(const std::string& text) {
   return out;
 }
 
-std::string placeholders(size_t n) {
+// printf conversions for n int64 index values: "%lld, %lld, ...".
+std::string int64_conversions(size_t n) {
   std::string out;
   for (size_t i = 0; i < n; ++i) out += i ? ", %lld" : "%lld";
   return out;
@@ -31,8 +32,8 @@ std::string bounds_violation_format(const ir::BoundsCall& violation) {
       "{}{} '{}' at index [{}] is outside its shape [{}] (found by the bounds-checked build); "
       "guard the access with an if, or use T.copy, which masks elements outside the tensor",
       where, violation.access == ir::BoundsAccess::kStore ? "store" : "load",
-      printf_literal(violation.buffer), placeholders(violation.indices.size()),
-      placeholders(violation.shape.size()));
+      printf_literal(violation.buffer), int64_conversions(violation.indices.size()),
+      int64_conversions(violation.shape.size()));
 }
 
 }  // namespace tilec::codegen

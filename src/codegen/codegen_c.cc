@@ -2,6 +2,7 @@
 
 #include "c_preamble.h"
 #include "tilec/codegen/bounds_record.h"
+#include "tilec/ir/visitor.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
@@ -255,12 +256,13 @@ CodeGenC::Printed CodeGenC::print_binary(const BinaryNode* op) {
         return round_to_dtype(infix(div ? "/" : "%", kMulPrec), op->dtype);
       }
       require_helper("floordiv");
-      if (!divisor_nonzero) uses_division_flag_ = true;
       std::string fn =
           t.is_uint()
               ? fmt::format("tilec_{}_u{}", div ? "div" : "mod", t.bits == 64 ? 64 : 32)
               : fmt::format("tilec_floor{}_i{}", div ? "div" : "mod", t.bits == 64 ? 64 : 32);
-      return round_to_dtype(helper_call(fn), op->dtype);
+      if (divisor_nonzero) return round_to_dtype(helper_call(fn), op->dtype);
+      uses_division_flag_ = true;
+      return round_to_dtype({zero_checked_division(fn, a.text, b.text), kPrimary}, op->dtype);
     }
     case BinaryOp::kMin:  // std::min's choice, so NaN behaves as in the interpreter
       return {fmt::format("{} < {} ? {} : {}", wrap(b, kRelPrec - 1), wrap(a, kRelPrec - 1),
@@ -730,6 +732,26 @@ void CodeGenC::print_function_signature(const PrimFunc& func) {
 
 void CodeGenC::print_function_epilogue(const PrimFunc& func) {
   line() << "return 0;\n";
+}
+
+std::string CodeGenC::zero_checked_division(const std::string& fn, const std::string& a,
+                                            const std::string& b) {
+  return fmt::format("{}({}, {})", fn, a, b);
+}
+
+bool CodeGenC::may_divide_by_zero(const Stmt& body) {
+  // The same test print_binary makes: an integer // or % whose divisor is not a
+  // non-zero constant.
+  bool found = false;
+  post_order_visit(body, [&](const Stmt*, const Expr* e) {
+    if (found || !e) return;
+    auto* b = e->as<BinaryNode>();
+    if (!b || (b->op != BinaryOp::kFloorDiv && b->op != BinaryOp::kFloorMod)) return;
+    if (b->dtype.is_float()) return;
+    const int64_t* divisor = as_const_int(b->b);
+    if (!divisor || *divisor == 0) found = true;
+  });
+  return found;
 }
 
 void CodeGenC::print_division_by_zero_exit(const PrimFunc& func) {

@@ -52,11 +52,13 @@ typedef unsigned long long uint64_t;
 #endif
 )CU";
 
-// Floor division/modulo (Python's // and %); a zero divisor yields 0 (see the header).
-// The C codegen resets its division flag where a kernel divides by a non-constant; here
-// that statement declares an unused variable instead.
+// Floor division/modulo (Python's // and %). A zero divisor yields 0 and, where the
+// kernel divides by a non-constant, sets the kernel's private flag: the C codegen's
+// flag reset declares it here, the *_checked helpers set it, and the kernel's end
+// reports it through the module's tilec_status_<kernel> word (see the header).
 const char* kFloorDiv = R"CU(
-#define tilec_division_by_zero int tilec_division_flag_unused __attribute__((unused))
+#define TILEC_STATUS_DIVISION_BY_ZERO 4
+#define tilec_division_by_zero int tilec_div0
 static __device__ __forceinline__ int32_t tilec_floordiv_i32(int32_t a, int32_t b) {
   if (b == 0) return 0;
   int32_t q = a / b;
@@ -85,6 +87,19 @@ static __device__ __forceinline__ float tilec_floordiv_f32(float a, float b) { r
 static __device__ __forceinline__ float tilec_floormod_f32(float a, float b) { return a - floorf(a / b) * b; }
 static __device__ __forceinline__ double tilec_floordiv_f64(double a, double b) { return floor(a / b); }
 static __device__ __forceinline__ double tilec_floormod_f64(double a, double b) { return a - floor(a / b) * b; }
+#define TILEC_CU_CHECKED(FN, T)                                                        \
+  static __device__ __forceinline__ T FN##_checked(T a, T b, int* flag) {              \
+    if (b == 0) *flag = 1;                                                             \
+    return FN(a, b);                                                                   \
+  }
+TILEC_CU_CHECKED(tilec_floordiv_i32, int32_t)
+TILEC_CU_CHECKED(tilec_floormod_i32, int32_t)
+TILEC_CU_CHECKED(tilec_floordiv_i64, int64_t)
+TILEC_CU_CHECKED(tilec_floormod_i64, int64_t)
+TILEC_CU_CHECKED(tilec_div_u32, uint32_t)
+TILEC_CU_CHECKED(tilec_mod_u32, uint32_t)
+TILEC_CU_CHECKED(tilec_div_u64, uint64_t)
+TILEC_CU_CHECKED(tilec_mod_u64, uint64_t)
 )CU";
 
 const char* kFloat16 = R"CU(
@@ -304,8 +319,23 @@ void CodeGenCUDA::print_function_signature(const PrimFunc& func) {
     line() << fmt::format("extern \"C\" __device__ int64_t tilec_dynamic_shared_bytes_{} = {};\n",
                           name, shared);
   }
+  if (may_divide_by_zero(func->body)) {
+    line() << "/* Set to TILEC_STATUS_DIVISION_BY_ZERO when a divisor is zero; the launch "
+              "zeroes and reads it. */\n";
+    line() << fmt::format("extern \"C\" __device__ int {}{} = 0;\n", kDeviceStatusPrefix, name);
+  }
   line() << fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) ",
                         block_threads(func), name, params.empty() ? "void" : params);
+}
+
+std::string CodeGenCUDA::zero_checked_division(const std::string& fn, const std::string& a,
+                                               const std::string& b) {
+  return fmt::format("{}_checked({}, {}, &tilec_div0)", fn, a, b);
+}
+
+void CodeGenCUDA::print_division_by_zero_exit(const PrimFunc& func) {
+  line() << fmt::format("if (tilec_div0) atomicMax(&{}{}, TILEC_STATUS_DIVISION_BY_ZERO);\n",
+                        kDeviceStatusPrefix, function_name(func));
 }
 
 void CodeGenCUDA::print_allocate(const AllocateNode* op) {

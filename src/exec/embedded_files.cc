@@ -38,6 +38,15 @@ int32_t fail_device_call(char* err, int32_t err_len, const std::string& message)
   return 1;
 }
 
+int32_t fail_device_status(char* err, int32_t err_len, int32_t status,
+                           const std::string& function) {
+  fail_device_call(err, err_len,
+                   status == TILEC_STATUS_DIVISION_BY_ZERO
+                       ? fmt::format("integer division by zero in device function '{}'", function)
+                       : fmt::format("device function '{}' reported status {}", function, status));
+  return status;
+}
+
 void write_binary_file(const std::filesystem::path& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), std::streamsize(bytes.size()));

@@ -29,6 +29,10 @@ std::optional<std::string> embedded_bytes(void* handle, const char* begin, const
 // into err and returns 1.
 int32_t fail_device_call(char* err, int32_t err_len, const std::string& message);
 
+// For a launch whose kernel set its status word (abi.h) to `status`: writes what the
+// status means for device function `function` into err and returns status.
+int32_t fail_device_status(char* err, int32_t err_len, int32_t status, const std::string& function);
+
 // Writes bytes to path; throws ExecError naming the path on failure.
 void write_binary_file(const std::filesystem::path& path, std::string_view bytes);
 

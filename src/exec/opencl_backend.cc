@@ -1,5 +1,6 @@
 #include "tilec/exec/opencl_backend.h"
 
+#include "device_build.h"
 #include "embedded_files.h"
 #include "host_entry_function.h"
 
@@ -328,7 +329,7 @@ class OpenCLModule final : public LoadedModule {
     env_.device = this;
   }
   ~OpenCLModule() override {
-    for (auto& [name, kernel] : kernels_) clReleaseKernel(kernel);
+    for (auto& [name, kernel] : kernels_) clReleaseKernel(kernel.kernel);
     clReleaseProgram(program_);
   }
 
@@ -412,8 +413,10 @@ class OpenCLModule final : public LoadedModule {
     }
     std::lock_guard<std::mutex> lock(m.device_->mutex);
     cl_kernel kernel = nullptr;
+    cl_uint kernel_args = 0;
     if (auto found = m.kernels_.find(function); found != m.kernels_.end()) {
-      kernel = found->second;
+      kernel = found->second.kernel;
+      kernel_args = found->second.num_args;
     } else {
       cl_int status = CL_SUCCESS;
       kernel = clCreateKernel(m.program_, function, &status);
@@ -422,7 +425,24 @@ class OpenCLModule final : public LoadedModule {
                                         fmt::format("OpenCL: the program has no kernel '{}': {}",
                                                     function, cl_error_name(status)));
       }
-      m.kernels_.emplace(function, kernel);
+      status =
+          clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof kernel_args, &kernel_args, nullptr);
+      if (status != CL_SUCCESS) {
+        clReleaseKernel(kernel);
+        return detail::fail_device_call(
+            err, len,
+            fmt::format("OpenCL: cannot query the parameters of kernel '{}': {}", function,
+                        cl_error_name(status)));
+      }
+      m.kernels_.emplace(function, Kernel{kernel, kernel_args});
+    }
+    // One parameter more than the launch passes is the kernel's status word (abi.h).
+    bool has_status = kernel_args == cl_uint(num_args) + 1;
+    if (!has_status && kernel_args != cl_uint(num_args)) {
+      return detail::fail_device_call(
+          err, len,
+          fmt::format("OpenCL: kernel '{}' takes {} parameters, but the launch passes {}", function,
+                      kernel_args, num_args));
     }
     int64_t threads = block[0] * block[1] * block[2];
     if (threads > int64_t(m.device_->max_work_group_size)) {
@@ -478,6 +498,21 @@ class OpenCLModule final : public LoadedModule {
                                                     function, cl_error_name(status)));
       }
     }
+    cl_int word = 0;
+    cl_mem status_word = nullptr;
+    if (has_status) {
+      cl_int status = CL_SUCCESS;
+      status_word = clCreateBuffer(m.device_->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                   sizeof word, &word, &status);
+      if (status == CL_SUCCESS)
+        status = clSetKernelArg(kernel, cl_uint(num_args), sizeof status_word, &status_word);
+      if (status != CL_SUCCESS) {
+        if (status_word) clReleaseMemObject(status_word);
+        return detail::fail_device_call(err, len,
+                                        fmt::format("OpenCL: the status word of kernel '{}': {}",
+                                                    function, cl_error_name(status)));
+      }
+    }
     size_t global[3], local[3];
     for (int d = 0; d < 3; ++d) {
       local[d] = size_t(block[d]);
@@ -486,6 +521,12 @@ class OpenCLModule final : public LoadedModule {
     cl_int status = clEnqueueNDRangeKernel(m.device_->queue, kernel, 3, nullptr, global, local, 0,
                                            nullptr, nullptr);
     if (status == CL_SUCCESS) status = clFinish(m.device_->queue);
+    if (status_word) {
+      if (status == CL_SUCCESS)
+        status = clEnqueueReadBuffer(m.device_->queue, status_word, CL_TRUE, 0, sizeof word, &word,
+                                     0, nullptr, nullptr);
+      clReleaseMemObject(status_word);
+    }
     if (status != CL_SUCCESS) {
       return detail::fail_device_call(
           err, len,
@@ -494,6 +535,7 @@ class OpenCLModule final : public LoadedModule {
                       function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                       cl_error_name(status)));
     }
+    if (word != 0) return detail::fail_device_status(err, len, word, function);
     return 0;
   }
 
@@ -502,7 +544,11 @@ class OpenCLModule final : public LoadedModule {
   std::shared_ptr<runtime::KernelLibrary> library_;
   std::shared_ptr<DeviceContext> device_;
   cl_program program_;
-  std::map<std::string, cl_kernel, std::less<>> kernels_;  // guarded by device_->mutex
+  struct Kernel {
+    cl_kernel kernel;
+    cl_uint num_args;  // one more than a launch passes: the status word
+  };
+  std::map<std::string, Kernel, std::less<>> kernels_;  // guarded by device_->mutex
   TilecRuntimeEnv env_{};
   std::weak_ptr<const OpenCLModule> self_;
 };
@@ -534,12 +580,7 @@ class OpenCLBackend final : public ExecutionBackend {
   BuiltModule build(const backend::CodeArtifact& host, const backend::CodeArtifact& device,
                     const target::Target& target, const target::Target& target_host,
                     const fs::path& output_dir) const override {
-    if (device.format != "opencl") {
-      throw ExecError(fmt::format(
-          "the opencl execution backend builds OpenCL C device code, but the device code is in "
-          "format '{}'; choose an execution backend that accepts '{}'",
-          device.format.empty() ? "<none>" : device.format, device.format));
-    }
+    detail::require_device_format(device, "opencl", kOpenCLBackendName, "OpenCL C");
     auto ctx = device_context(target.get_string("device"));
     fs::path source_path = output_dir / "device.cl";
     detail::write_binary_file(source_path, device.source);
@@ -549,13 +590,9 @@ class OpenCLBackend final : public ExecutionBackend {
     fs::path binary_path = output_dir / "device.clbin";
     detail::write_binary_file(
         binary_path, std::string_view(reinterpret_cast<const char*>(binary.data()), binary.size()));
-    backend::CodeArtifact embed;
-    embed.format = "c";
-    embed.source = embed_source(binary_path, source_path, target.get_string("device"));
-    // The host library is built by the native backend's compiler, with the embedded program.
-    BuiltModule native =
-        native_execution_backend()->build(host, embed, target_host, target_host, output_dir);
-    return {native.artifact, load(native.artifact)};
+    return detail::build_with_embedded_device_code(
+        *this, host, embed_source(binary_path, source_path, target.get_string("device")),
+        target_host, output_dir);
   }
 
   std::shared_ptr<const LoadedModule> load(const fs::path& artifact) const override {

@@ -350,10 +350,10 @@ class Lowering {
     auto why = std::make_shared<const SourceError>(make_source_error(
         options_.filename, source_, s.span, "tilec does not run module-level control flow",
         "define constants at module level without if/for/with, or in a factory"));
-    std::vector<const AstStmt*> todo = {&s};
-    while (!todo.empty()) {
-      const AstStmt* st = todo.back();
-      todo.pop_back();
+    std::vector<const AstStmt*> pending = {&s};
+    while (!pending.empty()) {
+      const AstStmt* st = pending.back();
+      pending.pop_back();
       std::vector<const AstExpr*> targets;
       if (st->target) targets.push_back(st->target.get());
       for (const auto& t : st->more_targets) targets.push_back(t.get());
@@ -365,8 +365,8 @@ class Lowering {
           if (t->kind == AstKind::kTuple || t->kind == AstKind::kList) targets.push_back(c.get());
       }
       if (st->kind == AstStmtKind::kFunctionDef) bind_skipped(st->name, why);
-      for (const auto& b : st->body) todo.push_back(b.get());
-      for (const auto& b : st->orelse) todo.push_back(b.get());
+      for (const auto& b : st->body) pending.push_back(b.get());
+      for (const auto& b : st->orelse) pending.push_back(b.get());
     }
   }
 
@@ -1963,7 +1963,9 @@ class Lowering {
     };
     if (fn == "reducer_init") {
       auto a = bind_args(e, q, {"reducer", "value"}, 1);
-      auto [r, op] = reducer_of(*a[0]);
+      const auto reducer = reducer_of(*a[0]);  // named, not bound: lambdas below use them
+      const Buffer& r = reducer.first;
+      const std::string& op = reducer.second;
       Expr value = a[1] ? expr(*a[1]) : reducer_identity(op, r->dtype, a[0]->span);
       value = guarded(a[1] ? a[1]->span : a[0]->span, [&] { return cast(r->dtype, value); });
       return fill(TileRegion{r, {}}, value, span);
@@ -1973,7 +1975,8 @@ class Lowering {
       if (a[0]->kind != AstKind::kSubscript)
         fail(a[0]->span, q + " updates one element of a reducer",
              "write T.reducer_update(r[i, j], v)");
-      auto [r, op] = reducer_of(*a[0]);
+      const auto reducer = reducer_of(*a[0]);  // named, not bound: lambdas below use them
+      const std::string& op = reducer.second;
       ElementAccess access = element_access(*a[0], /*is_store=*/false);
       Expr v = expr(*a[1]);
       if (op == "sum" || op == "max" || op == "min") {
@@ -1990,7 +1993,8 @@ class Lowering {
     }
     // finalize_reducer(r) or finalize_reducer(r, dst)
     auto a = bind_args(e, q, {"reducer", "dst", "batch"}, 1);
-    auto [r, op] = reducer_of(*a[0]);
+    const auto reducer = reducer_of(*a[0]);  // named, not bound: lambdas below use them
+    const Buffer& r = reducer.first;
     if (a[2] && int_arg(*a[2], "batch") < 1) fail(a[2]->span, "batch must be at least 1");
     if (!a[1]) return std::nullopt;  // in place: the one per-block copy is already combined
     TileRegion dst = region_arg(*a[1], q);

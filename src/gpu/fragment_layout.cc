@@ -1,5 +1,6 @@
 #include "tilec/gpu/fragment_layout.h"
 
+#include "simt_error.h"
 #include "tilec/gpu/parallel_nest.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/printer.h"
@@ -351,10 +352,11 @@ class LayoutInference : public StmtVisitor {
     for (const auto& d : buffer->shape) {
       auto* c = as_const_int(d);
       if (!c) {
-        throw IRError(fmt::format(
-            "kernel '{}': fragment '{}' has a symbolic shape; fragments live in registers, so "
-            "their shape must be a constant (use T.alloc_shared for a tile of symbolic size)",
-            function_, buffer->name));
+        simt_error(function_, buffer->span,
+                   fmt::format("fragment '{}' has a symbolic shape; fragments live in "
+                               "registers, so their shape must be a constant (use "
+                               "T.alloc_shared for a tile of symbolic size)",
+                               buffer->name));
       }
       shape.push_back(*c);
     }
@@ -384,12 +386,12 @@ class LayoutInference : public StmtVisitor {
   void check_not_replicated(const Buffer& buffer, const std::string& use) const {
     auto replicated = replicated_.find(buffer.get());
     if (replicated == replicated_.end()) return;
-    throw IRError(fmt::format(
-        "kernel '{}': no layout fits fragment '{}': as {} it must be partitioned over the "
-        "{} threads, but {} needs every thread to hold all of it. Read it through a "
-        "T.copy into another fragment or a shared tile, or index it in T.Parallel with "
-        "the loop's own variables over its whole shape",
-        function_, buffer->name, use, num_threads_, replicated->second));
+    simt_error(function_, buffer->span,
+               fmt::format("no layout fits fragment '{}': as {} it must be partitioned over the "
+                           "{} threads, but {} needs every thread to hold all of it. Read it "
+                           "through a T.copy into another fragment or a shared tile, or index "
+                           "it in T.Parallel with the loop's own variables over its whole shape",
+                           buffer->name, use, num_threads_, replicated->second));
   }
 
   // Gives the fragments `g` splits together the layout one of them has; true if any
@@ -408,19 +410,22 @@ class LayoutInference : public StmtVisitor {
       auto have = layouts.find(b);
       if (have != layouts.end()) {
         if (mine && have->second.same_mapping(*mine)) continue;
-        throw IRError(fmt::format(
-            "kernel '{}': {} splits fragments '{}' and '{}' over the threads together, so they "
-            "need one layout, but '{}' is laid out as {} ({}) and '{}' as {} ({}). Copy one of "
-            "them into a shared tile (T.copy) and use that instead",
-            function_, g.what, leader->name, b->name, leader->name, lead.mapping(), lead.reason,
-            b->name, have->second.mapping(), have->second.reason));
+        simt_error(function_, buffer->span,
+                   fmt::format("{} splits fragments '{}' and '{}' over the threads together, so "
+                               "they need one layout, but '{}' is laid out as {} ({}) and '{}' "
+                               "as {} ({}). Copy one of them into a shared tile (T.copy) and "
+                               "use that instead",
+                               g.what, leader->name, b->name, leader->name, lead.mapping(),
+                               lead.reason, b->name, have->second.mapping(), have->second.reason));
       }
       if (!mine) {
-        throw IRError(fmt::format(
-            "kernel '{}': {} splits fragments '{}' and '{}' over the threads together, but "
-            "their shapes differ, so '{}' cannot take the layout of '{}' ({}). Index both with "
-            "the loop's own variables over the same shape",
-            function_, g.what, leader->name, b->name, b->name, leader->name, lead.mapping()));
+        simt_error(
+            function_, buffer->span,
+            fmt::format("{} splits fragments '{}' and '{}' over the threads together, "
+                        "but their shapes differ, so '{}' cannot take the layout of '{}' "
+                        "({}). Index both with the loop's own variables over the same "
+                        "shape",
+                        g.what, leader->name, b->name, b->name, leader->name, lead.mapping()));
       }
       check_not_replicated(buffer, fmt::format("a tile {} splits like '{}'", g.what, leader->name));
       mine->reason = fmt::format("follows '{}' through {}", leader->name, g.what);

@@ -1,5 +1,6 @@
 #include "tilec/gpu/lower_simt.h"
 
+#include "simt_error.h"
 #include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/parallel_nest.h"
 #include "tilec/gpu/simt_context.h"
@@ -23,11 +24,6 @@ namespace tilec::gpu {
 using namespace ir;
 
 namespace {
-
-std::string located(const std::string& function, const Span& span) {
-  return span.known() ? fmt::format("kernel '{}', line {}:{}", function, span.line, span.col)
-                      : fmt::format("kernel '{}'", function);
-}
 
 bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred) {
   bool found = false;
@@ -98,11 +94,11 @@ class Distributor : public StmtMutator {
 
   Stmt mutate_for(const ForNode* op, const Stmt& self) override {
     if (op->for_kind == ForKind::kThreadBinding) {
-      throw IRError(fmt::format(
-          "{}: a thread-binding loop ('{}') in the kernel source; the SIMT lowering binds the "
-          "threads of T.Kernel(..., threads=N) itself, so write the loop as T.Parallel or "
-          "T.serial",
-          located(function_, op->span), op->thread_tag));
+      simt_error(function_, op->span,
+                 fmt::format("a thread-binding loop ('{}') in the kernel source; the SIMT "
+                             "lowering binds the threads of T.Kernel(..., threads=N) itself, so "
+                             "write the loop as T.Parallel or T.serial",
+                             op->thread_tag));
     }
     if (op->for_kind != ForKind::kParallel) {
       if (!per_thread(op->begin) && !per_thread(op->end)) return StmtMutator::mutate_for(op, self);
@@ -145,11 +141,12 @@ class Distributor : public StmtMutator {
     bool thread_dependent = per_thread_depth_ > 0 || mode_ == Mode::kPerThread || per_thread(self);
     if (op->buffer->scope == StorageScope::kFragment) {
       if (thread_dependent && !thread_state_.empty()) {
-        throw IRError(fmt::format(
-            "{}: per-thread code writes fragment '{}'; on SIMT targets a fragment is spread "
-            "over (or copied into) the threads' registers, so one thread's write is not the "
-            "block's: write per-thread results to a T.alloc_shared tile or T.alloc_local",
-            located(function_, op->span), op->buffer->name));
+        simt_error(function_, op->span,
+                   fmt::format("per-thread code writes fragment '{}'; on SIMT targets a "
+                               "fragment is spread over (or copied into) the threads' "
+                               "registers, so one thread's write is not the block's: write "
+                               "per-thread results to a T.alloc_shared tile or T.alloc_local",
+                               op->buffer->name));
       }
       auto [regs, index] = registers_of(op->buffer, op->indices, indices, op->span);
       return store(regs, {index}, value, op->span);
@@ -239,8 +236,9 @@ class Distributor : public StmtMutator {
                                        const std::vector<Expr>& mutated, const Span& span) {
     auto it = regs_.find(fragment.get());
     if (it == regs_.end()) {
-      throw IRError(fmt::format("{}: fragment '{}' is used outside the scope it is allocated in",
-                                located(function_, span), fragment->name));
+      simt_error(function_, span,
+                 fmt::format("fragment '{}' is used outside the scope it is allocated in",
+                             fragment->name));
     }
     const FragmentLayout& layout = layouts_.at(fragment.get());
     if (layout.replicated) {
@@ -254,11 +252,12 @@ class Distributor : public StmtMutator {
         split_matches(layout)) {
       return {it->second, split_.reg};
     }
-    throw IRError(fmt::format(
-        "{}: fragment '{}' is laid out over the threads ({}), but this access is not one the "
-        "layout gives the accessing thread; access it in a T.Parallel over its whole shape "
-        "indexed by the loop's own variables, or T.copy it into shared memory first",
-        located(function_, span), fragment->name, layout.describe(fragment)));
+    simt_error(function_, span,
+               fmt::format("fragment '{}' is laid out over the threads ({}), but this access is "
+                           "not one the layout gives the accessing thread; access it in a "
+                           "T.Parallel over its whole shape indexed by the loop's own "
+                           "variables, or T.copy it into shared memory first",
+                           fragment->name, layout.describe(fragment)));
   }
 
   // Every thread runs the whole nest (it writes a fragment each thread holds entirely).
@@ -355,10 +354,10 @@ class SharedHoister : public StmtMutator {
     if (op->buffer->scope != StorageScope::kShared) return StmtMutator::mutate_allocate(op, self);
     for (const auto& d : op->buffer->shape) {
       if (!as_const_int(d)) {
-        throw IRError(fmt::format(
-            "{}: shared tile '{}' has a symbolic shape; workgroup memory is sized when the "
-            "kernel is compiled, so give it constant dimensions",
-            located(function_, op->buffer->span), op->buffer->name));
+        simt_error(function_, op->buffer->span,
+                   fmt::format("shared tile '{}' has a symbolic shape; workgroup memory is sized "
+                               "when the kernel is compiled, so give it constant dimensions",
+                               op->buffer->name));
       }
     }
     shared.push_back(op->buffer);
@@ -380,14 +379,15 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   for (int64_t t : k->threads) threads *= t;
   int64_t limit = target.get_int("max_threads_per_block", 0);
   if (threads < 1) {
-    throw IRError(fmt::format("{}: T.Kernel has threads={}; a block needs at least one thread",
-                              located(function, k->span), threads));
+    simt_error(function, k->span,
+               fmt::format("T.Kernel has threads={}; a block needs at least one thread", threads));
   }
   if (limit > 0 && threads > limit) {
-    throw IRError(fmt::format(
-        "{}: T.Kernel asks for {} threads per block, but target '{}' allows at most {} "
-        "(max_threads_per_block); lower threads= in T.Kernel or raise -max_threads_per_block",
-        located(function, k->span), threads, target.str(), limit));
+    simt_error(function, k->span,
+               fmt::format("T.Kernel asks for {} threads per block, but target '{}' allows at "
+                           "most {} (max_threads_per_block); lower threads= in T.Kernel or raise "
+                           "-max_threads_per_block",
+                           threads, target.str(), limit));
   }
   static const char* kTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
   // The kernel's own thread indices (per-thread code) are the binding loops' variables.

@@ -1,5 +1,7 @@
 #include "tilec/gpu/simt_context.h"
 
+#include "simt_error.h"
+
 #include <fmt/format.h>
 
 namespace tilec::gpu {
@@ -17,11 +19,12 @@ Buffer SimtContext::registers(const Buffer& fragment, const FragmentLayout& layo
   if (planning()) {
     auto [it, inserted] = required_.emplace(fragment.get(), LayoutRequirement{layout, use});
     if (!inserted && !it->second.layout.same_mapping(layout)) {
-      throw IRError(fmt::format(
-          "kernel '{}': fragment '{}' is laid out as {} for {}, but {} needs {}; give each "
-          "T.gemm its own accumulator fragment, or use the same tile shapes and thread count",
-          function_, fragment->name, it->second.layout.mapping(), it->second.use, use,
-          layout.mapping()));
+      simt_error(function_, fragment->span,
+                 fmt::format("fragment '{}' is laid out as {} for {}, but {} needs {}; give "
+                             "each T.gemm its own accumulator fragment, or use the same tile "
+                             "shapes and thread count",
+                             fragment->name, it->second.layout.mapping(), it->second.use, use,
+                             layout.mapping()));
     }
     return register_buffer(fragment);
   }

@@ -51,4 +51,18 @@ SourceError make_source_error(const std::string& filename, std::string_view sour
   return SourceError(filename, span, std::move(message), std::move(hint), std::move(line));
 }
 
+LocatedError::LocatedError(Span span, std::string message, std::string hint)
+    : IRError((span.known()
+                   ? "line " + std::to_string(span.line) + ":" + std::to_string(span.col) + ": "
+                   : std::string()) +
+              message + (hint.empty() ? std::string() : "\nhint: " + hint)),
+      span_(span),
+      message_(std::move(message)),
+      hint_(std::move(hint)) {}
+
+SourceError locate(const LocatedError& error, const std::string& filename,
+                   std::string_view source) {
+  return make_source_error(filename, source, error.span(), error.message(), error.hint());
+}
+
 }  // namespace tilec::ir

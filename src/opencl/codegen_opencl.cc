@@ -34,11 +34,13 @@ typedef ulong uint64_t;
 #endif
 )CL";
 
-// Floor division/modulo (Python's // and %); a zero divisor yields 0 (see the header).
-// The C codegen resets its division flag where a kernel divides by a non-constant; here
-// that statement declares an unused variable instead.
+// Floor division/modulo (Python's // and %). A zero divisor yields 0 and, where the
+// kernel divides by a non-constant, sets the kernel's private flag: the C codegen's
+// flag reset declares it here, the *_checked helpers set it, and the kernel's end
+// reports it through its status word (see the header).
 const char* kFloorDiv = R"CL(
-#define tilec_division_by_zero int tilec_division_flag_unused
+#define TILEC_STATUS_DIVISION_BY_ZERO 4
+#define tilec_division_by_zero int tilec_div0
 static inline int tilec_floordiv_i32(int a, int b) {
   if (b == 0) return 0;
   int q = a / b;
@@ -69,15 +71,35 @@ static inline float tilec_floormod_f32(float a, float b) { return a - floor(a / 
 static inline double tilec_floordiv_f64(double a, double b) { return floor(a / b); }
 static inline double tilec_floormod_f64(double a, double b) { return a - floor(a / b) * b; }
 #endif
+#define TILEC_CL_CHECKED(FN, T) \
+  static inline T FN##_checked(T a, T b, int* flag) { if (b == 0) *flag = 1; return FN(a, b); }
+TILEC_CL_CHECKED(tilec_floordiv_i32, int)
+TILEC_CL_CHECKED(tilec_floormod_i32, int)
+TILEC_CL_CHECKED(tilec_floordiv_i64, long)
+TILEC_CL_CHECKED(tilec_floormod_i64, long)
+TILEC_CL_CHECKED(tilec_div_u32, uint)
+TILEC_CL_CHECKED(tilec_mod_u32, uint)
+TILEC_CL_CHECKED(tilec_div_u64, ulong)
+TILEC_CL_CHECKED(tilec_mod_u64, ulong)
 )CL";
 
+// float16 is stored as ushort and computed in float, rounded after every operation.
+// The conversions go through the device's `half` type where it has cl_khr_fp16 (the
+// OpenCL compiler defines the macro from the device's extension list), else through
+// vload_half/vstore_half_rte, which every device has; both round to nearest even.
 const char* kFloat16 = R"CL(
+#ifdef cl_khr_fp16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+static inline float tilec_f16_to_f32(ushort h) { return convert_float(as_half(h)); }
+static inline ushort tilec_f32_to_f16(float f) { return as_ushort(convert_half_rte(f)); }
+#else
 static inline float tilec_f16_to_f32(ushort h) { return vload_half(0, (const __private half*)&h); }
 static inline ushort tilec_f32_to_f16(float f) {
   ushort h;
   vstore_half_rte(f, 0, (__private half*)&h);
   return h;
 }
+#endif
 static inline float tilec_round_f16(float f) { return tilec_f16_to_f32(tilec_f32_to_f16(f)); }
 )CL";
 
@@ -211,8 +233,21 @@ void CodeGenOpenCL::print_function_signature(const PrimFunc& func) {
     }
     params += (params.empty() ? "" : ", ") + param_declaration(p);
   }
+  if (may_divide_by_zero(func->body))
+    params +=
+        std::string(params.empty() ? "" : ", ") + "__global int* " + codegen::kDeviceStatusParam;
   line() << "__kernel void " << function_name(func) << "(" << (params.empty() ? "void" : params)
          << ") ";
+}
+
+std::string CodeGenOpenCL::zero_checked_division(const std::string& fn, const std::string& a,
+                                                 const std::string& b) {
+  return fmt::format("{}_checked({}, {}, &tilec_div0)", fn, a, b);
+}
+
+void CodeGenOpenCL::print_division_by_zero_exit(const PrimFunc& func) {
+  line() << fmt::format("if (tilec_div0) atomic_max({}, TILEC_STATUS_DIVISION_BY_ZERO);\n",
+                        codegen::kDeviceStatusParam);
 }
 
 void CodeGenOpenCL::print_allocate(const AllocateNode* op) {

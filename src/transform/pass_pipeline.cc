@@ -39,12 +39,22 @@ ir::IRModule PassPipeline::lower(const ir::IRModule& mod, const target::Target& 
     const Pass& pass = passes_[i];
     for (const auto& instrument : context.instruments())
       instrument->before_pass(name_, pass, current);
+    auto failure = [&](const char* what) {
+      return "pass pipeline '" + name_ + "' failed in pass '" + pass.name + "' (pass " +
+             std::to_string(i + 1) + " of " + std::to_string(passes_.size()) + ") for target '" +
+             target.str() + "': " + what;
+    };
     try {
       current = pass(current, info);
+    } catch (const ir::LocatedError& error) {
+      throw LocatedPassError(
+          failure(error.what()),
+          ir::LocatedError(error.span(),
+                           error.message() + " (in pass '" + pass.name + "' of pipeline '" + name_ +
+                               "', target '" + target.str() + "')",
+                           error.hint()));
     } catch (const std::exception& error) {
-      throw PassError("pass pipeline '" + name_ + "' failed in pass '" + pass.name + "' (pass " +
-                      std::to_string(i + 1) + " of " + std::to_string(passes_.size()) +
-                      ") for target '" + target.str() + "': " + error.what());
+      throw PassError(failure(error.what()));
     }
     for (const auto& instrument : context.instruments())
       instrument->after_pass(name_, pass, current);

@@ -190,6 +190,26 @@ TEST(CudaCodegen, TilesAbove48KBUseDynamicSharedMemory) {
   EXPECT_NE(compiled.ptx.find("tilec_dynamic_shared_bytes_"), std::string::npos);
 }
 
+TEST(CudaCodegen, DivisionByARuntimeDivisorReportsThroughTheStatusWord) {
+  ir::IRModule mod = ir::parse_kernel_source(R"PY(import tilelang.language as T
+
+@T.prim_func
+def divide(A: T.Tensor((64,), "int32"), Q: T.Tensor((64,), "int32"), d: T.int32):
+    with T.Kernel(2, threads=32) as bx:
+        for i in T.Parallel(32):
+            Q[bx * 32 + i] = A[bx * 32 + i] // d
+)PY");
+  Kernel kernel = compile(mod, "cuda -arch=sm_80", std::nullopt, "source");
+  const std::string& src = kernel.device_source();
+  EXPECT_NE(src.find("extern \"C\" __device__ int tilec_status_"), std::string::npos) << src;
+  EXPECT_NE(src.find("_checked("), std::string::npos) << src;
+  EXPECT_NE(src.find("atomicMax(&tilec_status_"), std::string::npos) << src;
+  if (!exec::nvrtc_unavailable_reason().empty()) GTEST_SKIP() << exec::nvrtc_unavailable_reason();
+  exec::CudaCompileResult compiled = exec::nvrtc_compile(src, "divide.cu", "sm_80");
+  EXPECT_FALSE(compiled.cubin.empty());
+  EXPECT_NE(compiled.ptx.find("tilec_status_"), std::string::npos);
+}
+
 TEST(CudaResolve, AutoIsNvrtcAndTheCuteKeyIsDeclined) {
   initialize();
   backend::BackendModulePtr cuda = backend::get_backend("cuda");

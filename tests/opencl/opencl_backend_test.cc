@@ -1,13 +1,17 @@
 // The opencl execution backend: a failed OpenCL build names the generated lines its log
 // points at, a machine without an OpenCL platform says why the backend is unavailable,
 // and kernels beyond the examples (SIMT gemm shapes and transposes, cross-thread
-// reductions of every kind, 2-D thread blocks, edge tiles) match the interpreter on it.
+// reductions of every kind, 2-D thread blocks, edge tiles) match the interpreter on it;
+// an integer division by zero inside a kernel is reported as on the CPU targets, and the
+// SIMT lowering's errors point at the kernel file with its source line and a caret.
 // Tests that need a device skip with the reason when none is found.
 #include "../cli_support.h"
 #include "../engine/test_support.h"
 
 #include "tilec/exec/opencl_backend.h"
 #include "tilec/frontend/parser.h"
+
+#include <fstream>
 
 namespace tilec {
 namespace {
@@ -192,6 +196,137 @@ def scale(A: T.Tensor((M, N), "float32"), B: T.Tensor((M, N), "float32")):
             B_l[i, j] = A_s[j, i] * 0.5 + A_s[i, j]
         T.copy(B_l, B[by * 16, bx * 16])
 )PY");
+}
+
+constexpr const char* kDivideSource = R"PY(import tilelang.language as T
+
+N = T.symbolic("N")
+
+
+@T.prim_func
+def divide(A: T.Tensor((N,), "int32"), Q: T.Tensor((N,), "int32"), R: T.Tensor((N,), "int32"), d: T.int32):
+    with T.Kernel(T.ceildiv(N, 32), threads=32) as bx:
+        for i in T.Parallel(32):
+            if bx * 32 + i < N:
+                Q[bx * 32 + i] = A[bx * 32 + i] // d
+                R[bx * 32 + i] = A[bx * 32 + i] % d
+)PY";
+
+TEST_F(OpenCLKernels, IntegerDivisionByZeroIsReportedAsOnTheCpu) {
+  SKIP_WITHOUT_OPENCL();
+  ir::IRModule mod = ir::parse_kernel_source(kDivideSource);
+  Kernel kernel = compile(mod, "opencl", std::nullopt, "opencl");
+  // The kernel takes its status word as the last parameter.
+  EXPECT_NE(kernel.device_source().find("__global int* tilec_status)"), std::string::npos)
+      << kernel.device_source();
+  std::vector<int32_t> a(100, -7), q(100, 0), r(100, 0);
+  try {
+    kernel.call_raw({RawTensor{a.data(), {100}}, RawTensor{q.data(), {100}},
+                     RawTensor{r.data(), {100}}, int64_t{0}});
+    FAIL() << "a zero divisor did not raise";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("integer division by zero"), std::string::npos)
+        << e.what();
+  }
+  // The status word is zeroed per launch: the same kernel runs after the failed call.
+  kernel.call_raw({RawTensor{a.data(), {100}}, RawTensor{q.data(), {100}},
+                   RawTensor{r.data(), {100}}, int64_t{2}});
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(q[i], -4) << i;  // floor division, as in Python
+    EXPECT_EQ(r[i], 1) << i;
+  }
+  for (int64_t d : {3, -5}) {
+    SCOPED_TRACE(d);
+    auto result = testing::run_and_compare(kernel, mod.functions()[0], {{"N", 77}, {"d", d}});
+    EXPECT_TRUE(result.ok) << result.detail;
+  }
+}
+
+TEST(OpenCLCodegen, ConstantDivisorsNeedNoStatusWord) {
+  SKIP_WITHOUT_OPENCL();
+  ir::IRModule mod = ir::parse_kernel_source(R"PY(import tilelang.language as T
+
+@T.prim_func
+def halve(A: T.Tensor((64,), "int32"), B: T.Tensor((64,), "int32")):
+    with T.Kernel(1, threads=64) as bx:
+        for i in T.Parallel(64):
+            B[i] = A[i] // 2 + A[i] % 3
+)PY");
+  Kernel kernel = compile(mod, "opencl", std::nullopt, "opencl");
+  EXPECT_EQ(kernel.device_source().find("tilec_status"), std::string::npos)
+      << kernel.device_source();
+  auto result = testing::run_and_compare(kernel, mod.functions()[0]);
+  EXPECT_TRUE(result.ok) << result.detail;
+}
+
+TEST(OpenCLCli, DivisionByZeroInAKernelIsAnErrorLikeOnC) {
+  SKIP_WITHOUT_OPENCL();
+  fs::path file = testing::test_temp_dir("div0") / "divide.py";
+  std::ofstream(file) << kDivideSource;
+  for (const char* target : {"c", "opencl"}) {
+    SCOPED_TRACE(target);
+    // Without --check: the interpreter would reject the zero divisor first.
+    exec::ProcessResult run = testing::tilec_cli(
+        {"run", file.string(), "--target", target, "--shape", "N=64", "--shape", "d=0"});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("integer division by zero"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("divide"), std::string::npos) << run.output;
+  }
+}
+
+TEST_F(OpenCLKernels, Float16ConvertsThroughHalfWhereTheDeviceHasClKhrFp16) {
+  SKIP_WITHOUT_OPENCL();
+  ir::IRModule mod = ir::parse_kernel_source(R"PY(import tilelang.language as T
+
+@T.prim_func
+def axpy(X: T.Tensor((96,), "float16"), Y: T.Tensor((96,), "float16")):
+    with T.Kernel(3, threads=32) as bx:
+        for i in T.Parallel(32):
+            Y[bx * 32 + i] = X[bx * 32 + i] * 3.0 + Y[bx * 32 + i]
+)PY");
+  Kernel kernel = compile(mod, "opencl", std::nullopt, "opencl");
+  const std::string& src = kernel.device_source();
+  // The OpenCL compiler picks the branch from the device's extension list: `half`
+  // conversions with cl_khr_fp16, vload_half/vstore_half_rte without (PoCL here).
+  size_t with = src.find("#ifdef cl_khr_fp16\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable");
+  size_t convert = src.find("as_ushort(convert_half_rte(f))");
+  size_t fallback = src.find("vstore_half_rte(f, 0, (__private half*)&h);");
+  ASSERT_NE(with, std::string::npos) << src;
+  ASSERT_NE(convert, std::string::npos) << src;
+  ASSERT_NE(fallback, std::string::npos) << src;
+  EXPECT_LT(with, convert);
+  EXPECT_LT(convert, src.find("#else", with));
+  EXPECT_LT(src.find("#else", with), fallback);
+  auto result = testing::run_and_compare(kernel, mod.functions()[0]);
+  EXPECT_TRUE(result.ok) << result.detail;
+}
+
+TEST(OpenCLCli, SimtErrorsNameTheFileWithTheSourceLineAndACaret) {
+  fs::path file = testing::test_temp_dir("simt-error") / "bad_layout.py";
+  std::ofstream(file) << R"PY(import tilelang.language as T
+
+@T.prim_func
+def bad(A: T.Tensor((32, 32), "float32"), C: T.Tensor((32, 32), "float32")):
+    with T.Kernel(1, threads=64) as bx:
+        A_s = T.alloc_shared((32, 32), "float32")
+        C_l = T.alloc_fragment((32, 32), "float32")
+        T.copy(A, A_s)
+        T.gemm(A_s, A_s, C_l, clear_accum=True)
+        for i, j in T.Parallel(32, 32):
+            C[i, j] = C_l[j, i]
+)PY";
+  exec::ProcessResult compiled =
+      testing::tilec_cli({"compile", file.string(), "--target", "opencl"});
+  EXPECT_EQ(compiled.exit_code, 2) << compiled.output;
+  std::string expected =
+      "tilec: error: " + file.string() + ":7:9: kernel 'bad': no layout fits fragment 'C_l'";
+  EXPECT_EQ(compiled.output.rfind(expected, 0), 0u) << compiled.output;
+  EXPECT_NE(
+      compiled.output.find("\n        C_l = T.alloc_fragment((32, 32), \"float32\")\n        ^"),
+      std::string::npos)
+      << compiled.output;
+  EXPECT_NE(compiled.output.find("in pass 'gpu.lower_simt'"), std::string::npos) << compiled.output;
+  EXPECT_EQ(compiled.output.find("tilec: error:", 1), std::string::npos) << "printed once";
 }
 
 }  // namespace

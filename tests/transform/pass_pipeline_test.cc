@@ -62,6 +62,33 @@ TEST(PassPipelineTest, ThrowingPassIsReportedWithPipelineAndPassNames) {
   }
 }
 
+TEST(PassPipelineTest, APassErrorAtASourcePlaceKeepsThePlace) {
+  Pass located{
+      "simt", [](const ir::IRModule&, const PassInfo&) -> ir::IRModule {
+        throw ir::LocatedError(ir::Span{7, 9}, "kernel 'k': no layout fits 'C_l'", "copy it first");
+      }};
+  PassPipeline pipeline("gpu", {located});
+  try {
+    pipeline.lower(one_function_module(), target::Target::parse("c"));
+    FAIL() << "expected LocatedPassError";
+  } catch (const LocatedPassError& error) {
+    // Still a PassError with the usual text, and the place travels with it.
+    EXPECT_THAT(error.what(), HasSubstr("pass pipeline 'gpu' failed in pass 'simt'"));
+    EXPECT_THAT(error.what(), HasSubstr("line 7:9: kernel 'k': no layout fits 'C_l'"));
+    EXPECT_EQ(error.located.span().line, 7);
+    EXPECT_EQ(error.located.span().col, 9);
+    EXPECT_THAT(error.located.message(), HasSubstr("(in pass 'simt' of pipeline 'gpu', target 'c"));
+    EXPECT_EQ(error.located.hint(), "copy it first");
+    std::string shown = ir::locate(error.located, "k.py",
+                                   "line1\nline2\nline3\nline4\nline5\nline6\n"
+                                   "        C_l = T.alloc_fragment()\n")
+                            .what();
+    EXPECT_EQ(shown.rfind("k.py:7:9: error: kernel 'k': no layout fits 'C_l'", 0), 0u) << shown;
+    EXPECT_THAT(shown,
+                HasSubstr("\n        C_l = T.alloc_fragment()\n        ^\nhint: copy it first"));
+  }
+}
+
 TEST(PassPipelineTest, MalformedPipelinesAreRejected) {
   EXPECT_THROW(PassPipeline("", {}), PassError);
   try {

@@ -48,7 +48,7 @@ int report_source_errors(const std::function<int()>& body) {
   try {
     return body();
   } catch (const ir::IRError& e) {
-    std::cerr << format_cli_error(e.what()) << "\n";
+    std::cerr << format_cli_error(e) << "\n";
     return kExitUsage;
   }
 }

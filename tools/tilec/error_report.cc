@@ -1,5 +1,9 @@
 #include "error_report.h"
 
+#include "tilec/ir/source_error.h"
+#include "tilec/transform/pass_pipeline.h"
+
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -63,6 +67,21 @@ std::string format_cli_error(const std::string& what) {
   }
   if (first) out = std::string(kPrefix) + "unknown error";
   return out;
+}
+
+std::string format_cli_error(const std::exception& error) {
+  const ir::LocatedError* located = dynamic_cast<const ir::LocatedError*>(&error);
+  if (auto* pass = dynamic_cast<const transform::LocatedPassError*>(&error))
+    located = &pass->located;
+  if (located && !kernel_file().empty()) {
+    std::ifstream in(kernel_file(), std::ios::binary);
+    if (in) {
+      std::stringstream source;
+      source << in.rdbuf();
+      return format_cli_error(ir::locate(*located, kernel_file(), source.str()).what());
+    }
+  }
+  return format_cli_error(std::string(error.what()));
 }
 
 }  // namespace tilec::cli

@@ -8,6 +8,7 @@
 // rewritten here into that one shape, so no message repeats its prefix.
 #pragma once
 
+#include <exception>
 #include <string>
 
 namespace tilec::cli {
@@ -19,5 +20,10 @@ const std::string& current_kernel_file();
 
 // `what` rewritten into the one CLI format, ending without a newline.
 std::string format_cli_error(const std::string& what);
+
+// An exception in the CLI format. Errors that know their place in the kernel but not
+// the file (ir::LocatedError, transform::LocatedPassError: the lowering passes) are
+// attributed to the current kernel file and shown with its source line and a caret.
+std::string format_cli_error(const std::exception& error);
 
 }  // namespace tilec::cli

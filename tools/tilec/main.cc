@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   try {
     return action();
   } catch (const std::exception& e) {
-    std::cerr << format_cli_error(e.what()) << "\n";
+    std::cerr << format_cli_error(e) << "\n";
     return kExitUsage;
   }
 }

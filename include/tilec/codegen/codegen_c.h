@@ -25,6 +25,10 @@ inline constexpr int64_t kMaxStackAllocationBytes = 256 * 1024;
 // The thread-local flag of the C preamble's "floordiv" section that an integer
 // division sets when its divisor is zero.
 inline constexpr const char* kDivisionByZeroFlag = "tilec_division_by_zero";
+// The last parameter of a device kernel that may divide by zero: a pointer to the
+// launch's status word (runtime/abi.h, TilecDeviceApi::launch), which the kernel sets
+// to TILEC_STATUS_DIVISION_BY_ZERO.
+inline constexpr const char* kDeviceStatusParam = "tilec_status";
 
 class CodeGenC {
  public:
@@ -89,6 +93,15 @@ class CodeGenC {
   // Printed after the body of a function that divides integers by a non-constant,
   // for when the division flag is set: returns TILEC_STATUS_DIVISION_BY_ZERO.
   virtual void print_division_by_zero_exit(const ir::PrimFunc& func);
+  // The call of `fn` (an integer // or % helper of the preamble) on `a` and `b` when
+  // the divisor may be zero. The C helpers set the thread-local flag themselves;
+  // device codegens, without thread-local storage, pass their kernel's own flag.
+  virtual std::string zero_checked_division(const std::string& fn, const std::string& a,
+                                            const std::string& b);
+  // Whether `body` divides integers by anything but a non-zero constant, i.e. whether
+  // a function printed from it uses the division flag (device codegens decide from
+  // this, before the body is printed, whether a kernel takes a status word).
+  static bool may_divide_by_zero(const ir::Stmt& body);
   // The parameter list, e.g. "const float* restrict A, int32_t n".
   virtual std::string param_declaration(const ir::Param& param);
 

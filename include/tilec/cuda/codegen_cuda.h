@@ -7,8 +7,10 @@
 // conversions through cuda_fp16.h/cuda_bf16.h (values are held in float and rounded
 // after every operation, as the interpreter does; the execution backends compile with
 // --fmad=false for the same reason). The source compiles with NVRTC (no system headers)
-// and with nvcc. A zero integer divisor yields 0 here (a kernel has no status to report
-// it through).
+// and with nvcc. A zero integer divisor yields 0 and is reported as the CPU targets
+// report it: a kernel that divides by a non-constant defines the module variable
+// `tilec_status_<kernel>` (kDeviceStatusPrefix), sets it to
+// TILEC_STATUS_DIVISION_BY_ZERO, and the launch zeroes it before and reads it after.
 #pragma once
 
 #include "tilec/backend/device_codegen.h"
@@ -16,6 +18,8 @@
 #include "tilec/cuda/shared_memory_limit.h"
 
 namespace tilec::cuda {
+
+inline constexpr const char* kDeviceStatusPrefix = "tilec_status_";
 
 class CodeGenCUDA : public codegen::CodeGenC {
  public:
@@ -44,7 +48,9 @@ class CodeGenCUDA : public codegen::CodeGenC {
   std::vector<std::string> loop_pragmas(ir::ForKind kind) override;
   void print_function_signature(const ir::PrimFunc& func) override;
   void print_function_epilogue(const ir::PrimFunc& func) override {}
-  void print_division_by_zero_exit(const ir::PrimFunc& func) override {}
+  void print_division_by_zero_exit(const ir::PrimFunc& func) override;
+  std::string zero_checked_division(const std::string& fn, const std::string& a,
+                                    const std::string& b) override;
   void print_thread_binding_loop(const ir::ForNode* op) override { bind_loop_to_thread(op); }
   void print_allocate(const ir::AllocateNode* op) override;
   void print_barrier(const ir::CallNode* op) override;

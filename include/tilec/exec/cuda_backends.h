@@ -7,7 +7,9 @@
 // with a message that says so. Host tensors are copied to device memory and back per
 // launch. A kernel whose device source defines `tilec_dynamic_shared_bytes_<kernel>`
 // (an extern "C" __device__ int64) gets that much dynamic shared memory, with
-// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raised for it when above 48 KB.
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raised for it when above 48 KB; one
+// that defines `tilec_status_<kernel>` (an extern "C" __device__ int) has it zeroed
+// before and read after each launch, and a non-zero value fails the launch (abi.h).
 // Extra compiler options come from the device artifact's metadata "cuda_options"
 // (space-separated), e.g. include paths of a header library; they are part of the
 // cache identity through the device source, which names them in a comment.

@@ -34,4 +34,25 @@ class SourceError : public IRError {
 SourceError make_source_error(const std::string& filename, std::string_view source, Span span,
                               std::string message, std::string hint = "");
 
+// LocatedError: an error at a known place in kernel source, raised by code that
+// sees IR rather than files (the lowering passes). what() reads "line L:C: message"
+// (then "hint: ..." when there is one); whoever knows the file turns it into a
+// SourceError with locate(), so it prints like a front-end error.
+class LocatedError : public IRError {
+ public:
+  LocatedError(Span span, std::string message, std::string hint = "");
+
+  Span span() const { return span_; }
+  const std::string& message() const { return message_; }
+  const std::string& hint() const { return hint_; }
+
+ private:
+  Span span_;
+  std::string message_;
+  std::string hint_;
+};
+
+// `error` as a SourceError of `filename`, its source line taken from `source`.
+SourceError locate(const LocatedError& error, const std::string& filename, std::string_view source);
+
 }  // namespace tilec::ir

@@ -4,10 +4,14 @@
 // bindings, barrier(CLK_LOCAL_MEM_FENCE) (with CLK_GLOBAL_MEM_FENCE for global
 // hazards), overloaded math built-ins, its own preamble (fixed-width integer names,
 // floor division, FP_CONTRACT off as the interpreter rounds every operation). float16 is
-// stored as ushort and converted with vload_half/vstore_half_rte, which every device
-// has (cl_khr_fp16 arithmetic would round the same way, operation by operation);
-// bfloat16 is stored as ushort and converted bitwise. A zero integer divisor yields 0
-// here (OpenCL has no thread-local flag to report it through).
+// stored as ushort and computed in float, rounded after every operation; it converts
+// through `half` (as_half, convert_half_rte) on a device with cl_khr_fp16, chosen by
+// the OpenCL compiler from the device's extension list, else with
+// vload_half/vstore_half_rte, which every device has. bfloat16 is stored as ushort and
+// converted bitwise. A zero integer divisor yields 0
+// and is reported as the CPU targets report it: a kernel that divides by a
+// non-constant takes one more parameter, its status word (codegen::kDeviceStatusParam,
+// see runtime/abi.h), and sets it to TILEC_STATUS_DIVISION_BY_ZERO.
 #pragma once
 
 #include "tilec/backend/device_codegen.h"
@@ -30,7 +34,9 @@ class CodeGenOpenCL : public codegen::CodeGenC {
   std::string atomic_function(const ir::CallNode* op, const ir::Buffer& buffer) override;
   void print_function_signature(const ir::PrimFunc& func) override;
   void print_function_epilogue(const ir::PrimFunc& func) override {}
-  void print_division_by_zero_exit(const ir::PrimFunc& func) override {}
+  void print_division_by_zero_exit(const ir::PrimFunc& func) override;
+  std::string zero_checked_division(const std::string& fn, const std::string& a,
+                                    const std::string& b) override;
   void print_thread_binding_loop(const ir::ForNode* op) override { bind_loop_to_thread(op); }
   void print_allocate(const ir::AllocateNode* op) override;
   void print_barrier(const ir::CallNode* op) override;

@@ -26,6 +26,11 @@ extern "C" {
 
 #define TILEC_ABI_VERSION 3
 
+/* Status of a kernel that divided an integer by zero (its result there is 0). */
+#ifndef TILEC_STATUS_DIVISION_BY_ZERO
+#define TILEC_STATUS_DIVISION_BY_ZERO 4
+#endif
+
 enum TilecArgKind { kTilecArgTensor = 0, kTilecArgInt = 1, kTilecArgFloat = 2 };
 
 typedef struct TilecArg {
@@ -73,7 +78,11 @@ typedef struct TilecDeviceApi {
   int32_t (*copy)(void* device, void* buffer, void* host, int64_t nbytes, int32_t kind,
                   void* stream, char* err, int32_t err_len);
   /* grid: blocks per axis; block: threads per axis; shared_bytes: dynamic shared memory
-   * beyond the kernel's static allocations. */
+   * beyond the kernel's static allocations. A device function may report a status the
+   * way host functions return one: an OpenCL kernel by taking one parameter more than
+   * num_args (last: a pointer to an int32 word the launch zeroes), a CUDA function
+   * through its module's `int tilec_status_<function>`; a non-zero word (e.g.
+   * TILEC_STATUS_DIVISION_BY_ZERO) is returned, with its meaning in err. */
   int32_t (*launch)(void* device, const char* function, const int64_t grid[3],
                     const int64_t block[3], int64_t shared_bytes, const TilecDeviceArg* args,
                     int32_t num_args, void* stream, char* err, int32_t err_len);

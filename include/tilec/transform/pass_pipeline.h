@@ -1,10 +1,12 @@
 // PassPipeline: a backend's named, ordered list of passes. lower() runs them in
 // order under the current PassContext (its instruments see every pass); a pass
 // that throws is reported as a PassError naming the pipeline, the pass and the
-// original message.
+// original message; when the pass threw an ir::LocatedError the PassError is a
+// LocatedPassError that keeps the place in kernel source.
 #pragma once
 
 #include "tilec/ir/function.h"
+#include "tilec/ir/source_error.h"
 #include "tilec/target/target.h"
 #include "tilec/transform/pass.h"
 #include "tilec/transform/pass_context.h"
@@ -13,6 +15,16 @@
 #include <vector>
 
 namespace tilec::transform {
+
+// A pass failed at a known place in kernel source. what() is the usual PassError
+// text; `located` carries the place, and its message ends with which pass of which
+// pipeline failed for which target, so a caller that knows the file can print it
+// as "file:line:col: error: ..." with the source line and a caret.
+struct LocatedPassError : PassError {
+  LocatedPassError(const std::string& what, ir::LocatedError located)
+      : PassError(what), located(std::move(located)) {}
+  ir::LocatedError located;
+};
 
 class PassPipeline {
  public:

@@ -1,5 +1,6 @@
 #include "tilec/exec/cuda_backends.h"
 
+#include "../device_build.h"
 #include "../embedded_files.h"
 #include "../host_entry_function.h"
 #include "cuda_driver.h"
@@ -29,6 +30,8 @@ constexpr const char* kCubinEndSymbol = "tilec_cuda_cubin_end";
 constexpr const char* kArchSymbol = "tilec_cuda_arch";
 constexpr const char* kArchEndSymbol = "tilec_cuda_arch_end";
 constexpr const char* kDynamicSharedPrefix = "tilec_dynamic_shared_bytes_";
+// The module's status word of a device function that may report one (abi.h).
+constexpr const char* kStatusPrefix = "tilec_status_";
 constexpr int64_t kStaticSharedLimit = 48 * 1024;
 
 // One loaded kernel library: its host entries run on the tilec runtime with a
@@ -134,14 +137,17 @@ class CudaModule final : public LoadedModule {
     return 0;
   }
 
-  // The function and its dynamic shared memory (the device source's
-  // tilec_dynamic_shared_bytes_<name>, 0 when it defines none).
-  int32_t lookup(const char* function, CUfunction* out, int64_t* dynamic_shared, char* err,
-                 int32_t len) {
+  struct Function {
+    CUfunction fn = nullptr;
+    int64_t dynamic_shared = 0;  // tilec_dynamic_shared_bytes_<name>, 0 when undefined
+    CUdeviceptr status = 0;      // tilec_status_<name>, 0 when undefined
+  };
+
+  // The function, its dynamic shared memory and its status word.
+  int32_t lookup(const char* function, Function* out, char* err, int32_t len) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto found = functions_.find(function); found != functions_.end()) {
-      *out = found->second.first;
-      *dynamic_shared = found->second.second;
+      *out = found->second;
       return 0;
     }
     CUfunction fn = nullptr;
@@ -169,9 +175,15 @@ class CudaModule final : public LoadedModule {
                         function, bytes, driver_->error_name(s)));
       }
     }
-    functions_.emplace(function, std::make_pair(fn, bytes));
-    *out = fn;
-    *dynamic_shared = bytes;
+    Function f{fn, bytes, 0};
+    std::string status_symbol = std::string(kStatusPrefix) + function;
+    if (driver_->module_get_global(&global, &size, module_, status_symbol.c_str()) ==
+            kCudaSuccess &&
+        size == sizeof(int32_t)) {
+      f.status = global;
+    }
+    functions_.emplace(function, f);
+    *out = f;
     return 0;
   }
 
@@ -181,9 +193,10 @@ class CudaModule final : public LoadedModule {
                             int32_t len) {
     CudaModule& m = of(device);
     if (int32_t s = m.ready(err, len)) return s;
-    CUfunction fn = nullptr;
-    int64_t dynamic_shared = 0;
-    if (int32_t s = m.lookup(function, &fn, &dynamic_shared, err, len)) return s;
+    Function f;
+    if (int32_t s = m.lookup(function, &f, err, len)) return s;
+    CUfunction fn = f.fn;
+    int64_t dynamic_shared = f.dynamic_shared;
     // Parameter values by width, each addressed by one kernelParams entry.
     std::vector<uint64_t> storage(size_t(std::max(num_args, 1)));
     std::vector<void*> params(size_t(std::max(num_args, 1)));
@@ -215,14 +228,32 @@ class CudaModule final : public LoadedModule {
       params[size_t(i)] = slot;
     }
     // On the default stream the call waits for the kernel (its errors surface here); on a
-    // caller's stream it returns once the launch is queued.
+    // caller's stream it returns once the launch is queued. A kernel with a status word
+    // always waits: the word is zeroed before it and read after it on its stream, so such
+    // launches also take the lock (they share the word).
     std::unique_lock<std::mutex> lock(m.launch_mutex_, std::defer_lock);
-    if (stream == nullptr) lock.lock();
-    CUresult s = m.driver_->launch_kernel(
-        fn, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]), unsigned(block[0]),
-        unsigned(block[1]), unsigned(block[2]), unsigned(shared_bytes + dynamic_shared), stream,
-        params.data(), nullptr);
+    if (stream == nullptr || f.status) lock.lock();
+    int32_t word = 0;
+    CUresult s = kCudaSuccess;
+    if (f.status) {
+      s = stream == nullptr ? m.driver_->memcpy_htod(f.status, &word, sizeof word)
+                            : m.driver_->memcpy_htod_async(f.status, &word, sizeof word, stream);
+    }
+    if (s == kCudaSuccess) {
+      s = m.driver_->launch_kernel(fn, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
+                                   unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
+                                   unsigned(shared_bytes + dynamic_shared), stream, params.data(),
+                                   nullptr);
+    }
     if (s == kCudaSuccess && stream == nullptr) s = m.driver_->ctx_synchronize();
+    if (s == kCudaSuccess && f.status) {
+      if (stream == nullptr) {
+        s = m.driver_->memcpy_dtoh(&word, f.status, sizeof word);
+      } else {
+        s = m.driver_->memcpy_dtoh_async(&word, f.status, sizeof word, stream);
+        if (s == kCudaSuccess) s = m.driver_->stream_synchronize(stream);
+      }
+    }
     if (s != kCudaSuccess) {
       return detail::fail_device_call(
           err, len,
@@ -231,6 +262,7 @@ class CudaModule final : public LoadedModule {
                       function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                       shared_bytes + dynamic_shared, m.driver_->error_name(s)));
     }
+    if (word != 0) return detail::fail_device_status(err, len, word, function);
     return 0;
   }
 
@@ -245,7 +277,7 @@ class CudaModule final : public LoadedModule {
   std::mutex launch_mutex_;  // one launch at a time on the default stream
   const CudaDriver* driver_ = nullptr;
   CUmodule module_ = nullptr;
-  std::map<std::string, std::pair<CUfunction, int64_t>, std::less<>> functions_;
+  std::map<std::string, Function, std::less<>> functions_;
 };
 
 std::vector<std::string> split_options(const backend::CodeArtifact& device) {
@@ -283,12 +315,7 @@ class CudaBackend final : public ExecutionBackend {
   BuiltModule build(const backend::CodeArtifact& host, const backend::CodeArtifact& device,
                     const target::Target& target, const target::Target& target_host,
                     const fs::path& output_dir) const override {
-    if (device.format != "cuda") {
-      throw ExecError(fmt::format(
-          "the {} execution backend builds CUDA C++ device code, but the device code is in "
-          "format '{}'; choose an execution backend that accepts '{}'",
-          name_, device.format.empty() ? "<none>" : device.format, device.format));
-    }
+    require_device_format(device, "cuda", name_, "CUDA C++");
     std::string arch = cuda_target_arch(target.get_string("arch"));
     fs::path source_path = output_dir / "device.cu";
     write_binary_file(source_path, device.source);
@@ -299,14 +326,13 @@ class CudaBackend final : public ExecutionBackend {
     if (!compiled.ptx.empty()) write_binary_file(output_dir / "device.ptx", compiled.ptx);
     fs::path arch_path = output_dir / "device.arch";
     write_binary_file(arch_path, arch);
-    backend::CodeArtifact embed;
-    embed.format = "c";
-    embed.source = embed_files_source(
-        "The CUDA cubin of this kernel library (" + name_ + " execution backend).",
-        {{kCubinSymbol, kCubinEndSymbol, cubin_path}, {kArchSymbol, kArchEndSymbol, arch_path}});
-    BuiltModule native =
-        native_execution_backend()->build(host, embed, target_host, target_host, output_dir);
-    return {native.artifact, load(native.artifact)};
+    return build_with_embedded_device_code(
+        *this, host,
+        embed_files_source(
+            "The CUDA cubin of this kernel library (" + name_ + " execution backend).",
+            {{kCubinSymbol, kCubinEndSymbol, cubin_path},
+             {kArchSymbol, kArchEndSymbol, arch_path}}),
+        target_host, output_dir);
   }
 
   std::shared_ptr<const LoadedModule> load(const fs::path& artifact) const override {
