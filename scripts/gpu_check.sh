@@ -4,7 +4,8 @@
 # nvidia-smi; (2) every example runs on `cuda -arch=sm_XY` (nvrtc) against the reference
 # interpreter (tilec run --check), and on the CuTe variant when one is registered;
 # (3) the tensor-core gemm (mma.sync + ldmatrix, sm_80+): the GEMM below must compile to
-# it, and runs against the interpreter in bfloat16 and with 128 x 128 block tiles;
+# it and its T.Pipelined loop to the cp.async pipeline, and it runs against the
+# interpreter in bfloat16, with 128 x 128 block tiles and with masked (zero-filled) edges;
 # (4) DLPack kDLCUDA tensors on a stream and mixed with host ones (the tilec_cuda_tests
 # that need a GPU); (5) float16 GEMM 4096^3 against cuBLAS (cublasGemmEx) and vector add against
 # device-to-device copy bandwidth, printing the ratios. tilec's times are `tilec run`'s
@@ -71,7 +72,16 @@ if [ "$sm" -ge 80 ]; then
     echo "FAIL  examples/gemm.py does not use the tensor-core gemm on $arch" >&2
     status=1
   fi
-  for extra in "-D dtype=bfloat16" "-D M=512 -D N=512 -D K=512 -D block_M=128 -D block_N=128"; do
+  if "$tilec" compile examples/gemm.py --target "cuda -arch=$arch" --emit device "${gemm_4096[@]}" |
+    grep -q "cp.async.cg.shared.global"; then
+    echo "ok    cp.async pipeline: examples/gemm.py's T.Pipelined copies are cp.async.cg"
+  else
+    echo "FAIL  examples/gemm.py's T.Pipelined loop is not a cp.async pipeline on $arch" >&2
+    status=1
+  fi
+  # bfloat16, 128 x 128 tiles, and edges the cp.async copies zero-fill (masked M, N, K).
+  for extra in "-D dtype=bfloat16" "-D M=512 -D N=512 -D K=512 -D block_M=128 -D block_N=128" \
+    "-D M=200 -D N=136 -D K=100" "-D dtype=float32 -D M=200 -D N=136 -D K=100"; do
     # shellcheck disable=SC2086  # $extra is a list of options
     if out=$("$tilec" run examples/gemm.py --target "cuda -arch=$arch" --check $extra 2>&1); then
       echo "ok    [tensor cores] examples/gemm.py $extra"
