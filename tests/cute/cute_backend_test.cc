@@ -204,14 +204,15 @@ TEST(CuteGemm, TheAccumulatorTakesTheTiledMmaPartitionAndItsLoopsFollowIt) {
   EXPECT_NE(src.find("make_tiled_mma(typename AtomOf<Atom>::type{}"), std::string::npos);
   EXPECT_NE(src.find("partition_shape_C(tiled_mma"), std::string::npos);
   EXPECT_NE(src.find("gemm(tiled_mma, tCrA, tCrB, tCrC)"), std::string::npos);
-  EXPECT_NE(src.find("tilec_cute::gemm_ss<0, 2, 2, 64, 64, 32, 0, 0, 0>(&A_s[0], &B_s[0], "
-                     "&C_l[0], tilec_cute::flat_thread())"),
+  // The operands are this iteration's stage of the cp.async pipeline's 2-stage tiles.
+  EXPECT_NE(src.find("tilec_cute::gemm_ss<0, 2, 2, 64, 64, 32, 0, 0, 0>(&A_s[k % 2 * 64 * 32], "
+                     "&B_s[k % 2 * 32 * 64], &C_l[0], tilec_cute::flat_thread())"),
             std::string::npos)
       << src;
   // T.clear, the element-wise update and the copy out each run over the thread's 32
   // registers of the partition.
   size_t loops = 0;
-  for (const char* r : {"r", "r_1", "r_2", "r_3", "r_4", "r_5"}) {
+  for (const char* r : {"r", "r_1", "r_2", "r_3", "r_4", "r_5", "r_6", "r_7"}) {
     if (src.find(fmt::format("for (int32_t {0} = 0; {0} < 32; ++{0})", r)) != std::string::npos)
       ++loops;
   }
