@@ -1,6 +1,9 @@
 #include "c_preamble.h"
 
+#include "tilec/codegen/narrow_float.h"
 #include "tilec/ir/expr.h"
+
+#include <fmt/format.h>
 
 #include <map>
 
@@ -221,14 +224,34 @@ static inline __attribute__((unused)) void tilec_free(void* p) { free(p); }
 
 }  // namespace
 
+namespace {
+// float8: the shared software conversion, with memcpy bit casts.
+std::string float8_section(ir::DataType t, const char* guard) {
+  Float8Dialect c{"static inline __attribute__((unused))", "tilec_f8_f32_bits({})",
+                  "tilec_f8_bits_f32({})", "rintf"};
+  return fmt::format(R"C(
+#ifndef TILEC_HELPER_F8_BITS
+#define TILEC_HELPER_F8_BITS
+static inline __attribute__((unused)) uint32_t tilec_f8_f32_bits(float f) {{ uint32_t u; memcpy(&u, &f, 4); return u; }}
+static inline __attribute__((unused)) float tilec_f8_bits_f32(uint32_t u) {{ float f; memcpy(&f, &u, 4); return f; }}
+#endif
+#ifndef {0}
+#define {0}{1}#endif
+)C",
+                     guard, float8_helper_source(t, c));
+}
+}  // namespace
+
 std::string c_preamble_helper(const std::string& name) {
+  if (name == "f8e4m3") return float8_section(ir::DataType::Float8E4M3(), "TILEC_HELPER_F8E4M3");
+  if (name == "f8e5m2") return float8_section(ir::DataType::Float8E5M2(), "TILEC_HELPER_F8E5M2");
   static const std::map<std::string, const char*> sections = {
       {"atomic", kAtomic}, {"bounds", kBounds}, {"floordiv", kFloorDiv}, {"f16", kFloat16},
       {"bf16", kBFloat16}, {"alloc", kAlloc},   {"ivdep", kIvdep}};
   auto it = sections.find(name);
   if (it == sections.end()) {
     throw ir::IRError("codegen: unknown C helper section '" + name +
-                      "'; known: alloc, atomic, bf16, bounds, f16, floordiv, ivdep");
+                      "'; known: alloc, atomic, bf16, bounds, f16, f8e4m3, f8e5m2, floordiv, ivdep");
   }
   return it->second;
 }

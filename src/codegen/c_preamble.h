@@ -13,8 +13,8 @@ namespace tilec::codegen {
 inline constexpr int kStatusDivisionByZero = 4;
 
 const std::string& c_preamble_includes();
-// Sections: "floordiv", "f16", "bf16", "alloc", "ivdep", "atomic", "bounds". Throws for an unknown
-// name.
+// Sections: "floordiv", "f16", "bf16", "f8e4m3", "f8e5m2", "alloc", "ivdep", "atomic",
+// "bounds". Throws for an unknown name.
 std::string c_preamble_helper(const std::string& name);
 
 }  // namespace tilec::codegen

@@ -2,6 +2,7 @@
 
 #include "c_preamble.h"
 #include "tilec/codegen/bounds_record.h"
+#include "tilec/codegen/narrow_float.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/bounds_check.h"
 
@@ -40,9 +41,6 @@ const std::set<std::string>& c_reserved_words() {
   return words;
 }
 
-bool is_16bit_float(DataType t) {
-  return t.is_float() && t.bits == 16;
-}
 bool is_small_int(DataType t) {
   return t.is_integer() && t.bits < 32;
 }
@@ -124,7 +122,7 @@ std::string CodeGenC::type_name(DataType t) {
 }
 
 std::string CodeGenC::storage_type_name(DataType t) {
-  if (t.lanes == 1 && is_16bit_float(t)) return "uint16_t";
+  if (t.lanes == 1 && t.is_narrow_float()) return t.bits == 8 ? "uint8_t" : "uint16_t";
   return type_name(t);
 }
 
@@ -162,10 +160,10 @@ std::string CodeGenC::wrap(const Printed& p, int max_precedence) {
 
 CodeGenC::Printed CodeGenC::round_to_dtype(Printed value, DataType t) {
   if (t.lanes != 1) return value;
-  if (is_16bit_float(t)) {
-    const char* fn = t.is_bfloat16() ? "tilec_round_bf16" : "tilec_round_f16";
-    require_helper(t.is_bfloat16() ? "bf16" : "f16");
-    return {fmt::format("{}({})", fn, value.text), kPrimary};
+  if (t.is_narrow_float()) {
+    std::string suffix = narrow_float_suffix(t);
+    require_helper(suffix);
+    return {fmt::format("tilec_round_{}({})", suffix, value.text), kPrimary};
   }
   if (is_small_int(t))
     return {fmt::format("({}){}", type_name(t), wrap(value, kPrimary)), kUnaryPrec};
@@ -200,8 +198,9 @@ CodeGenC::Printed CodeGenC::print_float_imm(const FloatImmNode* f) {
   Printed p{text, text[0] == '-' ? kUnaryPrec : kPrimary};
   // Small integers are exact in every float type; anything else rounds like a cast.
   double v = f->value;
-  bool exact = std::floor(v) == v && std::fabs(v) <= (f->dtype.is_bfloat16() ? 256 : 2048);
-  return is_16bit_float(f->dtype) && !exact ? round_to_dtype(p, f->dtype) : p;
+  bool exact = f->dtype.is_narrow_float() && std::floor(v) == v &&
+               std::fabs(v) <= narrow_float_exact_integer_limit(f->dtype);
+  return f->dtype.is_narrow_float() && !exact ? round_to_dtype(p, f->dtype) : p;
 }
 
 CodeGenC::Printed CodeGenC::cast_value(DataType to, const Expr& value) {
@@ -209,13 +208,13 @@ CodeGenC::Printed CodeGenC::cast_value(DataType to, const Expr& value) {
   Printed v = print(value);
   if (from == to) return v;
   if (to.is_bool()) return {wrap(v, kEqPrec - 1) + " != 0", kEqPrec};
-  if (is_16bit_float(to)) {
+  if (to.is_narrow_float()) {
     Printed as_float = from.is_float() && from.bits != 64
                            ? v
                            : Printed{"(float)" + wrap(v, kUnaryPrec), kUnaryPrec};
     return round_to_dtype(as_float, to);
   }
-  if (to.is_float() && to.bits == 32 && is_16bit_float(from)) return v;  // already a float
+  if (to.is_float() && to.bits == 32 && from.is_narrow_float()) return v;  // already a float
   return {fmt::format("({}){}", type_name(to), wrap(v, kUnaryPrec)), kUnaryPrec};
 }
 
@@ -456,10 +455,10 @@ CodeGenC::Printed CodeGenC::print_load(const LoadNode* op) {
   }
   if (op->buffer->scope == StorageScope::kVar) return {name, kPrimary};
   std::string access = fmt::format("{}[{}]", name, flat_index(op->buffer, op->indices));
-  if (is_16bit_float(op->dtype)) {
-    bool bf = op->dtype.is_bfloat16();
-    require_helper(bf ? "bf16" : "f16");
-    return {fmt::format("{}({})", bf ? "tilec_bf16_to_f32" : "tilec_f16_to_f32", access), kPrimary};
+  if (op->dtype.is_narrow_float()) {
+    std::string suffix = narrow_float_suffix(op->dtype);
+    require_helper(suffix);
+    return {fmt::format("tilec_{}_to_f32({})", suffix, access), kPrimary};
   }
   return {access, kPrimary};
 }
@@ -503,11 +502,12 @@ void CodeGenC::print_store(const StoreNode* op) {
     return;
   }
   DataType t = op->buffer->dtype;
-  if (is_16bit_float(t)) {
-    bool bf = t.is_bfloat16();
+  if (t.is_narrow_float()) {
+    std::string suffix = narrow_float_suffix(t);
     auto* same_type_load = op->value.as<LoadNode>();
-    if (same_type_load && same_type_load->buffer->scope != StorageScope::kVar) {
-      // A 16-bit value copied between buffers keeps its bits: no conversion round trip.
+    if (same_type_load && same_type_load->dtype == t &&
+        same_type_load->buffer->scope != StorageScope::kVar) {
+      // A narrow float copied between buffers keeps its bits: no conversion round trip.
       value = fmt::format("{}[{}]", buffer_name(same_type_load->buffer),
                           flat_index(same_type_load->buffer, same_type_load->indices));
     } else {
@@ -516,8 +516,8 @@ void CodeGenC::print_store(const StoreNode* op) {
       auto* c = v.as<CastNode>();
       bool rounded_cast = c && c->value.dtype() == DataType::Float32();
       std::string text = rounded_cast ? print(c->value).text : value;
-      require_helper(bf ? "bf16" : "f16");
-      value = fmt::format("{}({})", bf ? "tilec_f32_to_bf16" : "tilec_f32_to_f16", text);
+      require_helper(suffix);
+      value = fmt::format("tilec_f32_to_{}({})", suffix, text);
     }
   }
   line() << name << "[" << flat_index(op->buffer, op->indices) << "] = " << value << ";\n";

@@ -19,8 +19,8 @@ using namespace ir;
 
 namespace {
 
-// The DLPack v0.6 structs runtime/abi.h uses, embedded so the generated library
-// needs no DLPack header; abi.h itself follows, from runtime_abi_c_declarations().
+// The DLPack v0.6 structs runtime/abi.h uses (with DLPack 1.1's two float8 codes),
+// embedded so the generated library needs no DLPack header; abi.h itself follows, from runtime_abi_c_declarations().
 const char* kDLPackDeclarations = R"C(
 #ifndef DLPACK_DLPACK_H_
 #define DLPACK_DLPACK_H_
@@ -34,7 +34,8 @@ typedef struct {
   int device_id;
 } DLDevice;
 typedef enum {
-  kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U, kDLComplex = 5U
+  kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U, kDLComplex = 5U,
+  kDLFloat8_e4m3fn = 10U, kDLFloat8_e5m2 = 12U
 } DLDataTypeCode;
 typedef struct {
   uint8_t code;
@@ -74,6 +75,8 @@ static inline __attribute__((unused)) void tilec_dtype_name(DLDataType t, char* 
                    : t.code == 6 ? "bool" : "code";
   if (t.code == 6 || (t.code == kDLUInt && t.bits == 1)) {
     snprintf(out, len, "bool");
+  } else if (t.code == 10 || t.code == 12) {
+    snprintf(out, len, "%s", t.code == 10 ? "float8_e4m3" : "float8_e5m2");
   } else if (t.lanes != 1) {
     snprintf(out, len, "%s%dx%d", base, (int)t.bits, (int)t.lanes);
   } else {
@@ -115,6 +118,9 @@ static inline __attribute__((unused)) const DLTensor* tilec_tensor_arg(const Til
   int bool_ok = strcmp(dtype, "bool") == 0 &&
                 ((t->dtype.code == kDLUInt && (t->dtype.bits == 8 || t->dtype.bits == 1)) ||
                  (t->dtype.code == 6 && t->dtype.bits == 8));
+  /* NumPy has no float8: a uint8 tensor passes a float8 parameter its bit patterns. */
+  bool_ok = bool_ok || (strncmp(dtype, "float8_", 7) == 0 && t->dtype.code == kDLUInt &&
+                        t->dtype.bits == 8);
   if (!bool_ok && (t->dtype.code != code || t->dtype.bits != bits || t->dtype.lanes != 1)) {
     char got[32];
     tilec_dtype_name(t->dtype, got, sizeof got);
@@ -199,6 +205,10 @@ DLCode dl_code(DataType t) {
       return {2, "kDLFloat"};
     case TypeCode::kBFloat:
       return {4, "kDLBfloat"};
+    case TypeCode::kFloat8E4M3:
+      return {10, "kDLFloat8_e4m3fn"};
+    case TypeCode::kFloat8E5M2:
+      return {12, "kDLFloat8_e5m2"};
     case TypeCode::kBool:
       return {1, "kDLUInt"};
   }

@@ -118,6 +118,19 @@ static __device__ __forceinline__ uint16_t tilec_f32_to_bf16(float f) { return _
 static __device__ __forceinline__ float tilec_round_bf16(float f) { return tilec_bf16_to_f32(tilec_f32_to_bf16(f)); }
 )CU";
 
+// float8 through cuda_fp8.h's conversions with __NV_SATFINITE: the rounding and
+// saturation of tilec's float8 (ir/float8.h), in hardware on sm_89 and later.
+const char* kFloat8 = R"CU(
+#include <cuda_fp8.h>
+#include <cuda_fp16.h>
+static __device__ __forceinline__ float tilec_f8e4m3_to_f32(uint8_t c) { return __half2float(__half(__nv_cvt_fp8_to_halfraw(c, __NV_E4M3))); }
+static __device__ __forceinline__ uint8_t tilec_f32_to_f8e4m3(float f) { return __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3); }
+static __device__ __forceinline__ float tilec_round_f8e4m3(float f) { return tilec_f8e4m3_to_f32(tilec_f32_to_f8e4m3(f)); }
+static __device__ __forceinline__ float tilec_f8e5m2_to_f32(uint8_t c) { return __half2float(__half(__nv_cvt_fp8_to_halfraw(c, __NV_E5M2))); }
+static __device__ __forceinline__ uint8_t tilec_f32_to_f8e5m2(float f) { return __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E5M2); }
+static __device__ __forceinline__ float tilec_round_f8e5m2(float f) { return tilec_f8e5m2_to_f32(tilec_f32_to_f8e5m2(f)); }
+)CU";
+
 // Atomic updates (ir::atomic_update): CUDA's atomicAdd/atomicMax/atomicMin where the
 // dtype has them, else a compare-and-swap loop on the bits (float max/min, combining as
 // the IR's kMax/kMin do). Generic pointers, so one helper serves global and shared.
@@ -271,6 +284,7 @@ void CodeGenCUDA::print_preamble(std::ostream& os) {
   if (uses_helper("floordiv")) os << kFloorDiv;
   if (uses_helper("f16")) os << float16_helpers();
   if (uses_helper("bf16")) os << bfloat16_helpers();
+  if (uses_helper("f8e4m3") || uses_helper("f8e5m2")) os << kFloat8;
   if (uses_helper("atomic")) os << kAtomic;
   if (uses_helper("mma")) os << kMma;
   if (uses_helper("subgroups")) os << kSubgroups;

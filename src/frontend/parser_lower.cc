@@ -4,6 +4,7 @@
 #include "tilec/ir/block_accumulator.h"
 #include "tilec/ir/builder.h"
 #include "tilec/ir/const_fold.h"
+#include "tilec/ir/float8.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/warp_shuffle.h"
@@ -2027,10 +2028,11 @@ class Lowering {
           t.bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (t.bits - 1)) - 1;
       return make_int(lowest ? -top - 1 : top, t);
     }
-    double top = t.is_bfloat16() ? 3.3895313892515355e38
-                 : t.bits == 16  ? 65504.0
-                 : t.bits == 32  ? double(std::numeric_limits<float>::max())
-                                 : std::numeric_limits<double>::max();
+    double top = t.is_float8()     ? float8_max(t)
+                 : t.is_bfloat16() ? 3.3895313892515355e38
+                 : t.bits == 16    ? 65504.0
+                 : t.bits == 32    ? double(std::numeric_limits<float>::max())
+                                   : std::numeric_limits<double>::max();
     return make_float(lowest ? -top : top, t);
   }
 

@@ -187,8 +187,8 @@ std::optional<Stmt> lower_reduce_simt(const Stmt& stmt, const target::Target& ta
   bool absolute = op->reduce_kind == ReduceKind::kAbsSum || op->reduce_kind == ReduceKind::kAbsMax;
 
   // A tree reorders the combination: exact for max/min and integers, within the float32
-  // and float64 tolerances for sums, but not for sums rounded to 16 bits at every step.
-  bool narrow_float = t.is_float() && t.bits == 16;  // float16 and bfloat16
+  // and float64 tolerances for sums, but not for sums rounded to a narrow float at every step.
+  bool narrow_float = t.is_narrow_float();  // float16, bfloat16, float8
   bool reorderable = !(narrow_float && (op->reduce_kind == ReduceKind::kSum ||
                                         op->reduce_kind == ReduceKind::kAbsSum));
   const int64_t* extent = as_const_int(src->shape[size_t(op->dim)]);

@@ -2,6 +2,7 @@
 
 #include "tilec/ir/const_fold.h"
 #include "tilec/ir/float16.h"
+#include "tilec/ir/float8.h"
 #include "tilec/ir/tensor.h"
 
 #include <cmath>
@@ -124,6 +125,18 @@ Slot read_bf16(const char* base, int64_t flat) {
 void write_bf16(char* base, int64_t flat, Slot v) {
   store_raw(base, flat, double_to_bfloat16(v.f));
 }
+Slot read_f8e4m3(const char* base, int64_t flat) {
+  return float_slot(float8_to_double(load_raw<uint8_t>(base, flat), DataType::Float8E4M3()));
+}
+void write_f8e4m3(char* base, int64_t flat, Slot v) {
+  store_raw(base, flat, double_to_float8(v.f, DataType::Float8E4M3()));
+}
+Slot read_f8e5m2(const char* base, int64_t flat) {
+  return float_slot(float8_to_double(load_raw<uint8_t>(base, flat), DataType::Float8E5M2()));
+}
+void write_f8e5m2(char* base, int64_t flat, Slot v) {
+  store_raw(base, flat, double_to_float8(v.f, DataType::Float8E5M2()));
+}
 Slot read_f32(const char* base, int64_t flat) {
   return float_slot(load_raw<float>(base, flat));
 }
@@ -151,6 +164,10 @@ Reader reader_for(DataType t) {
       return read_bool;
     case TypeCode::kBFloat:
       return read_bf16;
+    case TypeCode::kFloat8E4M3:
+      return read_f8e4m3;
+    case TypeCode::kFloat8E5M2:
+      return read_f8e5m2;
     case TypeCode::kFloat:
       if (t.bits == 16) return read_f16;
       if (t.bits == 32) return read_f32;
@@ -179,6 +196,10 @@ Writer writer_for(DataType t) {
       return write_bool;
     case TypeCode::kBFloat:
       return write_bf16;
+    case TypeCode::kFloat8E4M3:
+      return write_f8e4m3;
+    case TypeCode::kFloat8E5M2:
+      return write_f8e5m2;
     case TypeCode::kFloat:
       if (t.bits == 16) return write_f16;
       if (t.bits == 32) return write_f32;

@@ -1,5 +1,7 @@
 #include "tilec/ir/float16.h"
 
+#include "tilec/ir/float8.h"
+
 #include <cfloat>
 #include <cmath>
 
@@ -16,16 +18,6 @@ struct Format {
 };
 constexpr Format kHalf{10, -14, 15, 0x7E00};
 constexpr Format kBFloat16{7, -126, 127, 0x7FC0};
-
-// Round a non-negative integer-scaled value to an integer, ties to even. Exact: the
-// fractional part of a double is computed without error.
-double round_half_even(double q) {
-  double floor_q = std::floor(q);
-  double frac = q - floor_q;
-  if (frac > 0.5) return floor_q + 1;
-  if (frac < 0.5) return floor_q;
-  return std::fmod(floor_q, 2.0) == 0 ? floor_q : floor_q + 1;
-}
 
 uint16_t encode(double value, const Format& f) {
   uint16_t sign = std::signbit(value) ? 0x8000 : 0;
@@ -68,6 +60,15 @@ double decode(uint16_t bits, const Format& f) {
 
 }  // namespace
 
+// Exact: the fractional part of a double is computed without error.
+double round_half_even(double q) {
+  double floor_q = std::floor(q);
+  double frac = q - floor_q;
+  if (frac > 0.5) return floor_q + 1;
+  if (frac < 0.5) return floor_q;
+  return std::fmod(floor_q, 2.0) == 0 ? floor_q : floor_q + 1;
+}
+
 uint16_t float_to_half(float value) {
   return encode(value, kHalf);
 }
@@ -89,6 +90,7 @@ uint16_t double_to_bfloat16(double value) {
 
 double round_to_dtype(double value, DataType dtype) {
   if (dtype.code == TypeCode::kBFloat) return decode(encode(value, kBFloat16), kBFloat16);
+  if (dtype.is_float8()) return float8_to_double(double_to_float8(value, dtype), dtype);
   if (dtype.code != TypeCode::kFloat) return value;
   switch (dtype.bits) {
     case 16:

@@ -56,6 +56,9 @@ std::string npy_descr(DataType dtype) {
         "NumPy has no standard .npy dtype for bfloat16; convert the tensor to float32 "
         "first");
   if (dtype.is_bool()) return "|b1";
+  // NumPy has no float8: the file holds the bit patterns as uint8 (ml_dtypes users view
+  // them with a.view(ml_dtypes.float8_e4m3fn)).
+  if (dtype.is_float8()) return "|u1";
   char kind = dtype.is_int() ? 'i' : dtype.is_uint() ? 'u' : dtype.is_float() ? 'f' : '?';
   if (kind == '?')
     throw IRError("NumPy has no standard .npy dtype for " + dtype.str() +

@@ -5,6 +5,7 @@
 
 #include "tilec/ir/expr.h"
 #include "tilec/ir/float16.h"
+#include "tilec/ir/float8.h"
 
 #include <fmt/format.h>
 
@@ -74,6 +75,9 @@ double read_as_double(const void* data, DataType dtype, int64_t flat) {
       return load<uint8_t>(data, flat) != 0;
     case TypeCode::kBFloat:
       return bfloat16_to_float(load<uint16_t>(data, flat));
+    case TypeCode::kFloat8E4M3:
+    case TypeCode::kFloat8E5M2:
+      return float8_to_double(load<uint8_t>(data, flat), dtype);
     case TypeCode::kFloat:
       if (dtype.bits == 16) return half_to_float(load<uint16_t>(data, flat));
       if (dtype.bits == 32) return load<float>(data, flat);
@@ -118,6 +122,8 @@ int64_t read_as_int(const void* data, DataType dtype, int64_t flat) {
       break;
     case TypeCode::kFloat:
     case TypeCode::kBFloat:
+    case TypeCode::kFloat8E4M3:
+    case TypeCode::kFloat8E5M2:
       return float_to_integer(read_as_double(data, dtype, flat), DataType::Int64());
   }
   unsupported(dtype);
@@ -127,6 +133,9 @@ void write_double(void* data, DataType dtype, int64_t flat, double value) {
   switch (dtype.code) {
     case TypeCode::kBFloat:
       return save<uint16_t>(data, flat, double_to_bfloat16(value));
+    case TypeCode::kFloat8E4M3:
+    case TypeCode::kFloat8E5M2:
+      return save<uint8_t>(data, flat, double_to_float8(value, dtype));
     case TypeCode::kFloat:
       if (dtype.bits == 16) return save<uint16_t>(data, flat, double_to_half(value));
       if (dtype.bits == 32) return save<float>(data, flat, float(round_to_dtype(value, dtype)));
@@ -156,7 +165,9 @@ void write_int(void* data, DataType dtype, int64_t flat, int64_t value) {
       }
       break;
     case TypeCode::kFloat:
-    case TypeCode::kBFloat: {
+    case TypeCode::kBFloat:
+    case TypeCode::kFloat8E4M3:
+    case TypeCode::kFloat8E5M2: {
       double v = dtype.is_uint() ? double(uint64_t(value)) : double(value);
       return write_double(data, dtype, flat, v);
     }
@@ -262,6 +273,10 @@ void fill_random_indices(const TensorView& tensor, uint64_t seed, int64_t bound)
 
 Tolerance tolerance_for(DataType dtype) {
   if (dtype.is_bfloat16()) return {2e-2, 2e-2};
+  // One unit in the last place of float8 (2^-3 of the value for e4m3, 2^-2 for e5m2): a
+  // float32 sum taken in another order may round to the neighbouring float8 value.
+  if (dtype.code == TypeCode::kFloat8E4M3) return {1.3e-1, 2e-2};
+  if (dtype.code == TypeCode::kFloat8E5M2) return {2.6e-1, 2e-2};
   if (!dtype.is_float()) return {0, 0};
   switch (dtype.bits) {
     case 16:

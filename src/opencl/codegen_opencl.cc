@@ -1,6 +1,7 @@
 #include "tilec/opencl/codegen_opencl.h"
 
 #include "tilec/codegen/device_source.h"
+#include "tilec/codegen/narrow_float.h"
 #include "tilec/gpu/subgroup.h"
 #include "tilec/transform/simplify.h"
 
@@ -9,6 +10,7 @@
 namespace tilec::opencl {
 
 using namespace ir;
+using codegen::Float8Dialect;
 
 namespace {
 
@@ -199,6 +201,10 @@ void CodeGenOpenCL::print_preamble(std::ostream& os) {
   if (uses_helper("floordiv")) os << kFloorDiv;
   if (uses_helper("f16")) os << kFloat16;
   if (uses_helper("bf16")) os << kBFloat16;
+  // float8 is stored as uchar and converted in software (OpenCL has no 8-bit floats).
+  Float8Dialect cl{"static inline", "as_uint({})", "as_float({})", "rint"};
+  if (uses_helper("f8e4m3")) os << codegen::float8_helper_source(DataType::Float8E4M3(), cl);
+  if (uses_helper("f8e5m2")) os << codegen::float8_helper_source(DataType::Float8E5M2(), cl);
   if (uses_helper("atomic")) os << kAtomic;
 }
 

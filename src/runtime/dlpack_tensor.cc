@@ -25,6 +25,12 @@ DLDataType to_dl_dtype(ir::DataType dtype) {
     case ir::TypeCode::kBFloat:
       out.code = kDLBfloat;
       break;
+    case ir::TypeCode::kFloat8E4M3:
+      out.code = kDLFloat8E4M3fnCode;
+      break;
+    case ir::TypeCode::kFloat8E5M2:
+      out.code = kDLFloat8E5M2Code;
+      break;
   }
   return out;
 }
@@ -45,6 +51,12 @@ std::optional<ir::DataType> from_dl_dtype(DLDataType dtype) {
       break;
     case kDLBfloat:
       out.code = ir::TypeCode::kBFloat;
+      break;
+    case kDLFloat8E4M3fnCode:
+      out.code = ir::TypeCode::kFloat8E4M3;
+      break;
+    case kDLFloat8E5M2Code:
+      out.code = ir::TypeCode::kFloat8E5M2;
       break;
     default:
       return std::nullopt;

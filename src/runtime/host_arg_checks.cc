@@ -1,5 +1,7 @@
 #include "tilec/runtime/host_arg_checks.h"
 
+#include "tilec/runtime/dlpack_tensor.h"
+
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +22,10 @@ void dtype_name(DLDataType t, char* out, size_t len) {
                                            : "code";
   if (t.code == 6 || (t.code == kDLUInt && t.bits == 1)) {
     std::snprintf(out, len, "bool");
+  } else if (t.code == tilec::runtime::kDLFloat8E4M3fnCode ||
+             t.code == tilec::runtime::kDLFloat8E5M2Code) {
+    std::snprintf(out, len, "%s",
+                  t.code == tilec::runtime::kDLFloat8E4M3fnCode ? "float8_e4m3" : "float8_e5m2");
   } else if (t.lanes != 1) {
     std::snprintf(out, len, "%s%dx%d", base, int(t.bits), int(t.lanes));
   } else {
@@ -89,6 +95,9 @@ const DLTensor* tilec_rt_tensor_arg(const TilecArg* args, int32_t index, const c
   bool bool_ok = std::strcmp(dtype, "bool") == 0 &&
                  ((t->dtype.code == kDLUInt && (t->dtype.bits == 8 || t->dtype.bits == 1)) ||
                   (t->dtype.code == 6 && t->dtype.bits == 8));
+  // NumPy has no float8: a uint8 tensor passes a float8 parameter its bit patterns.
+  bool_ok = bool_ok || (std::strncmp(dtype, "float8_", 7) == 0 && t->dtype.code == kDLUInt &&
+                        t->dtype.bits == 8);
   if (!bool_ok && (t->dtype.code != code || t->dtype.bits != bits || t->dtype.lanes != 1)) {
     char got[32];
     dtype_name(t->dtype, got, sizeof got);

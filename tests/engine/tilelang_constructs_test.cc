@@ -181,6 +181,17 @@ def f(A: T.Tensor((2, 5, 7), "float32"), B: T.Tensor((2, 5, 7), "float32")):
         T.use_swizzle(3, order="column")
         B[bz, by, bx] = A[bz, by, bx] + T.Cast("float32", bx * 100 + by)
 )"},
+      {"Float8TensorsAndArithmetic", R"(
+@T.prim_func
+def f(A: T.Tensor((16, 16), "float8_e4m3"), B: T.Tensor((16, 16), T.float8_e5m2),
+      C: T.Tensor((16, 16), "float8_e4m3fn"), D: T.Tensor((16, 16), "float32")):
+    with T.Kernel(2) as bx:
+        t = T.alloc_fragment((8, 16), "float8_e4m3")
+        T.copy(A[bx * 8, 0], t)
+        for i, j in T.Parallel(8, 16):
+            C[bx * 8 + i, j] = t[i, j] * 3.0 + T.Cast("float8_e4m3", B[bx * 8 + i, j])
+            D[bx * 8 + i, j] = T.Cast("float32", t[i, j]) - B[bx * 8 + i, j]
+)"},
       {"LoopsWithAnnotationsGridStepUnrollVectorized", R"(
 @T.prim_func
 def f(A: T.Tensor((8, 8), "float32"), B: T.Tensor((8, 8), "float32")):

@@ -268,7 +268,7 @@ void expect_error(const std::string& body, const std::string& message, int line)
   EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
 }
 
-TEST(ConstructErrors, RampBroadcastAndReducers) {
+TEST(ConstructErrors, RampBroadcastReducersAndFloat8) {
   expect_error(kFn + "        x = A[0, T.Ramp(0, 1, 4)]\n", "T.Ramp is a vector of 4 lanes", 4);
   expect_error(kFn + "        A[0, T.Ramp(0, 1, 4)] = A[1, T.Ramp(0, 1, 8)]\n",
                "T.Ramp has 8 lanes but the statement stores 4", 4);
@@ -297,6 +297,11 @@ TEST(ConstructErrors, RampBroadcastAndReducers) {
                    "        h = T.alloc_reducer((4,), \"float16\")\n"
                    "        T.reducer_update(h[0], 1.0)\n",
                "on a float16 element is not supported", 5);
+  expect_error(kFn + "        t = T.alloc_shared((4,), \"float8_e4m3fnuz\")\n",
+               "unknown dtype 'float8_e4m3fnuz'", 4);
+  expect_error(
+      kFn + "        t = T.alloc_shared((4,), \"float8_e4m3\")\n        T.atomic_add(t[0], 1.0)\n",
+      "T.atomic_add on a float8_e4m3 element is not supported", 5);
 }
 
 }  // namespace

@@ -101,7 +101,8 @@ std::map<std::string, int64_t> bind_dims_from_inputs(
 }
 
 // Replaces the random tensors of parameters given with --inputs; dtype and shape must
-// be the parameter's exactly (no silent conversion).
+// be the parameter's exactly (no silent conversion). NumPy has no float8, so a float8
+// parameter takes a uint8 array of the same shape as its bit patterns (what --save writes).
 void apply_inputs(const ir::PrimFunc& func, ir::RandomArgs& args,
                   const std::map<std::string, ir::HostTensor>& inputs) {
   size_t t = 0;
@@ -111,7 +112,8 @@ void apply_inputs(const ir::PrimFunc& func, ir::RandomArgs& args,
     auto it = inputs.find(p.name());
     if (it == inputs.end()) continue;
     const ir::HostTensor& given = it->second;
-    if (given.dtype() != tensor.dtype() || given.shape() != tensor.shape())
+    bool float8_bits = tensor.dtype().is_float8() && given.dtype() == ir::DataType::UInt(8);
+    if ((given.dtype() != tensor.dtype() && !float8_bits) || given.shape() != tensor.shape())
       throw EngineError(fmt::format(
           "--inputs {}: the file holds {}, but parameter '{}' of '{}' is {}; convert the "
           "array (numpy: a.astype(...).reshape(...)) or bind the dims with --shape",

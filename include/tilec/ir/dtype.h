@@ -1,6 +1,7 @@
 // DataType: the scalar (or short-vector) element type of every tile IR value.
-// Spelled as TileLang spells it ("float16", "bfloat16", "int32", "bool"; "float32x4"
-// for 4 lanes); parse(str()) round-trips.
+// Spelled as TileLang spells it ("float16", "bfloat16", "float8_e4m3", "int32", "bool";
+// "float32x4" for 4 lanes); parse(str()) round-trips. float8_e4m3 is OCP/TVM's e4m3fn
+// (no infinities) and float8_e5m2 the IEEE-like e5m2 (src/ir/float8.cc, docs/semantics.md).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 
 namespace tilec::ir {
 
-enum class TypeCode : uint8_t { kBool, kInt, kUInt, kFloat, kBFloat };
+enum class TypeCode : uint8_t { kBool, kInt, kUInt, kFloat, kBFloat, kFloat8E4M3, kFloat8E5M2 };
 
 struct DataType {
   TypeCode code = TypeCode::kInt;
@@ -22,6 +23,8 @@ struct DataType {
   static constexpr DataType UInt(int bits) { return {TypeCode::kUInt, uint8_t(bits), 1}; }
   static constexpr DataType Float(int bits) { return {TypeCode::kFloat, uint8_t(bits), 1}; }
   static constexpr DataType BFloat16() { return {TypeCode::kBFloat, 16, 1}; }
+  static constexpr DataType Float8E4M3() { return {TypeCode::kFloat8E4M3, 8, 1}; }
+  static constexpr DataType Float8E5M2() { return {TypeCode::kFloat8E5M2, 8, 1}; }
   static constexpr DataType Int32() { return Int(32); }
   static constexpr DataType Int64() { return Int(64); }
   static constexpr DataType Float32() { return Float(32); }
@@ -31,8 +34,14 @@ struct DataType {
   bool is_int() const { return code == TypeCode::kInt; }
   bool is_uint() const { return code == TypeCode::kUInt; }
   bool is_integer() const { return is_int() || is_uint(); }  // bool excluded
-  bool is_float() const { return code == TypeCode::kFloat || code == TypeCode::kBFloat; }
+  bool is_float() const {
+    return code == TypeCode::kFloat || code == TypeCode::kBFloat || is_float8();
+  }
   bool is_bfloat16() const { return code == TypeCode::kBFloat; }
+  bool is_float8() const { return code == TypeCode::kFloat8E4M3 || code == TypeCode::kFloat8E5M2; }
+  // Floats narrower than float32 (float16, bfloat16, float8): stored as their bits and
+  // computed in float32, rounded back after every operation.
+  bool is_narrow_float() const { return is_float() && bits < 32; }
   bool is_scalar() const { return lanes == 1; }
   // Storage size of one element (lanes included); bool is stored as one byte.
   int bytes() const { return (is_bool() ? 1 : bits / 8) * lanes; }

@@ -16,11 +16,16 @@ float half_to_float(uint16_t bits);
 uint16_t float_to_bfloat16(float value);
 float bfloat16_to_float(uint16_t bits);
 
+// q rounded to an integer, ties to even (exact for any double): the rounding step of
+// every narrow-float encoder (float16.cc, float8.cc).
+double round_half_even(double q);
+
 // From double directly (a single rounding; going through float would round twice).
 uint16_t double_to_half(double value);
 uint16_t double_to_bfloat16(double value);
 
-// The nearest value of float dtype `dtype` (float16, bfloat16, float32, float64);
+// The nearest value of float dtype `dtype` (float16, bfloat16, float8_*, float32, float64;
+// float8 saturates, see float8.h);
 // other dtypes return value unchanged.
 double round_to_dtype(double value, DataType dtype);
 

@@ -3,7 +3,8 @@
 // uint8..uint64, float16, float32, float64. read_npy returns an owning tensor;
 // anything else (big-endian, Fortran order, object or structured dtypes, a
 // truncated file) throws IRError naming the file and what is wrong with it.
-// write_npy writes version 1.0 (2.0 when the header needs it).
+// write_npy writes version 1.0 (2.0 when the header needs it); NumPy has no float8, so
+// float8 tensors are written as their uint8 bit patterns ("|u1").
 #pragma once
 
 #include "tilec/ir/tensor.h"

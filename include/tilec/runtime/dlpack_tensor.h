@@ -1,6 +1,8 @@
 // DLPack helpers: tile IR dtype <-> DLDataType, and DLTensorView, a CPU, row-major,
 // contiguous DLTensor over memory someone else owns. DLPack 0.6 has no bool: it travels as
-// {kDLUInt, 8} (one byte), as PyTorch exports it and the `c` host codegen checks.
+// {kDLUInt, 8} (one byte), as PyTorch exports it and the `c` host codegen checks. float8
+// travels with DLPack 1.1's codes (kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12, bits 8),
+// which PyTorch's torch.float8_e4m3fn / float8_e5m2 export; Debian's 0.6 header lacks them.
 #pragma once
 
 #include "tilec/ir/dtype.h"
@@ -13,6 +15,9 @@
 #include <vector>
 
 namespace tilec::runtime {
+
+inline constexpr uint8_t kDLFloat8E4M3fnCode = 10;  // DLPack 1.1 kDLFloat8_e4m3fn
+inline constexpr uint8_t kDLFloat8E5M2Code = 12;    // DLPack 1.1 kDLFloat8_e5m2
 
 DLDataType to_dl_dtype(ir::DataType dtype);
 // nullopt for codes tile IR has no dtype for (complex, opaque handles).

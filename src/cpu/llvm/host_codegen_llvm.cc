@@ -4,6 +4,7 @@
 #include "tilec/cpu/llvm_codegen.h"
 #include "tilec/runtime/abi.h"
 #include "tilec/runtime/device_launch.h"
+#include "tilec/runtime/dlpack_tensor.h"
 #include "tilec/transform/bounds_check.h"
 #include "tilec/transform/split_host_device.h"
 
@@ -33,6 +34,10 @@ DLCode dl_code(DataType t) {
       return {kDLFloat, t.bits};
     case TypeCode::kBFloat:
       return {kDLBfloat, t.bits};
+    case TypeCode::kFloat8E4M3:
+      return {runtime::kDLFloat8E4M3fnCode, 8};
+    case TypeCode::kFloat8E5M2:
+      return {runtime::kDLFloat8E5M2Code, 8};
     case TypeCode::kBool:
       return {kDLUInt, 8};
   }

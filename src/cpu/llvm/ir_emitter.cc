@@ -2,6 +2,7 @@
 #include "tilec/cpu/prefetch.h"
 
 #include "tilec/codegen/bounds_record.h"
+#include "tilec/ir/float16.h"
 
 #include <fmt/format.h>
 #include <llvm/ADT/APFloat.h>
@@ -16,10 +17,6 @@ namespace tilec::cpu::llvm_codegen {
 using namespace ir;
 
 namespace {
-
-bool is_16bit_float(DataType t) {
-  return t.is_float() && t.bits == 16;
-}
 
 // Full unrolling up to this trip count (the C printer's "#pragma GCC unroll 8" unrolls
 // the gemm micro-kernel's rows and groups completely; LLVM is told so directly).
@@ -63,7 +60,7 @@ llvm::Type* IREmitter::value_type(DataType t) {
 
 llvm::Type* IREmitter::storage_type(DataType t) {
   if (t.is_bool()) return builder_.getInt8Ty();
-  if (is_16bit_float(t)) return builder_.getInt16Ty();
+  if (t.is_narrow_float()) return builder_.getIntNTy(t.bits);
   return value_type(t);
 }
 
@@ -137,9 +134,63 @@ void IREmitter::set_loop_bounds(const ForNode* op) {
   var_bounds_[op->var.get()] = transform::loop_var_bounds(*op, var_bounds_);
 }
 
-// ---------------------------------------------------------------- 16-bit floats
+// ---------------------------------------------------------------- narrow floats
 
-llvm::Value* IREmitter::f32_to_storage16(llvm::Value* v, DataType t) {
+// float8 as the C helpers (codegen/narrow_float.cc) and ir::double_to_float8 do it, on
+// integers so that vector lanes convert alike: see float8_helper_source for the steps.
+llvm::Value* IREmitter::f32_to_float8(llvm::Value* v, DataType t) {
+  bool e4m3 = t.code == TypeCode::kFloat8E4M3;
+  const uint32_t m = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  auto& B = builder_;
+  llvm::Value* u = B.CreateBitCast(v, like(v, i32()));
+  auto c = [&](uint32_t x) { return llvm::ConstantInt::get(u->getType(), x); };
+  llvm::Value* a = B.CreateAnd(u, c(0x7FFFFFFF));
+  llvm::Value* sign = B.CreateAnd(B.CreateLShr(u, c(24)), c(0x80));
+  llvm::Value* scaled =
+      B.CreateFMul(B.CreateBitCast(a, v->getType()),
+                   llvm::ConstantFP::get(v->getType(), std::ldexp(1.0, int(bias + m - 1))));
+  llvm::Value* subnormal =
+      B.CreateFPToUI(B.CreateUnaryIntrinsic(llvm::Intrinsic::rint, scaled), u->getType());
+  const uint32_t shift = 23 - m;
+  llvm::Value* rounded = B.CreateLShr(B.CreateAdd(B.CreateAdd(a, c((1u << (shift - 1)) - 1)),
+                                                  B.CreateAnd(B.CreateLShr(a, c(shift)), c(1))),
+                                      c(shift));
+  llvm::Value* normal = B.CreateSub(rounded, c((127 - bias) << m));
+  llvm::Value* r = B.CreateSelect(B.CreateICmpULT(a, c((128 - bias) << 23)), subnormal, normal);
+  r = B.CreateSelect(B.CreateICmpUGE(a, c(e4m3 ? 0x43E00000 : 0x47600000)), c(e4m3 ? 0x7E : 0x7B),
+                     r);
+  r = B.CreateOr(r, sign);
+  r = B.CreateSelect(B.CreateICmpUGT(a, c(0x7F800000)), c(0x7F), r);
+  return B.CreateTrunc(r, like(v, B.getInt8Ty()));
+}
+
+llvm::Value* IREmitter::float8_to_f32(llvm::Value* bits, DataType t) {
+  bool e4m3 = t.code == TypeCode::kFloat8E4M3;
+  const uint32_t m = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  auto& B = builder_;
+  llvm::Type* f32 = like(bits, B.getFloatTy());
+  llvm::Value* w = B.CreateZExt(bits, like(bits, i32()));
+  auto c = [&](uint32_t x) { return llvm::ConstantInt::get(w->getType(), x); };
+  llvm::Value* sign = B.CreateShl(B.CreateAnd(w, c(0x80)), c(24));
+  llvm::Value* mag = B.CreateAnd(w, c(0x7F));
+  llvm::Value* subnormal =
+      B.CreateBitCast(B.CreateFMul(B.CreateUIToFP(mag, f32),
+                                   llvm::ConstantFP::get(f32, std::ldexp(1.0, -int(bias + m - 1)))),
+                      w->getType());
+  llvm::Value* normal = B.CreateAdd(B.CreateShl(mag, c(23 - m)), c((127 - bias) << 23));
+  llvm::Value* r =
+      B.CreateOr(sign, B.CreateSelect(B.CreateICmpULT(mag, c(1u << m)), subnormal, normal));
+  if (e4m3) {
+    r = B.CreateSelect(B.CreateICmpEQ(mag, c(0x7F)), c(0x7FC00000), r);
+  } else {
+    r = B.CreateSelect(B.CreateICmpEQ(mag, c(0x7C)), B.CreateOr(sign, c(0x7F800000)), r);
+    r = B.CreateSelect(B.CreateICmpUGT(mag, c(0x7C)), c(0x7FC00000), r);
+  }
+  return B.CreateBitCast(r, f32);
+}
+
+llvm::Value* IREmitter::f32_to_narrow_bits(llvm::Value* v, DataType t) {
+  if (t.is_float8()) return f32_to_float8(v, t);
   llvm::Type* i16 = like(v, builder_.getInt16Ty());
   if (!t.is_bfloat16()) {
     // fptrunc rounds to nearest-even, as the C helper does.
@@ -156,7 +207,8 @@ llvm::Value* IREmitter::f32_to_storage16(llvm::Value* v, DataType t) {
   return builder_.CreateTrunc(builder_.CreateSelect(is_nan, nan_bits, rounded), i16);
 }
 
-llvm::Value* IREmitter::storage16_to_f32(llvm::Value* bits, DataType t) {
+llvm::Value* IREmitter::narrow_bits_to_f32(llvm::Value* bits, DataType t) {
+  if (t.is_float8()) return float8_to_f32(bits, t);
   llvm::Type* f32 = like(bits, builder_.getFloatTy());
   if (!t.is_bfloat16()) {
     return builder_.CreateFPExt(builder_.CreateBitCast(bits, like(bits, builder_.getHalfTy())),
@@ -168,8 +220,8 @@ llvm::Value* IREmitter::storage16_to_f32(llvm::Value* bits, DataType t) {
 }
 
 llvm::Value* IREmitter::round_to_dtype(llvm::Value* v, DataType t) {
-  if (!is_16bit_float(t)) return v;
-  return storage16_to_f32(f32_to_storage16(v, t), t);
+  if (!t.is_narrow_float()) return v;
+  return narrow_bits_to_f32(f32_to_narrow_bits(v, t), t);
 }
 
 // ---------------------------------------------------------------- conversions
@@ -182,7 +234,7 @@ llvm::Value* IREmitter::convert(llvm::Value* v, DataType from, DataType to) {
     return builder_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   }
   if (to.is_float()) {
-    if (is_16bit_float(to)) {
+    if (to.is_narrow_float()) {
       // Through float first, as the C cast (float)x does, then rounded.
       llvm::Value* as_float =
           from.is_float() && from.bits != 64 ? v : convert(v, from, DataType::Float32());
@@ -214,7 +266,9 @@ llvm::Value* IREmitter::emit_float_imm(const FloatImmNode* op) {
   DataType t = op->dtype;
   if (t.bits == 64) return llvm::ConstantFP::get(builder_.getDoubleTy(), op->value);
   llvm::APFloat value(static_cast<float>(op->value));
-  if (is_16bit_float(t)) {
+  if (t.is_float8()) {  // (float)literal rounded as a float8 store would, at compile time
+    value = llvm::APFloat(static_cast<float>(ir::round_to_dtype(static_cast<float>(op->value), t)));
+  } else if (t.is_narrow_float()) {
     // As C does it: (float)literal, then rounded to nearest-even in 16 bits, at compile time.
     bool lost = false;
     value.convert(t.is_bfloat16() ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf(),
@@ -646,7 +700,7 @@ llvm::Value* IREmitter::emit_load(const LoadNode* op) {
     raw = load;
   }
   if (t.is_bool()) return builder_.CreateICmpNE(raw, llvm::ConstantInt::get(raw->getType(), 0));
-  if (is_16bit_float(t)) return storage16_to_f32(raw, t);
+  if (t.is_narrow_float()) return narrow_bits_to_f32(raw, t);
   return raw;
 }
 
@@ -667,19 +721,19 @@ void IREmitter::emit_store(const StoreNode* op) {
   }
   llvm::Value* stored;
   auto* same_type_load = op->value.as<LoadNode>();
-  if (!vector_lanes_ && is_16bit_float(t) && same_type_load && same_type_load->dtype == t &&
+  if (!vector_lanes_ && t.is_narrow_float() && same_type_load && same_type_load->dtype == t &&
       same_type_load->buffer->scope != StorageScope::kVar) {
-    // A 16-bit value copied between buffers keeps its bits: no conversion round trip.
+    // A narrow float copied between buffers keeps its bits: no conversion round trip.
     const BufferSlot* from = nullptr;
     llvm::Value* source = element_pointer(same_type_load->buffer, same_type_load->indices, &from);
-    llvm::LoadInst* bits = builder_.CreateLoad(builder_.getInt16Ty(), source);
+    llvm::LoadInst* bits = builder_.CreateLoad(builder_.getIntNTy(t.bits), source);
     tag_parallel_access(bits, *from);
     stored = bits;
   } else {
     llvm::Value* value = cast_value(t, op->value);
-    stored = t.is_bool()         ? builder_.CreateZExt(value, like(value, builder_.getInt8Ty()))
-             : is_16bit_float(t) ? f32_to_storage16(value, t)
-                                 : value;
+    stored = t.is_bool()           ? builder_.CreateZExt(value, like(value, builder_.getInt8Ty()))
+             : t.is_narrow_float() ? f32_to_narrow_bits(value, t)
+                                   : value;
   }
   const BufferSlot* slot = nullptr;
   llvm::Value* address = element_pointer(op->buffer, op->indices, &slot);

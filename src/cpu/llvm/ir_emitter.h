@@ -169,10 +169,13 @@ class IREmitter {
   void emit_transpose_tile(const TransposeTile& tile);
   llvm::Value* emit_float_imm(const ir::FloatImmNode* op);
 
-  // Rounds a float-held value to its 16-bit dtype (identity for other dtypes).
+  // Rounds a float-held value to its narrow float dtype (identity for other dtypes).
   llvm::Value* round_to_dtype(llvm::Value* v, ir::DataType t);
-  llvm::Value* f32_to_storage16(llvm::Value* v, ir::DataType t);
-  llvm::Value* storage16_to_f32(llvm::Value* bits, ir::DataType t);
+  // float <-> the bits of a narrow float (float16, bfloat16: i16; float8: i8).
+  llvm::Value* f32_to_narrow_bits(llvm::Value* v, ir::DataType t);
+  llvm::Value* narrow_bits_to_f32(llvm::Value* bits, ir::DataType t);
+  llvm::Value* f32_to_float8(llvm::Value* v, ir::DataType t);
+  llvm::Value* float8_to_f32(llvm::Value* bits, ir::DataType t);
   llvm::Value* element_pointer(const ir::Buffer& b, const std::vector<ir::Expr>& indices,
                                const BufferSlot** slot);
   void tag_parallel_access(llvm::Instruction* access, const BufferSlot& slot);
