@@ -23,6 +23,11 @@ namespace tilec::transform {
 inline constexpr const char* kFunctionKindAttr = "tilec.function_kind";  // "host" / "device"
 inline constexpr const char* kDeviceTypeAttr = "tilec.device_type";      // int64 DLDeviceType
 inline constexpr const char* kLaunchAttr = "tilec.launch";               // "device" or absent
+// Device launches: int64 1 when the host entry also takes host tensors (copied in and
+// back), 0 when it takes tensors in the device's memory only; from the pass config key
+// kHostTensorsConfigKey (default true).
+inline constexpr const char* kHostTensorsAttr = "tilec.host_tensors";
+inline constexpr const char* kHostTensorsConfigKey = "device.host_tensors";
 
 // How a target runs the blocks of a T.Kernel inside its device function.
 struct DeviceKernelBody {
@@ -40,7 +45,18 @@ struct SplitHostDeviceOptions {
 // The device function of the k-th T.Kernel (from 0) of `function`.
 std::string device_function_name(const std::string& function, size_t k);
 
-ir::IRModule split_host_device(const ir::IRModule& mod, const SplitHostDeviceOptions& options);
+// Declares kHostTensorsConfigKey; a backend whose pipeline splits with device_launch
+// calls it when it registers (idempotent).
+void register_device_launch_config_keys();
+
+// Whether a host function launches on a device (tilec.launch = "device"), and whether
+// such a function takes host tensors (tilec.host_tensors, absent: yes).
+bool launches_on_device(const ir::PrimFunc& host);
+bool accepts_host_tensors(const ir::PrimFunc& host);
+
+// `context` supplies kHostTensorsConfigKey for device launches.
+ir::IRModule split_host_device(const ir::IRModule& mod, const SplitHostDeviceOptions& options,
+                               const PassContext& context = PassContext::current());
 Pass split_host_device_pass(SplitHostDeviceOptions options);  // "tilec.split_host_device"
 
 }  // namespace tilec::transform
