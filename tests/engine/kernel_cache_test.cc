@@ -289,7 +289,7 @@ TEST_F(KernelCacheTest, FailedUncachedBuildKeepsItsSourcesUnderTmpdir) {
   }
   std::vector<fs::path> kept = entries(tmpdir);
   ASSERT_EQ(kept.size(), 1u);
-  EXPECT_TRUE(fs::exists(kept[0] / "host.c")) << kept[0];
+  EXPECT_TRUE(fs::exists(kept[0] / "device.c")) << kept[0];
   Kernel built = compile(twice_module(), "c", std::nullopt, "native");
   fs::path private_dir = built.library_path().parent_path();
   EXPECT_EQ(private_dir.parent_path(), tmpdir);
