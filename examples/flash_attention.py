@@ -1,8 +1,10 @@
 # FlashAttention forward (online softmax) for multi-head and grouped-query attention,
 # causal or not, in TileLang's factory style: `groups` query heads share one K/V head
 # (groups=1 is plain MHA); -D is_causal=False gives full attention. One block computes
-# block_M query rows of one (batch, head); K/V tiles stream through shared memory and
-# the probabilities are staged there for the second T.gemm.
+# block_M query rows of one (batch, head); K/V tiles stream through shared memory. The
+# probabilities reach the second T.gemm as a fragment in the input dtype (acc_s_cast), as
+# in TileLang; GPU targets stage that operand in shared memory (a layout conversion: the
+# first gemm's accumulator layout is not the one the second gemm reads).
 import tilelang
 import tilelang.language as T
 
@@ -41,7 +43,7 @@ def flash_attention(batch=2, heads=4, groups=2, seq_len=64, dim=32, block_M=16, 
             V_shared = T.alloc_shared((block_N, dim), dtype)
             O_shared = T.alloc_shared((block_M, dim), dtype)
             acc_s = T.alloc_fragment((block_M, block_N), accum_dtype)
-            P_shared = T.alloc_shared((block_M, block_N), dtype)
+            acc_s_cast = T.alloc_fragment((block_M, block_N), dtype)
             acc_o = T.alloc_fragment((block_M, dim), accum_dtype)
             scores_max = T.alloc_fragment((block_M,), accum_dtype)
             scores_max_prev = T.alloc_fragment((block_M,), accum_dtype)
@@ -65,9 +67,9 @@ def flash_attention(batch=2, heads=4, groups=2, seq_len=64, dim=32, block_M=16, 
                     T.clear(acc_s)
                 T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
                 online_softmax(acc_s, acc_o, scores_max, scores_max_prev, scores_sum, logsum)
-                T.copy(acc_s, P_shared)
+                T.copy(acc_s, acc_s_cast)
                 T.copy(V[bz, k * block_N:(k + 1) * block_N, kv_head, :], V_shared)
-                T.gemm(P_shared, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+                T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
             for i, j in T.Parallel(block_M, dim):
                 acc_o[i, j] /= logsum[i]
             T.copy(acc_o, O_shared)

@@ -19,8 +19,8 @@ using namespace ir;
 
 namespace {
 
-// The DLPack v0.6 structs runtime/abi.h uses, embedded so the generated library
-// needs no DLPack header; abi.h itself follows, from runtime_abi_c_declarations().
+// The DLPack v0.6 structs runtime/abi.h uses (with DLPack 1.1's two float8 codes),
+// embedded so the generated library needs no DLPack header; abi.h itself follows, from runtime_abi_c_declarations().
 const char* kDLPackDeclarations = R"C(
 #ifndef DLPACK_DLPACK_H_
 #define DLPACK_DLPACK_H_
@@ -34,7 +34,8 @@ typedef struct {
   int device_id;
 } DLDevice;
 typedef enum {
-  kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U, kDLComplex = 5U
+  kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U, kDLComplex = 5U,
+  kDLFloat8_e4m3fn = 10U, kDLFloat8_e5m2 = 12U
 } DLDataTypeCode;
 typedef struct {
   uint8_t code;

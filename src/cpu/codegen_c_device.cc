@@ -5,9 +5,11 @@
 #include "tilec/codegen/device_source.h"
 #include "tilec/cpu/cpu_resources.h"
 #include "tilec/cpu/prefetch.h"
+#include "tilec/cpu/transpose_tile.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace tilec::cpu {
 
@@ -17,6 +19,39 @@ namespace {
 
 // bind_blocks_to_task_range appends the block range as the last two params.
 constexpr size_t kBlockRangeParams = 2;
+
+// The C helper of a transpose_tile of `lanes` floats (cpu/transpose_tile.h), in GCC/clang
+// vector extensions (__builtin_shufflevector: clang, gcc 12 and later; other compilers
+// get the same transposition as scalar loops).
+std::string transpose_tile_helper(int64_t lanes) {
+  std::string shuffles;
+  for (int64_t half = lanes / 2; half >= 1; half /= 2) {
+    auto [first, second] = transpose_shuffle_masks(lanes, half);
+    for (int64_t i = 0; i < lanes; ++i) {
+      if (i & half) continue;
+      shuffles += fmt::format(
+          "  t0 = __builtin_shufflevector(r[{0}], r[{1}], {2});\n"
+          "  r[{1}] = __builtin_shufflevector(r[{0}], r[{1}], {3});\n  r[{0}] = t0;\n",
+          i, i + half, fmt::join(first, ", "), fmt::join(second, ", "));
+    }
+  }
+  return fmt::format(
+      "#ifndef TILEC_TRANSPOSE_TILE_{0}\n#define TILEC_TRANSPOSE_TILE_{0}\n"
+      "static inline __attribute__((unused)) int32_t tilec_transpose_tile_{0}("
+      "const float* src, int64_t src_stride, float* dst, int64_t dst_stride) {{\n"
+      "#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)\n"
+      "  typedef float v __attribute__((vector_size({1})));\n"
+      "  v r[{0}], t0;\n"
+      "  for (int i = 0; i < {0}; ++i) memcpy(&r[i], src + i * src_stride, sizeof(v));\n"
+      "{2}"
+      "  for (int i = 0; i < {0}; ++i) memcpy(dst + i * dst_stride, &r[i], sizeof(v));\n"
+      "#else\n"
+      "  for (int r = 0; r < {0}; ++r)\n"
+      "    for (int c = 0; c < {0}; ++c) dst[c * dst_stride + r] = src[r * src_stride + c];\n"
+      "#endif\n"
+      "  return 0;\n}}\n#endif\n",
+      lanes, lanes * 4, shuffles);
+}
 
 }  // namespace
 
@@ -107,6 +142,16 @@ void CodeGenCDevice::print_bounds_exit() {
 }
 
 codegen::CodeGenC::Printed CodeGenCDevice::print_call(const CallNode* op) {
+  if (auto tile = as_transpose_tile(*op)) {
+    transpose_lanes_.insert(tile->lanes);
+    auto address = [&](const LoadNode* e) {
+      return fmt::format("&{}[{}]", buffer_name(e->buffer), flat_index(e->buffer, e->indices));
+    };
+    return {
+        fmt::format("tilec_transpose_tile_{}({}, {}, {}, {})", tile->lanes, address(tile->src),
+                    print_expr(tile->src_stride), address(tile->dst), print_expr(tile->dst_stride)),
+        kPrimary};
+  }
   const LoadNode* element = prefetch_element(*op);
   if (!element) return CodeGenC::print_call(op);
   // Read access (0), keep in every cache level (3); the element itself is not loaded.
@@ -123,6 +168,7 @@ std::string CodeGenCDevice::device_declarations() {
         "target(\"prefer-vector-width={}\")\n#endif\n",
         vector_bytes_ * 8);
   }
+  for (int64_t lanes : transpose_lanes_) width += transpose_tile_helper(lanes);
   return width + codegen::kernel_arg_c_declaration();
 }
 

@@ -1,6 +1,7 @@
 #include "tilec/cpu/pipeline.h"
 
 #include "tilec/cpu/prefetch.h"
+#include "tilec/cpu/transpose_tile.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/bounds_check.h"
 #include "tilec/transform/flatten_buffers.h"
@@ -73,11 +74,11 @@ transform::DeviceKernelBody bind_blocks_to_task_range(const KernelNode& kernel) 
 transform::PassPipeline make_cpu_pipeline() {
   transform::SplitHostDeviceOptions split{kDLCPU, bind_blocks_to_task_range};
   return transform::PassPipeline(
-      "cpu",
-      {transform::work_item_loops_pass(), prefetch_pipelined_copies_pass(),
-       transform::lower_tile_ops_pass(), transform::simplify_pass(), transform::bounds_check_pass(),
-       transform::flatten_buffers_pass(), transform::simplify_pass(),
-       transform::vectorize_loops_pass(), transform::split_host_device_pass(split)});
+      "cpu", {transform::work_item_loops_pass(), prefetch_pipelined_copies_pass(),
+              transform::lower_tile_ops_pass(), transpose_copies_pass(), transform::simplify_pass(),
+              transform::bounds_check_pass(), transform::flatten_buffers_pass(),
+              transform::simplify_pass(), transform::vectorize_loops_pass(),
+              transform::split_host_device_pass(split)});
 }
 
 }  // namespace tilec::cpu

@@ -3,6 +3,7 @@
 #include "tilec/codegen/device_source.h"
 #include "tilec/cuda/mma_gemm.h"
 #include "tilec/exec/cuda_toolkit.h"
+#include "tilec/gpu/subgroup.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
 
@@ -162,6 +163,39 @@ static __device__ __forceinline__ unsigned tilec_atomic_max_u32(unsigned* p, uns
 static __device__ __forceinline__ unsigned tilec_atomic_min_u32(unsigned* p, unsigned v) { return atomicMin(p, v); }
 )CU";
 
+// gpu/subgroup.h's calls: a warp of 32 lanes of the flat thread index (x fastest, as
+// CUDA forms warps); the reductions are __shfl_xor_sync butterflies, every lane ending
+// with the warp's result.
+const char* kSubgroups = R"CU(
+__device__ __forceinline__ int tilec_flat_thread() {
+  return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+__device__ __forceinline__ int tilec_subgroup_id() { return tilec_flat_thread() >> 5; }
+__device__ __forceinline__ int tilec_subgroup_local_id() { return tilec_flat_thread() & 31; }
+__device__ __forceinline__ int tilec_subgroup_size() { return 32; }
+__device__ __forceinline__ int tilec_num_subgroups() {
+  return (int)((blockDim.x * blockDim.y * blockDim.z + 31) >> 5);
+}
+template <typename T> __device__ __forceinline__ T tilec_subgroup_reduce_sum(T v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+template <typename T> __device__ __forceinline__ T tilec_subgroup_reduce_max(T v) {
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    T other = __shfl_xor_sync(0xffffffffu, v, offset);
+    v = other > v ? other : v;
+  }
+  return v;
+}
+template <typename T> __device__ __forceinline__ T tilec_subgroup_reduce_min(T v) {
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    T other = __shfl_xor_sync(0xffffffffu, v, offset);
+    v = other < v ? other : v;
+  }
+  return v;
+}
+)CU";
+
 // The tensor-core gemm's warp-collective operations (mma_gemm.h), in inline PTX: ldmatrix
 // loads 8x8 matrices of 16-bit elements from shared memory (each lane gives one row's
 // address), mma.sync multiplies a 16x16 A by a 16x8 B into a 16x8 float32 accumulator.
@@ -221,11 +255,19 @@ void CodeGenCUDA::print_preamble(std::ostream& os) {
   if (uses_helper("f8e4m3") || uses_helper("f8e5m2")) os << kFloat8;
   if (uses_helper("atomic")) os << kAtomic;
   if (uses_helper("mma")) os << kMma;
+  if (uses_helper("subgroups")) os << kSubgroups;
 }
 
 codegen::CodeGenC::Printed CodeGenCUDA::print_extern_call(const CallNode* op) {
   bool warp_collective =
       op->name.rfind(kLdmatrixPrefix, 0) == 0 || op->name.rfind(kMmaPrefix, 0) == 0;
+  if (gpu::is_subgroup_call(op->name)) {
+    // Defined in the preamble (kSubgroups).
+    require_helper("subgroups");
+    std::string args;
+    for (const auto& a : op->args) args += (args.empty() ? "" : ", ") + print(a).text;
+    return {fmt::format("{}({})", op->name, args), kPrimary};
+  }
   if (!warp_collective) return CodeGenC::print_extern_call(op);
   // Defined in the preamble; a load argument passes the element's address.
   require_helper("mma");

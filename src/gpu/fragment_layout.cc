@@ -244,6 +244,53 @@ class LayoutInference : public StmtVisitor {
   FragmentLayouts run(const KernelNode& kernel) {
     visit(kernel.body);
     propagate_replication();
+    return layouts();
+  }
+
+  std::vector<StagedFragment> fragments_to_stage(const KernelNode& kernel, int64_t budget,
+                                                 int64_t shared_left) {
+    visit(kernel.body);
+    std::vector<StagedFragment> staged;
+    std::set<const BufferNode*> chosen;
+    auto stage = [&](const BufferNode* node, int64_t bytes, std::string reason) {
+      staged.push_back({fragments_.at(node), std::move(reason)});
+      chosen.insert(node);
+      if (shared_left >= 0) shared_left -= bytes;
+    };
+    auto bytes_of = [&](const BufferNode* node) {
+      const Buffer& buffer = fragments_.at(node);
+      return numel_of(constant_shape(buffer)) * buffer->dtype.bytes();
+    };
+    // A gemm operand whose replication would reach a partitioned accumulator: shared
+    // memory is the only place both uses can read it from.
+    for (const auto& [node, use] : gemm_operands_) {
+      if (required_.count(node) || reduce_results_.count(node)) continue;
+      if (auto conflict = replication_reaches_required(node)) {
+        stage(node, bytes_of(node),
+              fmt::format("replicating it in every thread for {} would also replicate '{}' ({}), "
+                          "which {} partitions",
+                          use, conflict->first->name, conflict->second,
+                          required_.at(conflict->first).use));
+      }
+    }
+    if (budget <= 0) return staged;
+    // A fragment every thread would hold whole that alone exceeds the register budget,
+    // while the block's shared memory has room for it.
+    propagate_replication();
+    for (const auto& [node, why] : replicated_) {
+      if (chosen.count(node) || required_.count(node) || !fragments_.count(node)) continue;
+      int64_t bytes = bytes_of(node);
+      if (bytes <= budget || (shared_left >= 0 && bytes > shared_left)) continue;
+      stage(node, bytes,
+            fmt::format("replicated in every thread ({}) it would take {} bytes of each "
+                        "thread's registers, above the budget of {}",
+                        why, bytes, budget));
+    }
+    return staged;
+  }
+
+ private:
+  FragmentLayouts layouts() {
     FragmentLayouts layouts;
     // Required layouts first, then what follows them through the groups.
     for (const auto& [node, buffer] : fragments_) {
@@ -273,6 +320,29 @@ class LayoutInference : public StmtVisitor {
       layouts[node] = l;
     }
     return layouts;
+  }
+
+  // The first required fragment that replicating `start` would replicate too (through
+  // the groups, as propagate_replication spreads it), with the group that spreads it.
+  std::optional<std::pair<const BufferNode*, std::string>> replication_reaches_required(
+      const BufferNode* start) const {
+    std::map<const BufferNode*, std::string> reached{{start, ""}};
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& g : groups_) {
+        bool writes_reached = false;
+        for (auto* w : g.writes) writes_reached = writes_reached || reached.count(w);
+        if (!writes_reached) continue;
+        for (const auto* set : {&g.writes, &g.reads}) {
+          for (auto* b : *set) {
+            if (!reached.emplace(b, g.what).second) continue;
+            changed = true;
+            if (required_.count(b)) return std::make_pair(b, g.what);
+          }
+        }
+      }
+    }
+    return std::nullopt;
   }
 
  protected:
@@ -305,6 +375,7 @@ class LayoutInference : public StmtVisitor {
       if (!is_fragment(operand->buffer)) continue;
       replicated_.emplace(operand->buffer.get(),
                           "as an operand of " + what + " every thread reads all of it");
+      gemm_operands_.emplace(operand->buffer.get(), what);
       g.reads.insert(operand->buffer.get());
     }
     groups_.push_back(std::move(g));
@@ -315,6 +386,7 @@ class LayoutInference : public StmtVisitor {
         fmt::format("T.reduce_{} at {}", to_string(op->reduce_kind), source_line(op->span));
     if (is_fragment(op->dst)) {
       replicated_.emplace(op->dst.get(), "the result of " + what + ", which every thread receives");
+      reduce_results_.insert(op->dst.get());
     }
     // The source is staged through shared memory in its own layout: no constraint.
   }
@@ -466,6 +538,8 @@ class LayoutInference : public StmtVisitor {
   const LayoutRequirements& required_;
   std::map<const BufferNode*, Buffer> fragments_;
   std::map<const BufferNode*, std::string> replicated_;
+  std::map<const BufferNode*, std::string> gemm_operands_;  // fragment -> "T.gemm at line 12"
+  std::set<const BufferNode*> reduce_results_;
   std::vector<UseGroup> groups_;
   const ParallelNest* nest_ = nullptr;
   UseGroup* group_ = nullptr;
@@ -477,6 +551,15 @@ FragmentLayouts infer_fragment_layouts(const KernelNode& kernel, int64_t num_thr
                                        const std::string& function_name,
                                        const LayoutRequirements& required) {
   return LayoutInference(num_threads, function_name, required).run(kernel);
+}
+
+std::vector<StagedFragment> fragments_to_stage(const KernelNode& kernel, int64_t num_threads,
+                                               const std::string& function_name,
+                                               const LayoutRequirements& required,
+                                               int64_t register_budget_bytes,
+                                               int64_t shared_bytes_left) {
+  return LayoutInference(num_threads, function_name, required)
+      .fragments_to_stage(kernel, register_budget_bytes, shared_bytes_left);
 }
 
 }  // namespace tilec::gpu

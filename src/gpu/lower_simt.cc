@@ -3,7 +3,10 @@
 #include "simt_error.h"
 #include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/parallel_nest.h"
+#include "tilec/gpu/register_budget.h"
 #include "tilec/gpu/simt_context.h"
+#include "tilec/gpu/staged_fragments.h"
+#include "tilec/gpu/subgroup.h"
 #include "tilec/gpu/vector_split.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/thread_binding.h"
@@ -17,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <memory>
 #include <unordered_set>
 
 namespace tilec::gpu {
@@ -56,8 +61,17 @@ class Distributor : public StmtMutator {
   // Whether `e` depends on which thread evaluates it: a thread index, a name bound to
   // one, or thread-private storage.
   bool per_thread(const Expr& e) const {
-    // Kernels without per-thread code keep the block model: nothing varies by thread.
-    return !thread_state_.empty() && varies_by_thread(e, thread_state_);
+    // Kernels without per-thread code keep the block model: nothing varies by thread but
+    // what a tile-op implementation computes per thread from subgroup operations.
+    if (!thread_state_.empty() && varies_by_thread(e, thread_state_)) return true;
+    if (calls_subgroup_op(e)) return true;
+    bool found = false;
+    if (!subgroup_state_.empty()) {
+      post_order_visit(e, [&](const Expr& x) {
+        if (auto* v = x.as<VarNode>()) found = found || subgroup_state_.count(v) > 0;
+      });
+    }
+    return found;
   }
   bool per_thread(const Stmt& s) const {
     if (thread_state_.empty()) return false;
@@ -73,7 +87,10 @@ class Distributor : public StmtMutator {
   }
 
   Stmt mutate_let(const LetNode* op, const Stmt& self) override {
-    if (!thread_state_.empty() && per_thread(op->value)) thread_state_.insert(op->var.get());
+    if (per_thread(op->value)) {
+      if (!thread_state_.empty()) thread_state_.insert(op->var.get());
+      subgroup_state_.insert(op->var.get());
+    }
     return StmtMutator::mutate_let(op, self);
   }
 
@@ -337,6 +354,8 @@ class Distributor : public StmtMutator {
   SimtContext& context_;
   std::string function_;
   std::unordered_set<const VarNode*> thread_state_;  // thread indices and names bound to them
+  // Names bound to per-thread values in any kernel: subgroup indices and what follows.
+  std::unordered_set<const VarNode*> subgroup_state_;
   int per_thread_depth_ = 0;  // inside control flow that depends on the thread
   std::map<const BufferNode*, Buffer> regs_;
   Mode mode_ = Mode::kBlock;
@@ -367,6 +386,25 @@ class SharedHoister : public StmtMutator {
  private:
   std::string function_;
 };
+
+// The bytes of shared memory the target's limit leaves beside the kernel's own shared
+// tiles (-1: no limit known).
+int64_t shared_bytes_left(const KernelNode& k, const target::Target& target) {
+  int64_t limit = target.get_int("max_shared_memory_per_block", 0);
+  if (limit <= 0) return -1;
+  int64_t used = 0;
+  post_order_visit(k.body, [&](const Stmt* s, const Expr*) {
+    auto* a = s ? s->as<AllocateNode>() : nullptr;
+    if (!a || a->buffer->scope != StorageScope::kShared) return;
+    int64_t bytes = a->buffer->dtype.bytes();
+    for (const auto& d : a->buffer->shape) {
+      const int64_t* c = as_const_int(d);
+      bytes *= c ? *c : 0;
+    }
+    used += bytes;
+  });
+  return std::max<int64_t>(0, limit - used);
+}
 
 struct LoweredKernel {
   Stmt kernel;
@@ -413,22 +451,41 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
     transform::reject_shuffles_without_threads(*k, function);
   }
   // Plan: ask the implementation lowering each T.gemm which accumulator layout it needs;
-  // infer every fragment's layout with those; then lower the tile ops for real.
-  SimtContext context(tid, threads, function);
-  Stmt body;
-  FragmentLayouts layouts;
-  {
-    ScopedSimtContext current(context);
-    post_order_visit(source, [&](const Stmt* s, const Expr*) {
+  // stage in shared memory the gemm operands that registers cannot hold (a layout
+  // conversion) and plan again, since an implementation may choose differently for a
+  // shared operand; infer every fragment's layout with those; check the registers
+  // against the target's budget; then lower the tile ops for real.
+  auto plan = [&](const Stmt& body) {
+    auto context = std::make_unique<SimtContext>(tid, threads, function);
+    ScopedSimtContext current(*context);
+    post_order_visit(body, [&](const Stmt* s, const Expr*) {
       if (s && s->kind() == StmtKind::kGemm) transform::lower_tile_op(*s, target);
     });
-    layouts = infer_fragment_layouts(*k, threads, function, context.requirements());
-    context.start_lowering(layouts);
+    return context;
+  };
+  std::unique_ptr<SimtContext> context = plan(source);
+  std::vector<StagedFragment> staged =
+      fragments_to_stage(*k, threads, function, context->requirements(),
+                         register_budget_bytes(target), shared_bytes_left(*k, target));
+  SharedStaging staging(staged);
+  auto staged_kernel = copy_node(k);
+  if (!staging.empty()) {
+    staged_kernel->body = staging.apply(k->body);
+    source = staging.apply(source);
+    context = plan(source);
+  }
+  FragmentLayouts layouts =
+      infer_fragment_layouts(*staged_kernel, threads, function, context->requirements());
+  check_register_budget(*staged_kernel, layouts, function, target);
+  Stmt body;
+  {
+    ScopedSimtContext current(*context);
+    context->start_lowering(layouts);
     body = transform::lower_tile_ops(source, target);
   }
   int64_t vector_bytes = target.get_int("vector_bytes", 0);
-  body =
-      Distributor(tid, threads, vector_bytes, layouts, context, function, thread_vars).mutate(body);
+  body = Distributor(tid, threads, vector_bytes, layouts, *context, function, thread_vars)
+             .mutate(body);
   SharedHoister hoister(function);
   body = hoister.mutate(body);
   if (k->threads.size() > 1) {
@@ -448,13 +505,13 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   kernel->body = body;
 
   LoweredKernel out{Stmt(kernel), {}};
-  std::map<const BufferNode*, Buffer> fragments;
-  post_order_visit(k->body, [&](const Stmt* s, const Expr*) {
+  post_order_visit(staged_kernel->body, [&](const Stmt* s, const Expr*) {
     if (auto* a = s ? s->as<AllocateNode>() : nullptr;
         a && a->buffer->scope == StorageScope::kFragment) {
       out.layouts.emplace_back(a->buffer->name, layouts.at(a->buffer.get()).describe(a->buffer));
     }
   });
+  for (const auto& s : staged) out.layouts.emplace_back(s.fragment->name, describe_staged(s));
   return out;
 }
 

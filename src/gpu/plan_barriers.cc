@@ -1,5 +1,7 @@
 #include "tilec/gpu/plan_barriers.h"
 
+#include "tilec/gpu/subgroup.h"
+
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/visitor.h"
@@ -19,7 +21,7 @@ struct Access {
   StorageScope scope;
   bool write;
   std::vector<Expr> index;
-  bool per_thread;  // the index depends on the thread index
+  bool per_thread;      // the index depends on the thread index
   bool atomic = false;  // an atomic read-modify-write: atomics of one element never race
 };
 using Pending = std::vector<Access>;
@@ -50,12 +52,15 @@ class Planner {
   }
 
  private:
+  // Whether `e` (its lets substituted) differs between threads: it mentions a thread
+  // index or a subgroup index (gpu/subgroup.h), so control flow on it is per-thread and
+  // may not hold a barrier.
   bool mentions_thread(const Expr& e) const {
     bool found = false;
     post_order_visit(e, [&](const Expr& x) {
       if (auto* v = x.as<VarNode>(); v && thread_vars_.count(v)) found = true;
     });
-    return found;
+    return found || calls_subgroup_op(e);
   }
 
   Expr canonical(const Expr& e, const VarMap& local) const {

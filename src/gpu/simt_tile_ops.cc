@@ -1,6 +1,9 @@
 #include "tilec/gpu/simt_tile_ops.h"
 
+#include "tilec/gpu/simt_context.h"
 #include "tilec/gpu/simt_gemm.h"
+#include "tilec/gpu/subgroup.h"
+#include "tilec/transform/simplify.h"
 
 #include "tilec/transform/reduce_ops.h"
 
@@ -77,7 +80,102 @@ Stmt reduce_by_tree(const ReduceNode& op, int64_t extent) {
   return allocate(tree, seq(stages));
 }
 
-std::optional<Stmt> lower_reduce_simt(const Stmt& stmt, const target::Target&) {
+// Whether subgroup operations can reduce `dtype` on `target` for a block of
+// `threads`: the target's printer maps them (subgroup_reduce), a fixed warp size divides
+// the block, and the dtype is one both APIs reduce (32/64-bit floats and integers).
+bool subgroups_fit(const target::Target& target, int64_t threads, DataType t) {
+  if (target.get_int(kSubgroupReduceAttr, 0) == 0) return false;
+  int64_t warp = target.get_int("thread_warp_size", 1);
+  if (warp > 1 && threads % warp != 0) return false;
+  bool wide_float = t.is_float() && !t.is_bfloat16() && (t.bits == 32 || t.bits == 64);
+  bool wide_int = t.is_integer() && (t.bits == 32 || t.bits == 64);
+  return t.is_scalar() && (wide_float || wide_int);
+}
+
+// Stage the (abs of the) source in a shared tile in dst's dtype; then each subgroup takes
+// output rows sg, sg + S, ... (S subgroups): its lanes combine the row's elements lane,
+// lane + W, ... (W lanes) serially, one subgroup reduce combines the lanes, and lane 0
+// stores the row's result; every thread then receives the results (dst is replicated).
+// The barrier planner separates the stages.
+Stmt reduce_by_subgroups(const ReduceNode& op) {
+  const Buffer& src = op.src;
+  const Buffer& dst = op.dst;
+  int nd = src->ndim();
+  DataType t = dst->dtype;
+  DataType i32 = DataType::Int32();
+  bool keeps_dim = dst->ndim() == nd;
+  bool absolute = op.reduce_kind == ReduceKind::kAbsSum || op.reduce_kind == ReduceKind::kAbsMax;
+  Buffer staged = make_buffer(src->name + "_red", src->shape, t, StorageScope::kShared);
+  std::vector<Var> sv = fresh_vars("s", size_t(nd));
+  std::vector<Expr> s_idx(sv.begin(), sv.end());
+  Expr x = cast(t, load(src, s_idx));
+  if (absolute) x = call("abs", {x});
+  Stmt stage = parallel_nest_over(sv, src->shape, store(staged, s_idx, x));
+
+  std::vector<Expr> kept_shape;
+  for (int d = 0; d < nd; ++d)
+    if (d != op.dim) kept_shape.push_back(src->shape[size_t(d)]);
+  Buffer rows = make_buffer(dst->name + "_red",
+                            kept_shape.empty() ? std::vector<Expr>{make_int(1)} : kept_shape, t,
+                            StorageScope::kShared);
+  Expr row_count = make_int(1);
+  for (const auto& e : kept_shape) row_count = row_count * cast(i32, e);
+  row_count = transform::simplify(row_count);
+  Expr extent = cast(i32, src->shape[size_t(op.dim)]);
+
+  Var sg = make_var("sg"), lane = make_var("lane"), width = make_var("sg_size"),
+      groups = make_var("sg_count");
+  Var q = make_var("q"), p = make_var("p"), o = make_var("o"), j = make_var("j");
+  // o unflattened over the kept dimensions (row-major), and the row's element j.
+  std::vector<Expr> o_idx(kept_shape.size()), row_idx;
+  {
+    Expr stride = make_int(1);
+    for (size_t k = kept_shape.size(); k-- > 0;) {
+      Expr c = floordiv(Expr(o), stride);
+      o_idx[k] = cast(kept_shape[k].dtype(), k == 0 ? c : floormod(c, cast(i32, kept_shape[k])));
+      stride = stride * cast(i32, kept_shape[k]);
+    }
+  }
+  for (int d = 0, k = 0; d < nd; ++d) {
+    row_idx.push_back(d == op.dim ? cast(src->shape[size_t(d)].dtype(), Expr(j))
+                                  : o_idx[size_t(k++)]);
+  }
+  Buffer acc = make_buffer(dst->name + "_acc", {make_int(1)}, t, StorageScope::kVar);
+  Stmt lanes =
+      for_loop(p, make_int(0), floordiv(extent - lane + width - make_int(1), Expr(width)),
+               let(j, lane + p * width,
+                   store(acc, {make_int(0)},
+                         transform::reduce_combine(op.reduce_kind, load(acc, {make_int(0)}),
+                                                   load(staged, row_idx)))));
+  Var combined = make_var("combined", t);
+  std::vector<Expr> rows_idx = o_idx.empty() ? std::vector<Expr>{make_int(0)} : o_idx;
+  Stmt row = allocate(
+      acc,
+      seq({lanes, let(combined,
+                      call_extern(t, kSubgroupReducePrefix + subgroup_combination(op.reduce_kind),
+                                  {load(acc, {make_int(0)})}),
+                      if_then_else(eq(Expr(lane), make_int(0)), store(rows, rows_idx, combined)))}),
+      transform::reduce_identity(op.reduce_kind, t));
+  Stmt per_subgroup =
+      for_loop(q, make_int(0), floordiv(row_count - sg + groups - make_int(1), Expr(groups)),
+               let(o, sg + q * groups, row));
+  Stmt reduce = let(sg, call_extern(i32, kSubgroupId, {}),
+                    let(lane, call_extern(i32, kSubgroupLocalId, {}),
+                        let(width, call_extern(i32, kSubgroupSize, {}),
+                            let(groups, call_extern(i32, kNumSubgroups, {}), per_subgroup))));
+
+  std::vector<Var> dv = fresh_vars("d", size_t(dst->ndim()));
+  std::vector<Expr> d_idx(dv.begin(), dv.end()), from;
+  for (int d = 0; d < dst->ndim(); ++d)
+    if (!keeps_dim || d != op.dim) from.push_back(dv[size_t(d)]);
+  if (from.empty()) from.push_back(make_int(0));
+  Expr result = load(rows, from);
+  if (!op.clear) result = transform::reduce_combine(op.reduce_kind, load(dst, d_idx), result);
+  Stmt receive = parallel_nest_over(dv, dst->shape, store(dst, d_idx, result));
+  return allocate(staged, allocate(rows, seq({stage, reduce, receive})));
+}
+
+std::optional<Stmt> lower_reduce_simt(const Stmt& stmt, const target::Target& target) {
   const auto* op = stmt.as<ReduceNode>();
   const Buffer& src = op->src;
   const Buffer& dst = op->dst;
@@ -94,7 +192,11 @@ std::optional<Stmt> lower_reduce_simt(const Stmt& stmt, const target::Target&) {
   bool reorderable = !(narrow_float && (op->reduce_kind == ReduceKind::kSum ||
                                         op->reduce_kind == ReduceKind::kAbsSum));
   const int64_t* extent = as_const_int(src->shape[size_t(op->dim)]);
-  if (extent && reorderable) return reduce_by_tree(*op, *extent);
+  if (extent && reorderable) {
+    const SimtContext* ctx = current_simt_context();
+    if (ctx && subgroups_fit(target, ctx->num_threads(), t)) return reduce_by_subgroups(*op);
+    return reduce_by_tree(*op, *extent);
+  }
   // Otherwise one thread per output element reduces its row in the interpreter's order,
   // from dst's current value when clear=False.
   // Stage 1: every thread writes the source elements it holds into a shared tile.

@@ -2,6 +2,7 @@
 
 #include "tilec/codegen/device_source.h"
 #include "tilec/codegen/narrow_float.h"
+#include "tilec/gpu/subgroup.h"
 #include "tilec/transform/simplify.h"
 
 #include <fmt/format.h>
@@ -179,7 +180,23 @@ std::string CodeGenOpenCL::atomic_function(const CallNode* op, const Buffer& buf
                      space);
 }
 
+codegen::CodeGenC::Printed CodeGenOpenCL::print_extern_call(const CallNode* op) {
+  if (!gpu::is_subgroup_call(op->name)) return CodeGenC::print_extern_call(op);
+  require_helper("subgroups");
+  const std::string& n = op->name;
+  if (n == gpu::kSubgroupId) return {"(int)get_sub_group_id()", kUnaryPrec};
+  if (n == gpu::kSubgroupLocalId) return {"(int)get_sub_group_local_id()", kUnaryPrec};
+  if (n == gpu::kSubgroupSize) return {"(int)get_sub_group_size()", kUnaryPrec};
+  if (n == gpu::kNumSubgroups) return {"(int)get_num_sub_groups()", kUnaryPrec};
+  std::string combination = n.substr(std::string(gpu::kSubgroupReducePrefix).size());
+  return {fmt::format("sub_group_reduce_{}({})", combination == "sum" ? "add" : combination,
+                      print(op->args.at(0)).text),
+          kPrimary};
+}
+
 void CodeGenOpenCL::print_preamble(std::ostream& os) {
+  // Subgroup functions are core in OpenCL C 2.1+, an extension before.
+  if (uses_helper("subgroups")) os << "#pragma OPENCL EXTENSION cl_khr_subgroups : enable\n";
   os << kTypes;
   if (uses_helper("floordiv")) os << kFloorDiv;
   if (uses_helper("f16")) os << kFloat16;

@@ -13,15 +13,35 @@ AttrSchema int_attr(std::string name, int64_t default_value, std::string descrip
   return {std::move(name), AttrType::kInt, TargetAttr{default_value}, std::move(description)};
 }
 
+// Registers one thread may hold, in bytes (private_bytes_per_thread):
+// CUDA: 255 32-bit registers per thread. HIP: 256 VGPRs of 4 bytes per lane.
+// Metal and WebGPU: no documented per-thread limit; the CUDA-sized figure is a
+// conservative stand-in. OpenCL 1.2 has no query for private memory per work-item, so
+// the default is a documented conservative figure: 16 KiB (PoCL's CPU work-group
+// functions crash on 36 KB fragments per work-item; GPU drivers spill long before).
+constexpr int64_t kCudaPrivateBytes = 255 * 4;
+constexpr int64_t kHipPrivateBytes = 256 * 4;
+constexpr int64_t kMetalPrivateBytes = 255 * 4;
+constexpr int64_t kWebGpuPrivateBytes = 255 * 4;
+constexpr int64_t kOpenCLPrivateBytes = 16 * 1024;
+
 // Limits every GPU kind declares, so passes can read them without knowing the kind.
-std::vector<AttrSchema> gpu_limits(int64_t threads, int64_t shared_memory, int64_t warp) {
+std::vector<AttrSchema> gpu_limits(int64_t threads, int64_t shared_memory, int64_t warp,
+                                   int64_t private_bytes, int64_t subgroup_reduce = 0) {
   return {int_attr("max_threads_per_block", threads, "most threads in one block"),
           int_attr("vector_bytes", 16,
                    "widest vector load/store of one thread in bytes (the SIMT lowering's "
                    "vectorized copies and splits; 0 turns them off)"),
           int_attr("max_shared_memory_per_block", shared_memory,
                    "bytes of shared memory one block may use"),
-          int_attr("thread_warp_size", warp, "threads that execute in lockstep")};
+          int_attr("thread_warp_size", warp, "threads that execute in lockstep"),
+          int_attr("private_bytes_per_thread", private_bytes,
+                   "bytes of registers (fragment registers) one thread may hold; the SIMT "
+                   "lowering refuses kernels whose fragments need more (0: unchecked)"),
+          int_attr("subgroup_reduce", subgroup_reduce,
+                   "1: the device code printer has subgroup (warp) reductions, which T.reduce_* "
+                   "then uses across threads (opencl: cl_khr_subgroups); 0: a shared-memory "
+                   "tree")};
 }
 
 }  // namespace
@@ -44,7 +64,8 @@ std::vector<TargetKind> builtin_target_kinds() {
                   {string_attr("arch", "compute capability, e.g. sm_90")},
                   {"cuda", "gpu"},
                   "NVIDIA GPUs"};
-  for (auto& limit : gpu_limits(1024, 49152, 32)) cuda.attrs.push_back(std::move(limit));
+  for (auto& limit : gpu_limits(1024, 49152, 32, kCudaPrivateBytes, 1))
+    cuda.attrs.push_back(std::move(limit));
   cuda.attrs.push_back(int_attr("registers_per_block", 65536, "32-bit registers per block"));
   kinds.push_back(std::move(cuda));
 
@@ -52,16 +73,22 @@ std::vector<TargetKind> builtin_target_kinds() {
                  {string_attr("mcpu", "AMD GPU architecture, e.g. gfx942")},
                  {"rocm", "gpu"},
                  "AMD GPUs through ROCm/HIP"};
-  for (auto& limit : gpu_limits(1024, 65536, 64)) hip.attrs.push_back(std::move(limit));
+  for (auto& limit : gpu_limits(1024, 65536, 64, kHipPrivateBytes))
+    hip.attrs.push_back(std::move(limit));
   kinds.push_back(std::move(hip));
 
-  kinds.push_back({"metal", gpu_limits(1024, 32768, 32), {"metal", "gpu"}, "Apple GPUs"});
-  kinds.push_back({"webgpu", gpu_limits(256, 16384, 32), {"webgpu", "gpu"}, "WebGPU (WGSL)"});
+  kinds.push_back(
+      {"metal", gpu_limits(1024, 32768, 32, kMetalPrivateBytes), {"metal", "gpu"}, "Apple GPUs"});
+  kinds.push_back({"webgpu",
+                   gpu_limits(256, 16384, 32, kWebGpuPrivateBytes),
+                   {"webgpu", "gpu"},
+                   "WebGPU (WGSL)"});
   TargetKind opencl{"opencl",
                     {string_attr("device", "OpenCL device name to prefer")},
                     {"opencl", "gpu"},
                     "OpenCL devices"};
-  for (auto& limit : gpu_limits(256, 16384, 1)) opencl.attrs.push_back(std::move(limit));
+  for (auto& limit : gpu_limits(256, 16384, 1, kOpenCLPrivateBytes))
+    opencl.attrs.push_back(std::move(limit));
   kinds.push_back(std::move(opencl));
   return kinds;
 }

@@ -142,6 +142,44 @@ def gemm_odd(A: T.Tensor((M, K), "float32"), B: T.Tensor((N, K), "float32"), C: 
         T.copy(C_local, C[by * 23, bx * 42])
 )";
 
+// A transposed float32 B packed in 16 x 16 register tiles (cpu/transpose_tile.h), with
+// tiles left over on both axes: B_shared is 40 x 37 (2 x 2 whole tiles, 8 columns and 5
+// rows left), and whole tensors of symbolic N and K (the tiles of a run-time extent and
+// a run-time row stride).
+constexpr const char* kGemmTransposedTilesSource = R"(import tilelang.language as T
+
+M = 50
+N = 90
+K = 83
+
+
+@T.prim_func
+def gemm_nt_tiles(A: T.Tensor((M, K), "float32"), B: T.Tensor((N, K), "float32"), C: T.Tensor((M, N), "float32")):
+    with T.Kernel(T.ceildiv(N, 40), T.ceildiv(M, 24), threads=64) as (bx, by):
+        A_shared = T.alloc_shared((24, 37), "float32")
+        B_shared = T.alloc_shared((40, 37), "float32")
+        C_local = T.alloc_fragment((24, 40), "float32")
+        T.clear(C_local)
+        for k in T.Pipelined(T.ceildiv(K, 37), num_stages=2):
+            T.copy(A[by * 24, k * 37], A_shared)
+            T.copy(B[bx * 40, k * 37], B_shared)
+            T.gemm(A_shared, B_shared, C_local, transpose_B=True)
+        T.copy(C_local, C[by * 24, bx * 40])
+)";
+
+constexpr const char* kSymbolicTransposedGemmSource = R"(import tilelang.language as T
+
+M = T.symbolic("M")
+N = T.symbolic("N")
+K = T.symbolic("K")
+
+
+@T.prim_func
+def gemm_nt_sym(A: T.Tensor((M, K), "float32"), B: T.Tensor((N, K), "float32"), C: T.Tensor((M, N), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        T.gemm(A, B, C, transpose_B=True, clear_accum=True)
+)";
+
 using testing::CpuBackend;
 
 class EndToEnd : public EngineTest, public ::testing::WithParamInterface<CpuBackend> {
@@ -197,6 +235,18 @@ TEST_P(EndToEnd, SymbolicShapeGemm) {
 
 TEST_P(EndToEnd, GemmTilesNoBlockDivides) {
   expect_matches(ir::parse_kernel_source(kGemmOddTilesSource));
+}
+
+TEST_P(EndToEnd, GemmTransposedBInRegisterTiles) {
+  expect_matches(ir::parse_kernel_source(kGemmTransposedTilesSource));
+  ir::IRModule sym = ir::parse_kernel_source(kSymbolicTransposedGemmSource);
+  for (const auto& values :
+       std::vector<std::map<std::string, int64_t>>{{{"M", 3}, {"N", 5}, {"K", 7}},
+                                                   {{"M", 20}, {"N", 37}, {"K", 50}},
+                                                   {{"M", 9}, {"N", 64}, {"K", 300}}}) {
+    SCOPED_TRACE(values.at("K"));
+    expect_matches(sym, values);
+  }
 }
 
 TEST_P(EndToEnd, VectorAddWithSymbolicLengthInEveryDtype) {

@@ -220,6 +220,12 @@ const std::vector<Case>& cases() {
        {"run", "$K/barrier_in_thread_branch.py", "--target", "c", "--check"},
        2,
        {"line 9:13", "a barrier", "inside an if whose condition depends on the thread index"}},
+      {"FragmentsAboveThePrivateMemoryBudget",
+       {"run", "$K/replicated_fragment_too_large.py", "--target", "opencl", "--check"},
+       2,
+       {"tilec: error: $K/replicated_fragment_too_large.py:11:", "73728 bytes of private memory",
+        "above the 16384 bytes", "'A_local': 36864 bytes per thread", "'B_local'", "replicated",
+        "private_bytes_per_thread"}},
       // ---------------------------------------------------------------- options
       {"DefineWithoutEquals", {"check", "$EX/vector_add.py", "-D", "N"}, 2, {"no '='", "-D"}},
       {"DefineOfAnUnknownConstant",

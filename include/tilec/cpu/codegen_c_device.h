@@ -12,6 +12,8 @@
 #include "tilec/codegen/codegen_c.h"
 #include "tilec/ir/bounds_call.h"
 
+#include <set>
+
 namespace tilec::cpu {
 
 class CodeGenCDevice : public codegen::CodeGenC {
@@ -29,7 +31,9 @@ class CodeGenCDevice : public codegen::CodeGenC {
   std::string function_qualifiers(const ir::PrimFunc& func) override { return "static"; }
   void print_evaluate(const ir::EvaluateNode* op) override;
   void print_allocate(const ir::AllocateNode* op) override;
-  // A prefetch (cpu/prefetch.h) as __builtin_prefetch of the element's address.
+  // A prefetch (cpu/prefetch.h) as __builtin_prefetch of the element's address; a
+  // transpose_tile (cpu/transpose_tile.h) as a call of its helper, defined in
+  // device_declarations().
   Printed print_call(const ir::CallNode* op) override;
 
  private:
@@ -37,6 +41,7 @@ class CodeGenCDevice : public codegen::CodeGenC {
   // `{ tilec_free(...)...; return TILEC_STATUS_OUT_OF_BOUNDS; }` on the current line.
   void print_bounds_exit();
 
+  std::set<int64_t> transpose_lanes_;  // the transpose_tile helpers the functions call
   std::vector<ir::Buffer> heap_tiles_;  // heap-allocated tiles in scope, outermost first
   int64_t vector_bytes_;
 };

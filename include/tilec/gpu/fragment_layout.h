@@ -99,4 +99,23 @@ FragmentLayouts infer_fragment_layouts(const ir::KernelNode& kernel, int64_t num
                                        const std::string& function_name,
                                        const LayoutRequirements& required = {});
 
+// A fragment the SIMT lowering keeps in shared memory instead of registers (TileLang's
+// layout conversion through shared memory): its writers store it in their own layout,
+// the barrier planner orders those stores before its reads, and T.gemm reads it like a
+// shared operand.
+struct StagedFragment {
+  ir::Buffer fragment;
+  std::string reason;  // why registers cannot hold it
+};
+// The fragments of `kernel` to stage: a T.gemm operand whose replication would spread
+// (through a whole-tile T.copy or a T.Parallel nest) to a fragment with a required layout
+// (a gemm accumulator); and, with a budget (> 0), a fragment every thread would hold whole
+// whose bytes alone exceed `register_budget_bytes`, while `shared_bytes_left` (-1: no
+// limit) has room for it. Gemm accumulators are never staged.
+std::vector<StagedFragment> fragments_to_stage(const ir::KernelNode& kernel, int64_t num_threads,
+                                               const std::string& function_name,
+                                               const LayoutRequirements& required,
+                                               int64_t register_budget_bytes,
+                                               int64_t shared_bytes_left);
+
 }  // namespace tilec::gpu

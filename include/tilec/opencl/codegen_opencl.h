@@ -40,6 +40,8 @@ class CodeGenOpenCL : public codegen::CodeGenC {
   void print_thread_binding_loop(const ir::ForNode* op) override { bind_loop_to_thread(op); }
   void print_allocate(const ir::AllocateNode* op) override;
   void print_barrier(const ir::CallNode* op) override;
+  // gpu/subgroup.h's calls through cl_khr_subgroups (sub_group_reduce_add, ...).
+  Printed print_extern_call(const ir::CallNode* op) override;
   // vstoreN(vloadN(...)) on the buffers' storage types (float16 and bfloat16 as ushortN).
   void print_vector_move(const ir::StoreNode* op, const ir::LoadNode* src) override;
 };

@@ -564,6 +564,10 @@ llvm::Value* IREmitter::emit_extern(const CallNode* op) {
         {address, builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
     return builder_.getInt32(0);
   }
+  if (auto tile = as_transpose_tile(*op)) {
+    emit_transpose_tile(*tile);
+    return builder_.getInt32(0);
+  }
   std::vector<llvm::Type*> types;
   std::vector<llvm::Value*> args;
   for (const auto& a : op->args) {

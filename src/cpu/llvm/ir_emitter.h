@@ -16,6 +16,7 @@
 // launch. Internal to src/cpu/llvm: the only headers that include LLVM's.
 #pragma once
 
+#include "tilec/cpu/transpose_tile.h"
 #include "tilec/ir/bounds_call.h"
 #include "tilec/ir/function.h"
 #include "tilec/transform/simplify.h"
@@ -164,6 +165,8 @@ class IREmitter {
   llvm::Value* emit_call(const ir::CallNode* op);
   llvm::Value* emit_intrinsic(const ir::CallNode* op);
   llvm::Value* emit_extern(const ir::CallNode* op);
+  // cpu/transpose_tile.h: `lanes` vector loads, shuffle rounds, `lanes` vector stores.
+  void emit_transpose_tile(const TransposeTile& tile);
   llvm::Value* emit_float_imm(const ir::FloatImmNode* op);
 
   // Rounds a float-held value to its narrow float dtype (identity for other dtypes).
