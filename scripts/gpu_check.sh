@@ -4,8 +4,10 @@
 # nvidia-smi; (2) every example runs on `cuda -arch=sm_XY` (nvrtc) against the reference
 # interpreter (tilec run --check), and on the CuTe variant when one is registered;
 # (3) the tensor-core gemm (mma.sync + ldmatrix, sm_80+): the GEMM below must compile to
-# it, and runs against the interpreter in bfloat16 and with 128 x 128 block tiles;
-# (4) float16 GEMM 4096^3 against cuBLAS (cublasGemmEx) and vector add against
+# it and its T.Pipelined loop to the cp.async pipeline, and it runs against the
+# interpreter in bfloat16, with 128 x 128 block tiles and with masked (zero-filled) edges;
+# (4) DLPack kDLCUDA tensors on a stream and mixed with host ones (the tilec_cuda_tests
+# that need a GPU); (5) float16 GEMM 4096^3 against cuBLAS (cublasGemmEx) and vector add against
 # device-to-device copy bandwidth, printing the ratios. tilec's times are `tilec run`'s
 # run_ms, which today include copying host tensors to the device and back (the host
 # entry takes kDLCPU tensors), so the ratios understate the kernels. Without a GPU it
@@ -63,14 +65,22 @@ gemm_4096=(-D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D block_N=128 -D block_
 sm=${arch#sm_}
 sm=${sm%%[af]*}
 if [ "$sm" -ge 80 ]; then
-  if "$tilec" compile examples/gemm.py --target "cuda -arch=$arch" --emit device "${gemm_4096[@]}" |
-    grep -q "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"; then
+  gemm_device=$("$tilec" compile examples/gemm.py --target "cuda -arch=$arch" --emit device "${gemm_4096[@]}")
+  if grep -q "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" <<<"$gemm_device"; then
     echo "ok    tensor cores: examples/gemm.py compiles to mma.sync m16n8k16 with ldmatrix"
   else
     echo "FAIL  examples/gemm.py does not use the tensor-core gemm on $arch" >&2
     status=1
   fi
-  for extra in "-D dtype=bfloat16" "-D M=512 -D N=512 -D K=512 -D block_M=128 -D block_N=128"; do
+  if grep -q "tilec_cp_async_cg16(&" <<<"$gemm_device"; then
+    echo "ok    cp.async pipeline: examples/gemm.py's T.Pipelined copies are cp.async.cg"
+  else
+    echo "FAIL  examples/gemm.py's T.Pipelined loop is not a cp.async pipeline on $arch" >&2
+    status=1
+  fi
+  # bfloat16, 128 x 128 tiles, and edges the cp.async copies zero-fill (masked M, N, K).
+  for extra in "-D dtype=bfloat16" "-D M=512 -D N=512 -D K=512 -D block_M=128 -D block_N=128" \
+    "-D M=200 -D N=136 -D K=100" "-D dtype=float32 -D M=200 -D N=136 -D K=100"; do
     # shellcheck disable=SC2086  # $extra is a list of options
     if out=$("$tilec" run examples/gemm.py --target "cuda -arch=$arch" --check $extra 2>&1); then
       echo "ok    [tensor cores] examples/gemm.py $extra"
@@ -81,6 +91,17 @@ if [ "$sm" -ge 80 ]; then
   done
 else
   echo "note: $arch is below sm_80: gemm uses the SIMT implementation, not tensor cores"
+fi
+
+# kDLCUDA device tensors: allocated with the driver API, run on a stream and mixed with
+# host tensors, compared with the host computation (tests/cuda/device_tensors_gpu_test.cc).
+cmake -S . -B "$build" -DTILEC_BUILD_TESTS=ON >/dev/null
+cmake --build "$build" --target tilec_cuda_tests -j "$(nproc)" >/dev/null
+if out=$("$build/tests/cuda/tilec_cuda_tests" --gtest_filter='CudaDeviceTensorsOnGpu.*:HostCodegens/CudaDeviceTensors.*' 2>&1); then
+  echo "ok    kDLCUDA device tensors, a stream, mixed arguments ($(grep -c '^\[       OK' <<<"$out") tests)"
+else
+  echo "FAIL  kDLCUDA device tensors: $(grep -A3 -m3 'Failure\|FAILED' <<<"$out")"
+  status=1
 fi
 
 run_ms() {  # FILE TARGET -D...: the first function's run_ms (median of 5 runs)

@@ -171,7 +171,8 @@ void bind_kernel(nb::module_& m) {
            "The parameters the source declares as outputs (out_idx, T.empty), ascending.")
       .def(
           "call",
-          [](const Kernel& k, std::optional<std::string> function, nb::handle args) {
+          [](const Kernel& k, std::optional<std::string> function, nb::handle args,
+             uintptr_t stream) {
             std::string name;
             if (function) {
               name = *function;
@@ -185,9 +186,12 @@ void bind_kernel(nb::module_& m) {
             }
             CallArguments call = call_arguments(k, name, args);
             nb::gil_scoped_release release;
-            k.call(name, std::span<const TilecArg>(call.args));
+            k.call(name, std::span<const TilecArg>(call.args),
+                   CallOptions{reinterpret_cast<void*>(stream)});
           },
-          nb::arg("function").none(), nb::arg("args"));
+          nb::arg("function").none(), nb::arg("args"), nb::arg("stream") = 0,
+          "Calls a function; `stream` is a device stream handle as an int (a CUstream, e.g. "
+          "torch.cuda.current_stream().cuda_stream), 0 for the default stream.");
 
   m.def(
       "compile_source",

@@ -66,16 +66,20 @@ class Kernel:
             )
         return self._default
 
-    def __call__(self, *args):
+    def __call__(self, *args, stream=None):
+        """Runs the kernel. Tensors may be host arrays (copied to a device and back) or,
+        for a GPU kernel, DLPack kDLCUDA tensors on its device (passed as they are).
+        `stream`: a device stream handle (an int, e.g. torch.cuda.current_stream().cuda_stream,
+        or an object with .cuda_stream); None runs on the default stream and waits."""
         if self.out_idx:
-            return self._call_allocating(args)
-        self._kernel.call(self._default if self._default else None, args)
+            return self._call_allocating(args, stream)
+        self._kernel.call(self._default if self._default else None, args, _stream_handle(stream))
 
-    def call(self, function, *args):
+    def call(self, function, *args, stream=None):
         """Calls one function of a multi-function kernel by name."""
-        self._kernel.call(function, args)
+        self._kernel.call(function, args, _stream_handle(stream))
 
-    def _call_allocating(self, inputs):
+    def _call_allocating(self, inputs, stream=None):
         params = self._params[self._default]
         expected = len(params) - len(self.out_idx)
         if len(inputs) != expected:
@@ -92,11 +96,24 @@ class Kernel:
                 args.append(outputs[-1])
             else:
                 args.append(next(it))
-        self._kernel.call(self._default, args)
+        self._kernel.call(self._default, args, _stream_handle(stream))
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def __repr__(self):
         return f"<tilec.Kernel {', '.join(self.function_names)} on {self.context!r}>"
+
+
+def _stream_handle(stream):
+    if stream is None:
+        return 0
+    handle = getattr(stream, "cuda_stream", stream)
+    if isinstance(handle, bool) or not isinstance(handle, int) or handle < 0:
+        raise TypeError(
+            f"stream must be a device stream handle (an int such as "
+            f"torch.cuda.current_stream().cuda_stream, or an object with .cuda_stream), or None; "
+            f"got {type(stream).__name__}"
+        )
+    return handle
 
 
 def _normalize_out_idx(out_idx, params):

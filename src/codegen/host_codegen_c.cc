@@ -102,7 +102,8 @@ static inline __attribute__((unused)) const char* tilec_arg_kind_name(int32_t ki
   return kind == kTilecArgTensor ? "a tensor" : kind == kTilecArgInt ? "an integer"
        : kind == kTilecArgFloat ? "a float" : "an unknown kind";
 }
-/* The tensor of argument #index, checked for kind, dtype, rank, layout and device. */
+/* The tensor of argument #index, checked for kind, dtype, rank, layout and device
+ * (device_type -1: a device kernel's, placed by tilec_device_resident_check instead). */
 static inline __attribute__((unused)) const DLTensor* tilec_tensor_arg(const TilecArg* args, int32_t index, const char* name,
                                         const char* dtype, uint8_t code, uint8_t bits,
                                         int32_t ndim, int32_t device_type,
@@ -132,7 +133,7 @@ static inline __attribute__((unused)) const DLTensor* tilec_tensor_arg(const Til
                (int)index, (int)ndim, (int)t->ndim);
     return NULL;
   }
-  if ((int)t->device.device_type != device_type) {
+  if (device_type >= 0 && (int)t->device.device_type != device_type) {
     tilec_fail(err, err_len,
                "argument '%s' (#%d): expected a tensor on device type %d (%s), got device type "
                "%d (%s)", name, (int)index, (int)device_type, tilec_device_name(device_type),
@@ -260,14 +261,30 @@ class CodeGenCHost : public CodeGenC {
         it != func->attrs.end() && std::holds_alternative<int64_t>(it->second)) {
       device_type = std::get<int64_t>(it->second);
     }
+    // A device kernel's tensors may be on the host or already in the device's memory.
+    const bool device_launch = transform::launches_on_device(func);
     for (size_t i = 0; i < params.size(); ++i) {
       const Param& p = params[i];
       if (p.is_buffer()) {
-        print_tensor_arg(p, int(i), device_type, symbols);
+        print_tensor_arg(p, int(i), device_launch ? -1 : device_type, symbols);
+        if (device_launch) print_tensor_placement(p, int(i), func);
       } else {
         print_scalar_arg(p, int(i));
       }
     }
+  }
+
+  // <name>_resident: 1 when the tensor is in the device's memory (passed as it is), 0 for
+  // a host tensor the launch copies in and back; a misplaced tensor returns here.
+  void print_tensor_placement(const Param& p, int index, const PrimFunc& func) {
+    TensorArg& t = tensors_.at(p.var.get());
+    t.resident = declare_var(make_var(p.name() + "_resident"));
+    line() << fmt::format(
+        "const int32_t {} = tilec_device_resident_check(env, {}, {}, {}, {}, {}, err, "
+        "err_len);\n",
+        t.resident, t.name, c_string(p.name()), index, c_string(func->name),
+        transform::accepts_host_tensors(func) ? 1 : 0);
+    line() << "if (" << t.resident << " < 0) return 1;\n";
   }
 
   void print_division_by_zero_exit(const PrimFunc& func) override {
@@ -335,8 +352,9 @@ class CodeGenCHost : public CodeGenC {
   const std::set<std::string>& callees() const { return callees_; }
 
  private:
-  // A grid of blocks of threads through env->device_api (abi.h): every tensor is copied
-  // into device memory, the device function runs once, tensors the kernel may write are
+  // A grid of blocks of threads through env->device_api (abi.h) on env->stream: tensors
+  // already in the device's memory are passed as they are; host tensors are copied into
+  // device buffers, the device function runs once, host tensors the kernel may write are
   // copied back, and the device buffers are freed on every path.
   void print_device_launch(const LaunchNode* op) {
     std::string name = current_function()->name;
@@ -388,6 +406,11 @@ class CodeGenCHost : public CodeGenC {
         continue;
       }
       const TensorArg& t = tensor->second;
+      line() << fmt::format("device_args[{0}].kind = kTilecDeviceArgBuffer;\n", i);
+      line() << fmt::format("if ({}) device_args[{}].v.buffer = {};\n", t.resident, i,
+                            print_expr(a));
+      line() << "else ";
+      open_scope();
       line() << fmt::format("device_bytes[{}] = {};\n", i, t.elem_bytes);
       line() << fmt::format(
           "for (int32_t d = 0; d < {}->ndim; ++d) device_bytes[{}] *= {}->shape[d];\n", t.name, i,
@@ -399,24 +422,24 @@ class CodeGenCHost : public CodeGenC {
       line() << "if (status != 0) goto " << done << ";\n";
       line() << fmt::format(
           "status = env->device_api->copy(env->device, device_buffers[{0}], {1}, "
-          "device_bytes[{0}], kTilecCopyHostToDevice, err, err_len);\n",
+          "device_bytes[{0}], kTilecCopyHostToDevice, env->stream, err, err_len);\n",
           i, print_expr(a));
       line() << "if (status != 0) goto " << done << ";\n";
-      line() << fmt::format("device_args[{0}].kind = kTilecDeviceArgBuffer;\n", i);
       line() << fmt::format("device_args[{0}].v.buffer = device_buffers[{0}];\n", i);
+      close_scope();
     }
     line() << fmt::format(
         "if (grid[0] * grid[1] * grid[2] > 0) status = env->device_api->launch(env->device, "
-        "{}, grid, block, 0, device_args, {}, err, err_len);\n",
+        "{}, grid, block, 0, device_args, {}, env->stream, err, err_len);\n",
         c_string(op->callee), op->args.size());
     line() << "if (status != 0) goto " << done << ";\n";
     for (size_t i = 0; i < op->args.size(); ++i) {
       auto tensor = tensors_.find(op->args[i].get());
       if (tensor == tensors_.end() || tensor->second.read_only) continue;
       line() << fmt::format(
-          "status = env->device_api->copy(env->device, device_buffers[{0}], {1}, "
-          "device_bytes[{0}], kTilecCopyDeviceToHost, err, err_len);\n",
-          i, print_expr(op->args[i]));
+          "if (!{2}) status = env->device_api->copy(env->device, device_buffers[{0}], {1}, "
+          "device_bytes[{0}], kTilecCopyDeviceToHost, env->stream, err, err_len);\n",
+          i, print_expr(op->args[i]), tensor->second.resident);
       line() << "if (status != 0) goto " << done << ";\n";
     }
     body_ << done << ":\n";
@@ -437,6 +460,7 @@ class CodeGenCHost : public CodeGenC {
     std::string name;  // the DLTensor* variable
     int elem_bytes = 0;
     bool read_only = false;
+    std::string resident;  // device kernels: the placement variable
   };
 
   void print_tensor_arg(const Param& p, int index, int64_t device_type,
@@ -475,7 +499,7 @@ class CodeGenCHost : public CodeGenC {
     std::string data = declare_var(p.var);
     buffer_vars_.insert(p.var.get());
     tensors_[p.var.get()] =
-        TensorArg{tensor, b->dtype.is_bool() ? 1 : b->dtype.bytes(), b->read_only};
+        TensorArg{tensor, b->dtype.is_bool() ? 1 : b->dtype.bytes(), b->read_only, {}};
     line() << "void* " << data << " = (char*)" << tensor << "->data + " << tensor
            << "->byte_offset;\n";
   }
@@ -537,7 +561,8 @@ backend::CodeArtifact generate_c_host(const IRModule& mod, const target::Target&
         "run the backend's lowering pipeline, whose last pass splits host and device, first");
   }
   std::string decls = std::string(kDLPackDeclarations) + runtime_abi_c_declarations() +
-                      kernel_arg_c_declaration() + kCheckHelpers;
+                      kernel_arg_c_declaration() + kCheckHelpers +
+                      std::string(device_resident_c_text());
   std::string protos;
   for (const auto& callee : gen.callees()) {
     protos +=

@@ -28,9 +28,11 @@ void register_cpu_pass_config_keys() {
       "it; results within the per-dtype tolerances); false: a separate multiply and add per "
       "step, bit-identical to the interpreter");
   transform::register_pass_config_key(
-      kPrefetchConfigKey, transform::PassConfigType::kBool, true,
+      kPrefetchConfigKey, transform::PassConfigType::kBool, false,
       "cpu T.Pipelined loops: prefetch the cache lines the next iteration's copies from "
-      "global tensors read (results unchanged; false: no prefetch)");
+      "global tensors read (results unchanged). Off by default: on the float32 GEMMs "
+      "(bench/bench_kernels.cc) it measured 3-10% slower than the hardware prefetchers "
+      "alone");
   for (const char* key : {kGemmMicroRowsConfigKey, kGemmMicroGroupsConfigKey}) {
     bool rows = std::string_view(key) == kGemmMicroRowsConfigKey;
     transform::register_pass_config_key(

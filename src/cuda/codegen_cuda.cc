@@ -1,6 +1,7 @@
 #include "tilec/cuda/codegen_cuda.h"
 
 #include "tilec/codegen/device_source.h"
+#include "tilec/cuda/cp_async.h"
 #include "tilec/cuda/mma_gemm.h"
 #include "tilec/exec/cuda_toolkit.h"
 #include "tilec/gpu/subgroup.h"
@@ -231,6 +232,37 @@ TILEC_MMA(tilec_mma_m16n8k16_f16, "f16")
 TILEC_MMA(tilec_mma_m16n8k16_bf16, "bf16")
 )CU";
 
+// T.Pipelined's asynchronous copies (cp_async.h): cp.async moves 16 (.cg: around L1), 8 or
+// 4 (.ca) bytes from global to shared memory, reading src_bytes of them and zero-filling
+// the rest (0 for a masked edge element); commit_group closes the copies issued since
+// the last one into a group, wait_group N waits until at most N groups are in flight.
+const char* kCpAsync = R"CU(
+#define TILEC_CP_ASYNC(NAME, CACHE, BYTES)                                             \
+  static __device__ __forceinline__ void NAME(void* dst, const void* src, int src_bytes) { \
+    unsigned address = (unsigned)__cvta_generic_to_shared(dst);                        \
+    asm volatile("cp.async." CACHE ".shared.global [%0], [%1], " #BYTES ", %2;\n"      \
+                 :: "r"(address), "l"(src), "r"(src_bytes) : "memory");                 \
+  }
+TILEC_CP_ASYNC(tilec_cp_async_cg16, "cg", 16)
+TILEC_CP_ASYNC(tilec_cp_async_ca8, "ca", 8)
+TILEC_CP_ASYNC(tilec_cp_async_ca4, "ca", 4)
+static __device__ __forceinline__ void tilec_cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// The count must be an immediate: the call's constant argument folds the switch away.
+// Deeper pipelines than 9 stages wait for every group (correct, only less overlapped).
+static __device__ __forceinline__ void tilec_cp_async_wait_group(int pending) {
+  switch (pending) {
+#define TILEC_CP_ASYNC_WAIT(N) \
+    case N: asm volatile("cp.async.wait_group " #N ";\n" ::: "memory"); break;
+    TILEC_CP_ASYNC_WAIT(0) TILEC_CP_ASYNC_WAIT(1) TILEC_CP_ASYNC_WAIT(2) TILEC_CP_ASYNC_WAIT(3)
+    TILEC_CP_ASYNC_WAIT(4) TILEC_CP_ASYNC_WAIT(5) TILEC_CP_ASYNC_WAIT(6) TILEC_CP_ASYNC_WAIT(7)
+#undef TILEC_CP_ASYNC_WAIT
+    default: asm volatile("cp.async.wait_all;\n" ::: "memory");
+  }
+}
+)CU";
+
 int64_t round_up(int64_t v, int64_t to) {
   return (v + to - 1) / to * to;
 }
@@ -256,6 +288,7 @@ void CodeGenCUDA::print_preamble(std::ostream& os) {
   if (uses_helper("atomic")) os << kAtomic;
   if (uses_helper("mma")) os << kMma;
   if (uses_helper("subgroups")) os << kSubgroups;
+  if (uses_helper("cp_async")) os << kCpAsync;
 }
 
 codegen::CodeGenC::Printed CodeGenCUDA::print_extern_call(const CallNode* op) {
@@ -268,9 +301,10 @@ codegen::CodeGenC::Printed CodeGenCUDA::print_extern_call(const CallNode* op) {
     for (const auto& a : op->args) args += (args.empty() ? "" : ", ") + print(a).text;
     return {fmt::format("{}({})", op->name, args), kPrimary};
   }
-  if (!warp_collective) return CodeGenC::print_extern_call(op);
+  bool async_copy = op->name.rfind(kCpAsyncPrefix, 0) == 0;
+  if (!warp_collective && !async_copy) return CodeGenC::print_extern_call(op);
   // Defined in the preamble; a load argument passes the element's address.
-  require_helper("mma");
+  require_helper(async_copy ? "cp_async" : "mma");
   std::string args;
   for (const auto& a : op->args) {
     std::string text;

@@ -67,17 +67,23 @@ bool tensor_core_target(const target::Target& target) {
   return target.kind() == "cuda" && cuda_sm_version(target) >= 80;
 }
 
-// A 2-D shared operand whose rows start 16-byte aligned (ldmatrix reads 16 bytes per row):
-// its inner extent and region start are multiples of 8 halves.
+// A shared operand whose rows start 16-byte aligned (ldmatrix reads 16 bytes per row): a
+// 2-D tile, or one stage of a tile the cp.async pipeline staged (leading index dims at any
+// start, the matrix in the last two), whose inner extent and column start are multiples
+// of 8 halves.
 bool ldmatrix_operand(const transform::GemmMatrix& m) {
   const Buffer& b = m.buffer;
-  if (b->scope != StorageScope::kShared || b->ndim() != 2) return false;
-  const int64_t* inner = as_const_int(b->shape[1]);
+  int nd = b->ndim();
+  if (b->scope != StorageScope::kShared || nd < 2 || m.row_dim != nd - 2 || m.col_dim != nd - 1)
+    return false;
+  const int64_t* inner = as_const_int(b->shape[size_t(nd - 1)]);
   if (!inner || *inner % 8 != 0) return false;
-  for (size_t d = 0; d < m.starts.size(); ++d) {
-    const int64_t* s = as_const_int(m.starts[d]);
-    if (!s || (d == 1 && *s % 8 != 0)) return false;
+  for (int d = nd - 2; d < nd; ++d) {
+    const int64_t* s = as_const_int(m.starts[size_t(d)]);
+    if (!s || (d == nd - 1 && *s % 8 != 0)) return false;
   }
+  for (int d = 0; d < nd - 2; ++d)
+    if (!as_const_int(b->shape[size_t(d)])) return false;
   return true;
 }
 

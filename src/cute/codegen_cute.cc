@@ -1,6 +1,7 @@
 #include "tilec/cute/codegen_cute.h"
 
 #include "tilec/codegen/device_source.h"
+#include "tilec/cute/cute_gemm.h"
 #include "tilec/cute/cutlass_headers.h"
 #include "tilec/exec/cuda_toolkit.h"
 
@@ -8,10 +9,94 @@
 
 namespace tilec::cute {
 
+namespace {
+
+// The helpers the variant's tile ops call (cute_gemm.h), on CuTe's own types.
+constexpr const char* kGemmHelpers = R"CU(#include <cute/atom/mma_atom.hpp>
+#include <cute/algorithm/copy.hpp>
+#include <cute/algorithm/gemm.hpp>
+namespace tilec_cute {
+using namespace cute;
+// Atom codes of tilec::cute::CuteGemmPlan.
+template <int Atom> struct AtomOf;
+template <> struct AtomOf<0> { using type = SM80_16x8x16_F32F16F16F32_TN; using value = half_t; };
+template <> struct AtomOf<1> { using type = SM80_16x8x16_F32BF16BF16F32_TN; using value = bfloat16_t; };
+template <> struct AtomOf<2> { using type = UniversalFMA<float, float, float, float>; using value = float; };
+// The TiledMMA: the atom repeated over a WM x WN grid (of warps, or of threads for FMA).
+template <int Atom, int WM, int WN>
+using Mma = decltype(make_tiled_mma(typename AtomOf<Atom>::type{}, Layout<Shape<Int<WM>, Int<WN>, _1>>{}));
+
+// The block's flat thread index, as gpu.lower_simt numbers the threads (and
+// tilec::cute::cute_accumulator_layout maps the registers of the C partition).
+__device__ __forceinline__ int flat_thread() {
+  return int(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+
+// C (M x N, this thread's registers of the C partition) += A (M x K) * B (K x N), A and B
+// row-major shared tiles (TA: A stored K x M; TB: B stored N x K).
+template <int Atom, int WM, int WN, int M, int N, int K, int TA, int TB, int Clear, class S>
+__device__ __forceinline__ void gemm_ss(const S* a, const S* b, float* c, int tid) {
+  using T = typename AtomOf<Atom>::value;
+  auto layout_a = make_layout(make_shape(Int<M>{}, Int<K>{}),
+                              conditional_return<TA != 0>(make_stride(_1{}, Int<M>{}), make_stride(Int<K>{}, _1{})));
+  auto layout_b = make_layout(make_shape(Int<N>{}, Int<K>{}),
+                              conditional_return<TB != 0>(make_stride(Int<K>{}, _1{}), make_stride(_1{}, Int<N>{})));
+  Tensor sA = make_tensor(make_smem_ptr(reinterpret_cast<const T*>(a)), layout_a);
+  Tensor sB = make_tensor(make_smem_ptr(reinterpret_cast<const T*>(b)), layout_b);
+  Mma<Atom, WM, WN> tiled_mma;
+  auto thr_mma = tiled_mma.get_thread_slice(tid);
+  Tensor tCsA = thr_mma.partition_A(sA);
+  Tensor tCsB = thr_mma.partition_B(sB);
+  Tensor tCrA = thr_mma.partition_fragment_A(sA);
+  Tensor tCrB = thr_mma.partition_fragment_B(sB);
+  Tensor tCrC = make_tensor(make_rmem_ptr(c), partition_shape_C(tiled_mma, make_shape(Int<M>{}, Int<N>{})));
+  if (Clear) clear(tCrC);
+  copy(tCsA, tCrA);
+  copy(tCsB, tCrB);
+  gemm(tiled_mma, tCrA, tCrB, tCrC);
+}
+}  // namespace tilec_cute
+)CU";
+
+int64_t const_arg(const ir::CallNode* op, size_t i) {
+  const int64_t* v = i < op->args.size() ? ir::as_const_int(op->args[i]) : nullptr;
+  if (!v) {
+    throw ir::IRError(
+        fmt::format("cute codegen: argument {} of {} must be a constant", i, op->name));
+  }
+  return *v;
+}
+
+}  // namespace
+
 std::string CodeGenCuTe::preamble_includes() {
-  return fmt::format(
+  std::string text = fmt::format(
       "/* CuTe variant: CUTLASS/CuTe {} headers from {} */\n#include <cute/tensor.hpp>\n",
       kPinnedCutlassVersion, cutlass_include_.string());
+  if (uses_helper("cute_gemm")) text += kGemmHelpers;
+  return text;
+}
+
+CodeGenCuTe::Printed CodeGenCuTe::print_extern_call(const ir::CallNode* op) {
+  auto address = [&](size_t i) {
+    auto* element = op->args.at(i).as<ir::LoadNode>();
+    if (!element) {
+      throw ir::IRError(
+          fmt::format("cute codegen: argument {} of {} must be a tile element", i, op->name));
+    }
+    return fmt::format("&{}[{}]", buffer_name(element->buffer),
+                       flat_index(element->buffer, element->indices));
+  };
+  if (op->name == kCuteGemmCall) {
+    require_helper("cute_gemm");
+    std::string params;
+    for (size_t i = 3; i < 3 + 9; ++i)
+      params += (i > 3 ? ", " : "") + std::to_string(const_arg(op, i));
+    return {fmt::format("tilec_cute::gemm_ss<{}>({}, {}, {}, tilec_cute::flat_thread())", params,
+                        address(0), address(1), address(2)),
+            kPrimary};
+  }
+  return cuda::CodeGenCUDA::print_extern_call(op);
 }
 
 std::string CodeGenCuTe::float16_helpers() {

@@ -1,5 +1,7 @@
 #include "tilec/engine/kernel.h"
 
+#include "tilec/runtime/stream.h"
+
 #include "kernel_state.h"
 #include "tilec/engine/engine_error.h"
 #include "tilec/runtime/dlpack_tensor.h"
@@ -97,6 +99,12 @@ void Kernel::call(std::string_view function, std::span<const TilecArg> args) con
   for (const auto& candidate : state_->functions) {
     if (candidate.name == name) return candidate.entry(args);
   }
+}
+
+void Kernel::call(std::string_view function, std::span<const TilecArg> args,
+                  const CallOptions& options) const {
+  runtime::ScopedStream stream(options.stream);
+  call(function, args);
 }
 
 void Kernel::call(std::span<const TilecArg> args) const {

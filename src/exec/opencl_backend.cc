@@ -371,12 +371,21 @@ class OpenCLModule final : public LoadedModule {
     return 0;
   }
 
+  // Each module runs on its device's one in-order command queue.
+  static int32_t no_streams(char* err, int32_t len) {
+    return detail::fail_device_call(
+        err, len,
+        "OpenCL: a stream was given, but the opencl execution backend runs every kernel on its "
+        "device's own command queue; call it without a stream");
+  }
+
   static int32_t api_free(void*, void* buffer) {
     return clReleaseMemObject(static_cast<cl_mem>(buffer)) == CL_SUCCESS ? 0 : 1;
   }
 
   static int32_t api_copy(void* device, void* buffer, void* host, int64_t nbytes, int32_t kind,
-                          char* err, int32_t len) {
+                          void* stream, char* err, int32_t len) {
+    if (stream != nullptr) return no_streams(err, len);
     if (nbytes <= 0) return 0;
     OpenCLModule& m = of(device);
     std::lock_guard<std::mutex> lock(m.device_->mutex);
@@ -397,7 +406,9 @@ class OpenCLModule final : public LoadedModule {
 
   static int32_t api_launch(void* device, const char* function, const int64_t grid[3],
                             const int64_t block[3], int64_t shared_bytes,
-                            const TilecDeviceArg* args, int32_t num_args, char* err, int32_t len) {
+                            const TilecDeviceArg* args, int32_t num_args, void* stream, char* err,
+                            int32_t len) {
+    if (stream != nullptr) return no_streams(err, len);
     OpenCLModule& m = of(device);
     if (shared_bytes != 0) {
       return detail::fail_device_call(

@@ -38,8 +38,12 @@ std::vector<transform::Pass> simt_passes() {
           vectorize_lanes_pass(), transform::simplify_pass()};
 }
 
-transform::PassPipeline make_simt_pipeline(std::string name, int64_t host_device_type) {
-  std::vector<transform::Pass> passes = simt_passes();
+transform::PassPipeline make_simt_pipeline(std::string name, int64_t host_device_type,
+                                           SimtPipelineExtras extras) {
+  transform::register_device_launch_config_keys();
+  std::vector<transform::Pass> passes = std::move(extras.before);
+  for (auto& p : simt_passes()) passes.push_back(std::move(p));
+  for (auto& p : extras.after) passes.push_back(std::move(p));
   transform::SplitHostDeviceOptions split{host_device_type, bind_blocks_to_grid, true};
   passes.push_back(transform::split_host_device_pass(split));
   return transform::PassPipeline(std::move(name), std::move(passes));

@@ -2,12 +2,23 @@
 
 #include "tilec/runtime/host_arg_checks.h"
 
+#include <cstdio>
 #include <vector>
+
+// The same check the `c` host codegen embeds in every library it generates.
+#include "tilec/runtime/device_resident.inc"
+
+extern "C" int32_t tilec_rt_device_resident(const TilecRuntimeEnv* env, const DLTensor* t,
+                                            const char* name, int32_t index, const char* kernel,
+                                            int32_t host_tensors, char* err, int32_t err_len) {
+  return tilec_device_resident_check(env, t, name, index, kernel, host_tensors, err, err_len);
+}
 
 extern "C" int32_t tilec_rt_device_launch(const TilecRuntimeEnv* env, const char* kernel,
                                           const char* function, const int64_t grid[3],
-                                          const int64_t block[3], const TilecDeviceLaunchArg* args,
-                                          int32_t num_args, char* err, int32_t err_len) {
+                                          const int64_t block[3], int32_t host_tensors,
+                                          const TilecDeviceLaunchArg* args, int32_t num_args,
+                                          char* err, int32_t err_len) {
   if (env == nullptr || env->device_api == nullptr || env->device == nullptr) {
     return tilec_rt_fail(err, err_len,
                          "kernel '%s' runs on a device, but its execution backend provides none; "
@@ -21,10 +32,19 @@ extern "C" int32_t tilec_rt_device_launch(const TilecRuntimeEnv* env, const char
                            kernel);
     }
   }
-  const TilecDeviceApi& api = *env->device_api;
   const size_t n = num_args > 0 ? size_t(num_args) : 0;
+  // Placement first, so a misplaced tensor is reported before anything is allocated.
+  std::vector<int32_t> resident(n, 0);
+  for (int32_t i = 0; i < num_args; ++i) {
+    const TilecDeviceLaunchArg& a = args[i];
+    if (a.kind != kTilecDeviceArgBuffer) continue;
+    resident[size_t(i)] = tilec_device_resident_check(env, a.tensor, a.name, a.index, kernel,
+                                                      host_tensors, err, err_len);
+    if (resident[size_t(i)] < 0) return 1;
+  }
+  const TilecDeviceApi& api = *env->device_api;
   std::vector<TilecDeviceArg> device_args(n);
-  std::vector<void*> buffers(n, nullptr);
+  std::vector<void*> buffers(n, nullptr);  // the copies of host tensors
   std::vector<int64_t> bytes(n, 0);
   int32_t status = 0;
   for (int32_t i = 0; i < num_args && status == 0; ++i) {
@@ -40,25 +60,29 @@ extern "C" int32_t tilec_rt_device_launch(const TilecRuntimeEnv* env, const char
       }
       continue;
     }
+    void* data = static_cast<char*>(a.tensor->data) + a.tensor->byte_offset;
+    if (resident[size_t(i)] == 1) {
+      d.v.buffer = data;
+      continue;
+    }
     bytes[size_t(i)] = a.elem_bytes;
     for (int32_t k = 0; k < a.tensor->ndim; ++k) bytes[size_t(i)] *= a.tensor->shape[k];
     status = api.alloc(env->device, bytes[size_t(i)], &buffers[size_t(i)], err, err_len);
     if (status != 0) break;
-    void* host = static_cast<char*>(a.tensor->data) + a.tensor->byte_offset;
-    status = api.copy(env->device, buffers[size_t(i)], host, bytes[size_t(i)],
-                      kTilecCopyHostToDevice, err, err_len);
+    status = api.copy(env->device, buffers[size_t(i)], data, bytes[size_t(i)],
+                      kTilecCopyHostToDevice, env->stream, err, err_len);
     d.v.buffer = buffers[size_t(i)];
   }
   if (status == 0 && grid[0] * grid[1] * grid[2] > 0) {
-    status = api.launch(env->device, function, grid, block, 0, device_args.data(), num_args, err,
-                        err_len);
+    status = api.launch(env->device, function, grid, block, 0, device_args.data(), num_args,
+                        env->stream, err, err_len);
   }
   for (int32_t i = 0; i < num_args && status == 0; ++i) {
     const TilecDeviceLaunchArg& a = args[i];
-    if (a.kind != kTilecDeviceArgBuffer || a.read_only) continue;
+    if (a.kind != kTilecDeviceArgBuffer || a.read_only || resident[size_t(i)] == 1) continue;
     void* host = static_cast<char*>(a.tensor->data) + a.tensor->byte_offset;
     status = api.copy(env->device, buffers[size_t(i)], host, bytes[size_t(i)],
-                      kTilecCopyDeviceToHost, err, err_len);
+                      kTilecCopyDeviceToHost, env->stream, err, err_len);
   }
   for (void* b : buffers)
     if (b != nullptr) api.free(env->device, b);

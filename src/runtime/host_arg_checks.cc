@@ -110,7 +110,7 @@ const DLTensor* tilec_rt_tensor_arg(const TilecArg* args, int32_t index, const c
                   int(index), int(ndim), int(t->ndim));
     return nullptr;
   }
-  if (int(t->device.device_type) != device_type) {
+  if (device_type >= 0 && int(t->device.device_type) != device_type) {
     tilec_rt_fail(err, err_len,
                   "argument '%s' (#%d): expected a tensor on device type %d (%s), got device "
                   "type %d (%s)",

@@ -2,6 +2,7 @@
 
 #include "tilec/runtime/error.h"
 #include "tilec/runtime/runtime_env.h"
+#include "tilec/runtime/stream.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -66,8 +67,21 @@ TilecHostEntry KernelLibrary::entry(std::string_view global_symbol) const {
 void call_host_entry(TilecHostEntry entry, std::string_view name, std::span<const TilecArg> args,
                      const TilecRuntimeEnv* env) {
   std::array<char, 1024> message{};
-  int32_t status = entry(args.data(), int32_t(args.size()), env ? env : default_runtime_env(),
-                         message.data(), int32_t(message.size()));
+  if (!env) env = default_runtime_env();
+  TilecRuntimeEnv on_stream;
+  if (void* stream = current_stream()) {
+    if (env->device_api == nullptr) {
+      throw RuntimeError(fmt::format(
+          "kernel '{}': a stream was given, but this kernel runs on the host (its execution "
+          "backend has no device), so nothing would run on it; call it without a stream",
+          name));
+    }
+    on_stream = *env;
+    on_stream.stream = stream;
+    env = &on_stream;
+  }
+  int32_t status =
+      entry(args.data(), int32_t(args.size()), env, message.data(), int32_t(message.size()));
   if (status != 0) {
     message.back() = '\0';
     std::string text = message[0] != '\0'

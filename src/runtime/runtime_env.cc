@@ -18,8 +18,13 @@ int32_t env_parallel_for(int64_t num_tasks, TilecTaskFn fn, void* closure) {
 }  // namespace
 
 const TilecRuntimeEnv* default_runtime_env() {
-  static const TilecRuntimeEnv env{&env_parallel_for, int32_t(global_thread_pool().num_threads()),
-                                   nullptr, nullptr};
+  static const TilecRuntimeEnv env{&env_parallel_for,
+                                   int32_t(global_thread_pool().num_threads()),
+                                   nullptr,
+                                   nullptr,
+                                   0,
+                                   0,
+                                   nullptr};
   return &env;
 }
 

@@ -3,6 +3,7 @@
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/bounds_check.h"
+#include "tilec/transform/pass_context.h"
 
 #include <fmt/format.h>
 
@@ -24,7 +25,8 @@ struct SplitFunction {
   PrimFunc host, device;
 };
 
-SplitFunction split_function(const PrimFunc& func, const SplitHostDeviceOptions& options) {
+SplitFunction split_function(const PrimFunc& func, const SplitHostDeviceOptions& options,
+                             bool host_tensors) {
   std::vector<const LetNode*> lets;
   Stmt s = func->body;
   while (auto* let_node = s.as<LetNode>()) {
@@ -69,13 +71,38 @@ SplitFunction split_function(const PrimFunc& func, const SplitHostDeviceOptions&
   PrimFunc host = with_body(func, Stmt(launch));
   host = with_attr(host, kFunctionKindAttr, std::string("host"));
   host = with_attr(host, kDeviceTypeAttr, options.device_type);
-  if (options.device_launch) host = with_attr(host, kLaunchAttr, std::string("device"));
+  if (options.device_launch) {
+    host = with_attr(host, kLaunchAttr, std::string("device"));
+    host = with_attr(host, kHostTensorsAttr, int64_t(host_tensors ? 1 : 0));
+  }
   return {host, device};
 }
 
 }  // namespace
 
-IRModule split_host_device(const IRModule& mod, const SplitHostDeviceOptions& options) {
+void register_device_launch_config_keys() {
+  register_pass_config_key(
+      kHostTensorsConfigKey, PassConfigType::kBool, true,
+      "device kernels (cuda, opencl): the host entry also takes host (kDLCPU) tensors, copied "
+      "to the device and back on every call; false: only tensors already in the device's "
+      "memory (DLPack kDLCUDA on the kernel's device), and a host tensor is an error");
+}
+
+bool launches_on_device(const PrimFunc& host) {
+  auto it = host->attrs.find(kLaunchAttr);
+  return it != host->attrs.end() && it->second == AttrValue(std::string("device"));
+}
+
+bool accepts_host_tensors(const PrimFunc& host) {
+  auto it = host->attrs.find(kHostTensorsAttr);
+  return it == host->attrs.end() || !std::holds_alternative<int64_t>(it->second) ||
+         std::get<int64_t>(it->second) != 0;
+}
+
+IRModule split_host_device(const IRModule& mod, const SplitHostDeviceOptions& options,
+                           const PassContext& context) {
+  if (options.device_launch) register_device_launch_config_keys();
+  const bool host_tensors = !options.device_launch || context.get_bool(kHostTensorsConfigKey);
   if (!options.bind_blocks) {
     throw IRError(
         "split_host_device: no block binder given; the target backend must say how "
@@ -89,7 +116,7 @@ IRModule split_host_device(const IRModule& mod, const SplitHostDeviceOptions& op
                       "named '{}_kernel'; rename one of them",
                       f->name, f->name));
     }
-    SplitFunction split = split_function(f, options);
+    SplitFunction split = split_function(f, options, host_tensors);
     functions.push_back(split.host);
     functions.push_back(split.device);
   }
@@ -97,8 +124,8 @@ IRModule split_host_device(const IRModule& mod, const SplitHostDeviceOptions& op
 }
 
 Pass split_host_device_pass(SplitHostDeviceOptions options) {
-  return Pass{"tilec.split_host_device", [options](const IRModule& mod, const PassInfo&) {
-                return split_host_device(mod, options);
+  return Pass{"tilec.split_host_device", [options](const IRModule& mod, const PassInfo& info) {
+                return split_host_device(mod, options, info.context);
               }};
 }
 

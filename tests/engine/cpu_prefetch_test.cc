@@ -1,6 +1,6 @@
 // cpu/prefetch.h through the whole pipeline: both cpu codegens print the prefetch of a
-// T.Pipelined loop's next tiles as a prefetch of the element's address, and
-// cpu.prefetch=false leaves it out.
+// T.Pipelined loop's next tiles as a prefetch of the element's address with
+// cpu.prefetch=true, and leave it out by default and with cpu.prefetch=false.
 #include "tilec/cpu/prefetch.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/tilec.h"
@@ -14,7 +14,7 @@ namespace {
 
 using namespace ir;
 
-TEST(CpuPrefetch, BothCodegensPrintItAndTheKeyTurnsItOff) {
+TEST(CpuPrefetch, BothCodegensPrintItWhenTheKeyTurnsItOn) {
   setenv("TILEC_DISABLE_CACHE", "1", 1);
   // examples/gemm_fp32.py: a T.Pipelined K loop copying tiles of A and B.
   IRModule mod = parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/gemm_fp32.py");
@@ -24,11 +24,14 @@ TEST(CpuPrefetch, BothCodegensPrintItAndTheKeyTurnsItOff) {
 #endif
   for (const auto& [kind, text] : kinds) {
     SCOPED_TRACE(kind);
-    Kernel on = compile(mod, kind, std::nullopt, kind == "c" ? "native" : "auto");
+    Kernel on = compile(mod, kind, std::nullopt, kind == "c" ? "native" : "auto",
+                        {{kPrefetchConfigKey, true}});
     EXPECT_NE(on.device_source().find(text), std::string::npos);
     Kernel off = compile(mod, kind, std::nullopt, kind == "c" ? "native" : "auto",
                          {{kPrefetchConfigKey, false}});
     EXPECT_EQ(off.device_source().find(text), std::string::npos);
+    Kernel by_default = compile(mod, kind, std::nullopt, kind == "c" ? "native" : "auto");
+    EXPECT_EQ(by_default.device_source().find(text), std::string::npos);
   }
 }
 

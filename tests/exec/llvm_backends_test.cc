@@ -22,13 +22,13 @@ namespace fs = std::filesystem;
 
 // A host entry that reports its argument count through the runtime's tilec_rt_fail
 // (with the n == 0 call succeeding) and calls libm's tanhf, as generated code does; built
-// for runtime ABI version 2 (TILEC_ABI_VERSION).
+// for runtime ABI version 3 (TILEC_ABI_VERSION).
 constexpr const char* kHostIR = R"(
 @msg = private constant [19 x i8] c"got %d argument(s)\00"
 declare i32 @tilec_rt_fail(ptr, i32, ptr, ...)
 declare float @tanhf(float)
 define i32 @tilec_abi_version() {
-  ret i32 2
+  ret i32 3
 }
 define i32 @count(ptr %args, i32 %n, ptr %env, ptr %err, i32 %len) {
   %t = call float @tanhf(float 0.0)

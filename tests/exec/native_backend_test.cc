@@ -23,8 +23,8 @@ constexpr const char* kHostSource = R"(
 #include <stdio.h>
 typedef struct { int32_t kind; union { DLTensor* tensor; int64_t i; double f; } v; } TilecArg;
 typedef int32_t (*TilecTaskFn)(int64_t, int64_t, void*);
-typedef struct { int32_t (*parallel_for)(int64_t, TilecTaskFn, void*); int32_t num_threads; const void* device_api; void* device; } TilecRuntimeEnv;
-int32_t tilec_abi_version(void) { return 2; }
+typedef struct { int32_t (*parallel_for)(int64_t, TilecTaskFn, void*); int32_t num_threads; const void* device_api; void* device; int32_t device_memory_type; int32_t device_memory_id; void* stream; } TilecRuntimeEnv;
+int32_t tilec_abi_version(void) { return 3; }
 void vadd_device(int64_t block, const float* a, const float* b, float* c);
 typedef struct { const float* a; const float* b; float* c; } Closure;
 static int32_t blocks(int64_t begin, int64_t end, void* p) {

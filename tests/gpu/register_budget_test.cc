@@ -127,7 +127,7 @@ def mm(A: T.Tensor((64, 32), "float32"), B: T.Tensor((32, 64), "float32"), C: T.
   EXPECT_NE(b.find("8192 bytes of each thread's registers, above the budget of 4096"),
             std::string::npos)
       << b;
-  // With the default opencl budget (16 KiB) it stays replicated in registers.
+  // With the default opencl budget (32 KiB) it stays replicated in registers.
   std::string kept = testing::layout_of(testing::lower_for_simt(R"PY(
 import tilelang.language as T
 

@@ -224,7 +224,7 @@ const std::vector<Case>& cases() {
        {"run", "$K/replicated_fragment_too_large.py", "--target", "opencl", "--check"},
        2,
        {"tilec: error: $K/replicated_fragment_too_large.py:11:", "73728 bytes of private memory",
-        "above the 16384 bytes", "'A_local': 36864 bytes per thread", "'B_local'", "replicated",
+        "above the 32768 bytes", "'A_local': 36864 bytes per thread", "'B_local'", "replicated",
         "private_bytes_per_thread"}},
       // ---------------------------------------------------------------- options
       {"DefineWithoutEquals", {"check", "$EX/vector_add.py", "-D", "N"}, 2, {"no '='", "-D"}},

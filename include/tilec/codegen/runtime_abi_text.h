@@ -13,5 +13,8 @@ std::string_view runtime_abi_header_text();
 // The header as generated C embeds it: its `#include <dlpack/dlpack.h>` line is
 // removed, since the generated source defines the DLPack structs itself.
 std::string runtime_abi_c_declarations();
+// include/tilec/runtime/device_resident.inc exactly: the placement check of a device
+// kernel's tensors, which the runtime compiles too (tilec_rt_device_resident).
+std::string_view device_resident_c_text();
 
 }  // namespace tilec::codegen

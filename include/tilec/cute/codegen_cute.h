@@ -1,11 +1,15 @@
 // CodeGenCuTe: the CuTe variant's device code, CodeGenCUDA's CUDA C++ on top of the
 // CUTLASS/CuTe headers (cutlass_headers.h): it includes <cute/tensor.hpp> and holds
 // float16/bfloat16 values through CuTe's numeric types (cute::half_t, cute::bfloat16_t,
-// round-to-nearest-even conversions). The tile ops reach it already lowered by the
-// shared SIMT pipeline (the variant reuses the cuda pipeline); emitting them as
-// cute::copy / cute::gemm with SM80/SM90 MMA atoms is not done yet. The artifact's
-// metadata "cuda_options" carries the include paths the CUDA execution backends add,
-// and its preamble names the header directory, so the kernel cache key records it.
+// round-to-nearest-even conversions). The variant's own tile ops (cute_gemm.h) reach it
+// as calls of tilec_cute_* functions, printed as its CuTe helpers (namespace
+// tilec_cute, in the preamble when used): tilec_cute::gemm_ss builds cute::Tensors over
+// the shared tiles (make_smem_ptr, make_layout) and over the thread's accumulator
+// registers (make_rmem_ptr, partition_shape_C), partitions them with the TiledMMA
+// (thr_mma.partition_A/B) and runs cute::copy into the operand fragments and
+// cute::gemm. The artifact's metadata
+// "cuda_options" carries the include paths the CUDA execution backends add, and its
+// preamble names the header directory, so the kernel cache key records it.
 #pragma once
 
 #include "tilec/cuda/codegen_cuda.h"
@@ -23,6 +27,7 @@ class CodeGenCuTe : public cuda::CodeGenCUDA {
   std::string preamble_includes() override;
   std::string float16_helpers() override;
   std::string bfloat16_helpers() override;
+  Printed print_extern_call(const ir::CallNode* op) override;
 
  private:
   std::filesystem::path cutlass_include_;

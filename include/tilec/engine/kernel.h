@@ -33,6 +33,16 @@ struct RawTensor {
 };
 using RawArg = std::variant<RawTensor, int64_t, double>;
 
+// How one call runs. `stream`: the device stream (a CUstream for cuda) the call's copies
+// and launch are ordered on; the call returns once the launch is queued when every
+// tensor is already in device memory (DLPack kDLCUDA), else when the host tensors are
+// copied back. nullptr: the default stream, and the call returns when the kernel is done.
+// A stream for a kernel without a device (the CPU) or one without streams (opencl)
+// throws.
+struct CallOptions {
+  void* stream = nullptr;
+};
+
 class Kernel {
  public:
   explicit Kernel(std::shared_ptr<const KernelState> state);
@@ -60,6 +70,8 @@ class Kernel {
   // name, or a missing one in a multi-function module, throws EngineError
   // listing the functions.
   void call(std::string_view function, std::span<const TilecArg> args) const;
+  void call(std::string_view function, std::span<const TilecArg> args,
+            const CallOptions& options) const;
   void call(std::span<const TilecArg> args) const;
   void call(std::string_view function, const std::vector<DLTensor*>& tensors) const;
   void call(const std::vector<DLTensor*>& tensors) const;

@@ -16,8 +16,15 @@ transform::DeviceKernelBody bind_blocks_to_grid(const ir::KernelNode& kernel);
 // gpu.lower_simt, simplify, gpu.plan_barriers, flatten_buffers, simplify.
 std::vector<transform::Pass> simt_passes();
 
-// simt_passes() then split_host_device (device launch, tensors of DLPack device type
-// host_device_type that the host entry accepts).
-transform::PassPipeline make_simt_pipeline(std::string name, int64_t host_device_type);
+// A backend's own passes around the shared ones: `before` runs on the tile IR ahead of
+// gpu.lower_simt, `after` on the flat per-thread code ahead of the host/device split.
+struct SimtPipelineExtras {
+  std::vector<transform::Pass> before, after;
+};
+
+// extras.before, simt_passes(), extras.after, then split_host_device (device launch,
+// tensors of DLPack device type host_device_type that the host entry accepts).
+transform::PassPipeline make_simt_pipeline(std::string name, int64_t host_device_type,
+                                           SimtPipelineExtras extras = {});
 
 }  // namespace tilec::gpu

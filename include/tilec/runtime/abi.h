@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define TILEC_ABI_VERSION 2
+#define TILEC_ABI_VERSION 3
 
 /* Status of a kernel that divided an integer by zero (its result there is 0). */
 #ifndef TILEC_STATUS_DIVISION_BY_ZERO
@@ -67,12 +67,16 @@ enum TilecCopyKind { kTilecCopyHostToDevice = 0, kTilecCopyDeviceToHost = 1 };
  * management and one launch of a compiled device function over a grid of blocks of
  * threads. Every entry returns 0 on success, else writes a message into err. A host
  * entry that launches device functions fails with a clear message when `device` is
- * NULL (an execution backend without a device, such as native). */
+ * NULL (an execution backend without a device, such as native).
+ * `stream` is TilecRuntimeEnv.stream of the call (NULL: the device's default stream):
+ * copies and the launch are ordered on it. With NULL a launch returns when the kernel
+ * has finished; on a stream it may return once queued, and a copy to the host returns
+ * when the data is there. A backend without streams fails when one is given. */
 typedef struct TilecDeviceApi {
   int32_t (*alloc)(void* device, int64_t nbytes, void** out, char* err, int32_t err_len);
   int32_t (*free)(void* device, void* buffer);
-  int32_t (*copy)(void* device, void* buffer, void* host, int64_t nbytes, int32_t kind, char* err,
-                  int32_t err_len);
+  int32_t (*copy)(void* device, void* buffer, void* host, int64_t nbytes, int32_t kind,
+                  void* stream, char* err, int32_t err_len);
   /* grid: blocks per axis; block: threads per axis; shared_bytes: dynamic shared memory
    * beyond the kernel's static allocations. A device function may report a status the
    * way host functions return one: an OpenCL kernel by taking one parameter more than
@@ -81,7 +85,7 @@ typedef struct TilecDeviceApi {
    * TILEC_STATUS_DIVISION_BY_ZERO) is returned, with its meaning in err. */
   int32_t (*launch)(void* device, const char* function, const int64_t grid[3],
                     const int64_t block[3], int64_t shared_bytes, const TilecDeviceArg* args,
-                    int32_t num_args, char* err, int32_t err_len);
+                    int32_t num_args, void* stream, char* err, int32_t err_len);
 } TilecDeviceApi;
 
 typedef struct TilecRuntimeEnv {
@@ -89,6 +93,13 @@ typedef struct TilecRuntimeEnv {
   int32_t num_threads;
   const TilecDeviceApi* device_api; /* NULL without a device */
   void* device;                     /* the execution backend's loaded module */
+  /* Where device_api->alloc's buffers live as DLPack names them (kDLCUDA, device 0):
+   * a tensor of that device type and id is passed to the device function as it is
+   * (no copy); host tensors (kDLCPU) are copied in and back. 0: the device's memory is
+   * not addressable by DLPack tensors, so every tensor is a host tensor. */
+  int32_t device_memory_type;
+  int32_t device_memory_id;
+  void* stream; /* the stream this call runs on (CUstream for CUDA); NULL: default */
 } TilecRuntimeEnv;
 
 typedef int32_t (*TilecHostEntry)(const TilecArg* args, int32_t num_args,

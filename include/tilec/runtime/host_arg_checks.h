@@ -16,7 +16,8 @@ extern "C" {
 /* printf-style message into err; returns 1 (the host entry's failure status). */
 int32_t tilec_rt_fail(char* err, int32_t err_len, const char* fmt, ...);
 /* The tensor of argument #index checked for kind, dtype (code/bits, "bool" accepts
- * uint8/uint1/bool8), rank, device, contiguity and non-NULL data; NULL on failure. */
+ * uint8/uint1/bool8), rank, device (device_type -1: any, for a device kernel whose
+ * launch places it), contiguity and non-NULL data; NULL on failure. */
 const DLTensor* tilec_rt_tensor_arg(const TilecArg* args, int32_t index, const char* name,
                                     const char* dtype, uint8_t code, uint8_t bits, int32_t ndim,
                                     int32_t device_type, char* err, int32_t err_len);

@@ -33,7 +33,9 @@ class KernelLibrary {
 };
 
 // Calls `entry` (named `name` in messages) on the default runtime env unless one
-// is given; a non-zero status throws RuntimeError("kernel 'name': <message>").
+// is given, with this thread's current_stream() (runtime/stream.h) as the env's stream
+// when one is set (a RuntimeError when the env has no device); a non-zero status
+// throws RuntimeError("kernel 'name': <message>").
 void call_host_entry(TilecHostEntry entry, std::string_view name, std::span<const TilecArg> args,
                      const TilecRuntimeEnv* env = nullptr);
 

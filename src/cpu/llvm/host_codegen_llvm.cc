@@ -122,6 +122,8 @@ class HostEmitter : public llvm_codegen::IREmitter {
         it != func->attrs.end() && std::holds_alternative<int64_t>(it->second)) {
       device_type = std::get<int64_t>(it->second);
     }
+    // A device kernel's tensors are placed by tilec_rt_device_launch (host or device).
+    if (transform::launches_on_device(func)) device_type = -1;
     for (size_t i = 0; i < params.size(); ++i) {
       const Param& p = params[i];
       if (p.is_buffer()) {
@@ -256,6 +258,10 @@ class HostEmitter : public llvm_codegen::IREmitter {
         builder_.CreateStore(builder_.getInt32(tensor->second.elem_bytes),
                              field(offsetof(TilecDeviceLaunchArg, elem_bytes)));
         builder_.CreateStore(tensor->second.tensor, field(offsetof(TilecDeviceLaunchArg, tensor)));
+        builder_.CreateStore(c_string(tensor->second.name),
+                             field(offsetof(TilecDeviceLaunchArg, name)));
+        builder_.CreateStore(builder_.getInt32(tensor->second.index),
+                             field(offsetof(TilecDeviceLaunchArg, index)));
         continue;
       }
       bool is_float = a.dtype().is_float();
@@ -269,9 +275,11 @@ class HostEmitter : public llvm_codegen::IREmitter {
     }
     llvm::FunctionCallee launch =
         runtime_function("tilec_rt_device_launch", i32(),
-                         {ptr(), ptr(), ptr(), ptr(), ptr(), ptr(), i32(), ptr(), i32()});
+                         {ptr(), ptr(), ptr(), ptr(), ptr(), i32(), ptr(), i32(), ptr(), i32()});
+    const int32_t host_tensors = transform::accepts_host_tensors(current_function()) ? 1 : 0;
     llvm::Value* status =
-        builder_.CreateCall(launch, {env_, c_string(name), c_string(op->callee), grid, block, args,
+        builder_.CreateCall(launch, {env_, c_string(name), c_string(op->callee), grid, block,
+                                     builder_.getInt32(host_tensors), args,
                                      builder_.getInt32(int32_t(op->args.size())), err_, err_len_});
     return_if(builder_.CreateICmpNE(status, builder_.getInt32(0)), status);
   }
@@ -348,7 +356,7 @@ class HostEmitter : public llvm_codegen::IREmitter {
         i64(), builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), tensor,
                                                    offsetof(DLTensor, byte_offset)));
     tensors_[p.var.get()] =
-        TensorArg{tensor, b->dtype.is_bool() ? 1 : b->dtype.bytes(), b->read_only};
+        TensorArg{tensor, b->dtype.is_bool() ? 1 : b->dtype.bytes(), b->read_only, p.name(), index};
     llvm::Value* start = builder_.CreateGEP(builder_.getInt8Ty(), data, offset, p.name());
     bind_param_buffer(b, start);
     bind_var(p.var, start);
@@ -401,6 +409,8 @@ class HostEmitter : public llvm_codegen::IREmitter {
     llvm::Value* tensor;  // the checked DLTensor*
     int elem_bytes;
     bool read_only;
+    std::string name;  // the parameter, for placement messages
+    int index;
   };
   std::map<const ExprNode*, TensorArg> tensors_;  // by the parameter's var
 };

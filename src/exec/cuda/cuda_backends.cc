@@ -43,6 +43,9 @@ class CudaModule final : public LoadedModule {
     env_ = *runtime::default_runtime_env();
     env_.device_api = &kApi;
     env_.device = this;
+    // Device 0's memory: kDLCUDA tensors there are passed to the kernel as they are.
+    env_.device_memory_type = kDLCUDA;
+    env_.device_memory_id = 0;
   }
   ~CudaModule() override {
     if (module_ && driver_) driver_->module_unload(module_);
@@ -106,14 +109,25 @@ class CudaModule final : public LoadedModule {
                : 1;
   }
 
+  // On a stream the copy is queued behind the stream's work; one to the host then waits
+  // for the stream, so the data is there when the call returns.
   static int32_t api_copy(void* device, void* buffer, void* host, int64_t nbytes, int32_t kind,
-                          char* err, int32_t len) {
+                          void* stream, char* err, int32_t len) {
     if (nbytes <= 0) return 0;
     CudaModule& m = of(device);
     if (int32_t s = m.ready(err, len)) return s;
     CUdeviceptr ptr = CUdeviceptr(reinterpret_cast<uintptr_t>(buffer));
-    CUresult s = kind == kTilecCopyHostToDevice ? m.driver_->memcpy_htod(ptr, host, size_t(nbytes))
-                                                : m.driver_->memcpy_dtoh(host, ptr, size_t(nbytes));
+    const CudaDriver& d = *m.driver_;
+    CUresult s = kCudaSuccess;
+    if (stream == nullptr) {
+      s = kind == kTilecCopyHostToDevice ? d.memcpy_htod(ptr, host, size_t(nbytes))
+                                         : d.memcpy_dtoh(host, ptr, size_t(nbytes));
+    } else if (kind == kTilecCopyHostToDevice) {
+      s = d.memcpy_htod_async(ptr, host, size_t(nbytes), stream);
+    } else {
+      s = d.memcpy_dtoh_async(host, ptr, size_t(nbytes), stream);
+      if (s == kCudaSuccess) s = d.stream_synchronize(stream);
+    }
     if (s != kCudaSuccess) {
       return detail::fail_device_call(
           err, len,
@@ -175,7 +189,8 @@ class CudaModule final : public LoadedModule {
 
   static int32_t api_launch(void* device, const char* function, const int64_t grid[3],
                             const int64_t block[3], int64_t shared_bytes,
-                            const TilecDeviceArg* args, int32_t num_args, char* err, int32_t len) {
+                            const TilecDeviceArg* args, int32_t num_args, void* stream, char* err,
+                            int32_t len) {
     CudaModule& m = of(device);
     if (int32_t s = m.ready(err, len)) return s;
     Function f;
@@ -212,17 +227,33 @@ class CudaModule final : public LoadedModule {
       }
       params[size_t(i)] = slot;
     }
-    std::lock_guard<std::mutex> lock(m.launch_mutex_);
+    // On the default stream the call waits for the kernel (its errors surface here); on a
+    // caller's stream it returns once the launch is queued. A kernel with a status word
+    // always waits: the word is zeroed before it and read after it on its stream, so such
+    // launches also take the lock (they share the word).
+    std::unique_lock<std::mutex> lock(m.launch_mutex_, std::defer_lock);
+    if (stream == nullptr || f.status) lock.lock();
     int32_t word = 0;
-    CUresult s = f.status ? m.driver_->memcpy_htod(f.status, &word, sizeof word) : kCudaSuccess;
+    CUresult s = kCudaSuccess;
+    if (f.status) {
+      s = stream == nullptr ? m.driver_->memcpy_htod(f.status, &word, sizeof word)
+                            : m.driver_->memcpy_htod_async(f.status, &word, sizeof word, stream);
+    }
     if (s == kCudaSuccess) {
       s = m.driver_->launch_kernel(fn, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
                                    unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
-                                   unsigned(shared_bytes + dynamic_shared), nullptr, params.data(),
+                                   unsigned(shared_bytes + dynamic_shared), stream, params.data(),
                                    nullptr);
     }
-    if (s == kCudaSuccess) s = m.driver_->ctx_synchronize();
-    if (s == kCudaSuccess && f.status) s = m.driver_->memcpy_dtoh(&word, f.status, sizeof word);
+    if (s == kCudaSuccess && stream == nullptr) s = m.driver_->ctx_synchronize();
+    if (s == kCudaSuccess && f.status) {
+      if (stream == nullptr) {
+        s = m.driver_->memcpy_dtoh(&word, f.status, sizeof word);
+      } else {
+        s = m.driver_->memcpy_dtoh_async(&word, f.status, sizeof word, stream);
+        if (s == kCudaSuccess) s = m.driver_->stream_synchronize(stream);
+      }
+    }
     if (s != kCudaSuccess) {
       return detail::fail_device_call(
           err, len,

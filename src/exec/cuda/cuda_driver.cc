@@ -53,8 +53,10 @@ DriverLoad load_driver() {
       sym(d.module_get_function, "cuModuleGetFunction") &&
       sym(d.module_get_global, "cuModuleGetGlobal_v2") && sym(d.mem_alloc, "cuMemAlloc_v2") &&
       sym(d.mem_free, "cuMemFree_v2") && sym(d.memcpy_htod, "cuMemcpyHtoD_v2") &&
-      sym(d.memcpy_dtoh, "cuMemcpyDtoH_v2") && sym(d.func_set_attribute, "cuFuncSetAttribute") &&
-      sym(d.launch_kernel, "cuLaunchKernel");
+      sym(d.memcpy_dtoh, "cuMemcpyDtoH_v2") && sym(d.memcpy_htod_async, "cuMemcpyHtoDAsync_v2") &&
+      sym(d.memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2") &&
+      sym(d.stream_synchronize, "cuStreamSynchronize") &&
+      sym(d.func_set_attribute, "cuFuncSetAttribute") && sym(d.launch_kernel, "cuLaunchKernel");
   if (!complete) {
     out.reason = fmt::format(
         "{} lacks driver API entry points tilec needs (cuLaunchKernel, "

@@ -32,6 +32,9 @@ struct CudaDriver {
   CUresult (*mem_free)(CUdeviceptr) = nullptr;
   CUresult (*memcpy_htod)(CUdeviceptr, const void*, size_t) = nullptr;
   CUresult (*memcpy_dtoh)(void*, CUdeviceptr, size_t) = nullptr;
+  CUresult (*memcpy_htod_async)(CUdeviceptr, const void*, size_t, CUstream) = nullptr;
+  CUresult (*memcpy_dtoh_async)(void*, CUdeviceptr, size_t, CUstream) = nullptr;
+  CUresult (*stream_synchronize)(CUstream) = nullptr;
   CUresult (*func_set_attribute)(CUfunction, int, int) = nullptr;
   CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                             unsigned, CUstream, void**, void**) = nullptr;

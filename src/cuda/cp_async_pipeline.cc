@@ -1,0 +1,357 @@
+// cuda.inject_cp_async_pipeline: see cp_async.h. Planning (which statements are the
+// producers) follows TileLang's PipelinePlanning for the common case, the rewrite its
+// InjectSoftwarePipeline with two stages of statements: copies in stage 0, the rest in
+// stage num_stages - 1.
+#include "tilec/cuda/cp_async.h"
+
+#include "tilec/cuda/mma_gemm.h"
+#include "tilec/ir/mutator.h"
+#include "tilec/ir/visitor.h"
+#include "tilec/transform/simplify.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace tilec::cuda {
+
+using namespace ir;
+
+namespace {
+
+using BufferSet = std::set<const BufferNode*>;
+
+// Buffers a statement references, writes, reduces, allocates; variables it binds.
+struct Uses : StmtVisitor {
+  std::map<const BufferNode*, int> refs;  // references other than the allocation
+  BufferSet writes, reduced, allocated;
+  std::set<const VarNode*> bound;
+  bool nested_pipeline = false;
+
+  static Uses of(const Stmt& s) {
+    Uses u;
+    u.visit(s);
+    return u;
+  }
+  bool touches(const BufferNode* b) const { return refs.count(b) != 0; }
+
+ protected:
+  void visit_buffer_use(const Buffer& b) override { ++refs[b.get()]; }
+  void visit_allocate(const AllocateNode* op) override {
+    allocated.insert(op->buffer.get());
+    if (op->init) visit(*op->init);
+    visit(op->body);
+  }
+  void visit_store(const StoreNode* op) override {
+    writes.insert(op->buffer.get());
+    StmtVisitor::visit_store(op);
+  }
+  void visit_copy(const CopyNode* op) override {
+    writes.insert(op->dst.buffer.get());
+    StmtVisitor::visit_copy(op);
+  }
+  void visit_fill(const FillNode* op) override {
+    writes.insert(op->dst.buffer.get());
+    StmtVisitor::visit_fill(op);
+  }
+  void visit_gemm(const GemmNode* op) override {
+    writes.insert(op->c.buffer.get());
+    StmtVisitor::visit_gemm(op);
+  }
+  void visit_reduce(const ReduceNode* op) override {
+    writes.insert(op->dst.get());
+    reduced.insert(op->src.get());
+    reduced.insert(op->dst.get());
+    StmtVisitor::visit_reduce(op);
+  }
+  void visit_call(const CallNode* op) override {
+    if (op->call_kind == CallKind::kAtomic)
+      if (auto* element = op->args[0].as<LoadNode>()) writes.insert(element->buffer.get());
+    StmtVisitor::visit_call(op);
+  }
+  void visit_let(const LetNode* op) override {
+    bound.insert(op->var.get());
+    StmtVisitor::visit_let(op);
+  }
+  void visit_for(const ForNode* op) override {
+    bound.insert(op->var.get());
+    if (op->for_kind == ForKind::kPipelined) nested_pipeline = true;
+    StmtVisitor::visit_for(op);
+  }
+};
+
+// Variables and loads in a copy's region indices.
+struct RegionOperands : ExprVisitor {
+  std::set<const VarNode*> vars;
+  bool loads = false;
+  void visit_region(const TileRegion& r) {
+    for (const auto& d : r.dims) {
+      visit(d.start);
+      if (d.stop) visit(*d.stop);
+    }
+  }
+
+ protected:
+  void visit_var(const VarNode* op) override { vars.insert(op); }
+  void visit_load(const LoadNode* op) override {
+    loads = true;
+    ExprVisitor::visit_load(op);
+  }
+};
+
+bool constant_shape(const Buffer& b) {
+  for (const auto& d : b->shape)
+    if (!as_const_int(d)) return false;
+  return true;
+}
+
+// Rewrites every reference to a staged tile as its stage `stage` of the staged buffer.
+class StageRewriter : public StmtMutator {
+ public:
+  StageRewriter(const std::map<const BufferNode*, Buffer>& staged, Expr stage)
+      : staged_(staged), stage_(std::move(stage)) {}
+
+ protected:
+  Expr mutate_load(const LoadNode* op, const Expr& self) override {
+    Expr e = StmtMutator::mutate_load(op, self);
+    auto* l = e.as<LoadNode>();
+    auto it = staged_.find(l->buffer.get());
+    if (it == staged_.end()) return e;
+    std::vector<Expr> idx = {stage_};
+    idx.insert(idx.end(), l->indices.begin(), l->indices.end());
+    return with_span(load(it->second, idx), op->span);
+  }
+  Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
+    Stmt s = StmtMutator::mutate_store(op, self);
+    auto* st = s.as<StoreNode>();
+    auto it = staged_.find(st->buffer.get());
+    if (it == staged_.end()) return s;
+    std::vector<Expr> idx = {stage_};
+    idx.insert(idx.end(), st->indices.begin(), st->indices.end());
+    return store(it->second, idx, st->value, op->span);
+  }
+  TileRegion mutate_region(const TileRegion& region, bool* changed) override {
+    TileRegion r = StmtMutator::mutate_region(region, changed);
+    auto it = staged_.find(r.buffer.get());
+    if (it == staged_.end()) return r;
+    std::vector<RegionDim> dims = {RegionDim{stage_, std::nullopt}};
+    if (r.is_whole()) {
+      for (const auto& extent : r.buffer->shape)
+        dims.push_back(RegionDim{make_zero(extent.dtype()), extent});
+    } else {
+      dims.insert(dims.end(), r.dims.begin(), r.dims.end());
+    }
+    *changed = true;
+    return TileRegion{it->second, std::move(dims)};
+  }
+
+ private:
+  const std::map<const BufferNode*, Buffer>& staged_;
+  Expr stage_;
+};
+
+Stmt call_stmt(const char* name, std::vector<Expr> args, Span span) {
+  return evaluate(call_extern(DataType::Int32(), name, std::move(args), span), span);
+}
+
+class Pipeliner : public StmtMutator {
+ protected:
+  Stmt mutate_kernel(const KernelNode* op, const Stmt& self) override {
+    const KernelNode* outer = kernel_;
+    kernel_ = op;
+    kernel_uses_ = Uses::of(op->body);
+    Stmt out = StmtMutator::mutate_kernel(op, self);
+    kernel_ = outer;
+    return out;
+  }
+
+  Stmt mutate_allocate(const AllocateNode* op, const Stmt& self) override {
+    Stmt s = StmtMutator::mutate_allocate(op, self);
+    auto it = staged_.find(op->buffer.get());
+    if (it == staged_.end()) return s;
+    auto n = copy_node(s.as<AllocateNode>());
+    n->buffer = it->second;
+    return Stmt(n);
+  }
+
+  Stmt mutate_for(const ForNode* op, const Stmt& self) override {
+    Stmt s = StmtMutator::mutate_for(op, self);
+    if (!kernel_ || op->for_kind != ForKind::kPipelined || op->num_stages < 2) return s;
+    if (std::optional<Stmt> p = pipeline(*op)) return *p;
+    return s;
+  }
+
+ private:
+  // The planned pipeline of `loop`, or nullopt when it has no producer to pipeline.
+  std::optional<Stmt> pipeline(const ForNode& loop) {
+    Uses loop_uses = Uses::of(loop.body);
+    if (loop_uses.nested_pipeline) return std::nullopt;
+    // The body's statements, under the allocations and lets that wrap them.
+    // A let of the loop variable and values from outside the loop (`kv_start = (s * n + k) *
+    // block_N`) is inlined into the copies, so that they can be issued ahead of it.
+    std::vector<Stmt> wrappers;
+    VarMap inlined;
+    Stmt body = loop.body;
+    while (body.as<AllocateNode>() || body.as<LetNode>()) {
+      wrappers.push_back(body);
+      if (auto* l = body.as<LetNode>()) {
+        RegionOperands value;
+        Expr v = substitute(l->value, inlined);
+        value.visit(v);
+        bool outside = !value.loads;
+        for (const VarNode* x : value.vars) outside &= !loop_uses.bound.count(x);
+        if (outside) inlined[l->var.get()] = v;
+      }
+      body = body.as<AllocateNode>() ? body.as<AllocateNode>()->body : body.as<LetNode>()->body;
+    }
+    std::vector<Stmt> items =
+        body.as<SeqNode>() ? body.as<SeqNode>()->stmts : std::vector<Stmt>{body};
+    for (Stmt& item : items)
+      if (item.as<CopyNode>() && !inlined.empty()) item = substitute(item, inlined);
+
+    auto eligible = [&](const Stmt& s) {
+      const auto* c = s.as<CopyNode>();
+      if (!c) return false;
+      const BufferNode* src = c->src.buffer.get();
+      const BufferNode* dst = c->dst.buffer.get();
+      if (src->scope != StorageScope::kGlobal || dst->scope != StorageScope::kShared) return false;
+      if (loop_uses.writes.count(src) || loop_uses.allocated.count(dst) ||
+          loop_uses.reduced.count(dst) || !constant_shape(c->dst.buffer))
+        return false;
+      // Every reference to the tile is in this loop (the staged buffer replaces it).
+      auto in_kernel = kernel_uses_.refs.find(dst);
+      if (in_kernel == kernel_uses_.refs.end() || in_kernel->second != loop_uses.refs.at(dst))
+        return false;
+      RegionOperands operands;
+      operands.visit_region(c->src);
+      operands.visit_region(c->dst);
+      if (operands.loads) return false;
+      for (const VarNode* v : operands.vars)
+        if (loop_uses.bound.count(v)) return false;  // bound inside the loop body
+      return true;
+    };
+    std::vector<bool> producer(items.size());
+    for (size_t i = 0; i < items.size(); ++i) producer[i] = eligible(items[i]);
+    // Drop producers whose tile an earlier consumer touches or another statement writes,
+    // until none changes.
+    for (bool changed = true; changed;) {
+      changed = false;
+      BufferSet tiles;
+      for (size_t i = 0; i < items.size(); ++i)
+        if (producer[i]) tiles.insert(items[i].as<CopyNode>()->dst.buffer.get());
+      BufferSet dropped;
+      for (size_t j = 0; j < items.size(); ++j) {
+        if (producer[j]) continue;
+        Uses u = Uses::of(items[j]);
+        for (const BufferNode* t : tiles) {
+          if (u.writes.count(t)) dropped.insert(t);
+          if (!u.touches(t)) continue;
+          for (size_t i = j + 1; i < items.size(); ++i)
+            if (producer[i] && items[i].as<CopyNode>()->dst.buffer.get() == t) dropped.insert(t);
+        }
+      }
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (producer[i] && dropped.count(items[i].as<CopyNode>()->dst.buffer.get())) {
+          producer[i] = false;
+          changed = true;
+        }
+      }
+    }
+    std::vector<Stmt> producers, consumers;
+    for (size_t i = 0; i < items.size(); ++i)
+      (producer[i] ? producers : consumers).push_back(items[i]);
+    if (producers.empty()) return std::nullopt;
+
+    std::map<const BufferNode*, Buffer> staged;
+    const int64_t n = loop.num_stages;
+    for (const Stmt& p : producers) {
+      const Buffer& tile = p.as<CopyNode>()->dst.buffer;
+      if (staged.count(tile.get()) || staged_.count(tile.get())) continue;
+      std::vector<Expr> shape = {make_int(n)};
+      shape.insert(shape.end(), tile->shape.begin(), tile->shape.end());
+      Buffer b = make_buffer(tile->name, shape, tile->dtype, StorageScope::kShared, tile->span);
+      staged.emplace(tile.get(), b);
+    }
+    for (const auto& [old, b] : staged) staged_.emplace(old, b);
+
+    const Var& k = loop.var;
+    DataType t = k.dtype();
+    auto c = [&](int64_t v) { return make_int(v, t); };
+    auto producers_at = [&](Expr iteration, Expr stage) {
+      VarMap shift{{k.get(), iteration}};
+      std::vector<Stmt> out;
+      StageRewriter rewrite(staged, std::move(stage));
+      for (const Stmt& p : producers) out.push_back(rewrite.mutate(substitute(p, shift)));
+      return seq(out, loop.span);
+    };
+    Span span = loop.span;
+    Stmt commit = call_stmt(kCpAsyncCommit, {}, span);
+
+    // Prologue: iterations begin .. begin + n - 2 into stages 0 .. n - 2, a group each.
+    Var s = make_var(k->name + "_stage", t);
+    Expr first = transform::simplify(loop.begin + Expr(s));
+    Stmt prologue =
+        for_loop(s, c(0), c(n - 1),
+                 seq({if_then_else(first < loop.end, producers_at(first, s), {}, span), commit}),
+                 ForKind::kSerial, 1, span);
+
+    // Steady state: wait for this iteration's group, then issue iteration + n - 1's.
+    Expr ahead = transform::simplify(Expr(k) + c(n - 1));
+    Expr ahead_stage = transform::simplify(floormod(Expr(k) - loop.begin + c(n - 1), c(n)));
+    StageRewriter consumer_rewrite(staged,
+                                   transform::simplify(floormod(Expr(k) - loop.begin, c(n))));
+    std::vector<Stmt> steady = {
+        call_stmt(kCpAsyncWait, {make_int(n - 2)}, span),
+        evaluate(barrier(StorageScope::kShared, span), span),
+        if_then_else(ahead < loop.end, producers_at(ahead, ahead_stage), {}, span),
+        commit,
+    };
+    for (const Stmt& consumer : consumers) steady.push_back(consumer_rewrite.mutate(consumer));
+    Stmt new_body = seq(steady, span);
+    for (size_t w = wrappers.size(); w-- > 0;) {
+      if (auto* a = wrappers[w].as<AllocateNode>()) {
+        auto wrapped = copy_node(a);
+        wrapped->body = new_body;
+        new_body = Stmt(wrapped);
+      } else {
+        auto wrapped = copy_node(wrappers[w].as<LetNode>());
+        wrapped->body = new_body;
+        new_body = Stmt(wrapped);
+      }
+    }
+    auto steady_loop = copy_node(&loop);
+    steady_loop->for_kind = ForKind::kSerial;
+    steady_loop->num_stages = 0;
+    steady_loop->body = new_body;
+    // Epilogue: nothing is left in flight when the tiles' memory is reused.
+    return seq({prologue, Stmt(steady_loop), call_stmt(kCpAsyncWait, {make_int(0)}, span)}, span);
+  }
+
+  const KernelNode* kernel_ = nullptr;
+  Uses kernel_uses_;
+  std::map<const BufferNode*, Buffer> staged_;
+};
+
+}  // namespace
+
+bool is_cp_async_call(const Stmt& stmt, const char* name) {
+  const auto* e = stmt.as<EvaluateNode>();
+  const auto* call = e ? e->value.as<CallNode>() : nullptr;
+  return call && call->call_kind == CallKind::kExtern && call->name == name;
+}
+
+IRModule inject_cp_async_pipeline(const IRModule& mod, const target::Target& target) {
+  if (cuda_sm_version(target) < 80) return mod;  // cp.async is sm_80's
+  return transform::map_function_bodies(
+      mod, [](const PrimFunc& f) { return Pipeliner().mutate(f->body); });
+}
+
+transform::Pass inject_cp_async_pipeline_pass() {
+  return transform::Pass{"cuda.inject_cp_async_pipeline",
+                         [](const IRModule& mod, const transform::PassInfo& info) {
+                           return inject_cp_async_pipeline(mod, info.target);
+                         }};
+}
+
+}  // namespace tilec::cuda

@@ -1,0 +1,207 @@
+#include "tilec/cute/cute_gemm.h"
+
+#include "tilec/cute/backend.h"
+#include "tilec/gpu/simt_context.h"
+#include "tilec/transform/simplify.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+namespace tilec::cute {
+
+using namespace ir;
+
+namespace {
+
+constexpr int64_t kWarp = 32;
+
+std::optional<std::vector<int64_t>> const_shape(const Buffer& b) {
+  std::vector<int64_t> shape;
+  for (const auto& d : b->shape) {
+    const int64_t* c = as_const_int(d);
+    if (!c) return std::nullopt;
+    shape.push_back(*c);
+  }
+  return shape;
+}
+
+// The grid wm x wn == units of atoms (atom tile am x an) that tiles m x n exactly, as
+// square in atoms per unit as it gets; nullopt when none does.
+std::optional<std::pair<int64_t, int64_t>> atom_grid(int64_t units, int64_t m, int64_t n,
+                                                     int64_t am, int64_t an) {
+  std::optional<std::pair<int64_t, int64_t>> best;
+  int64_t best_skew = 0;
+  for (int64_t wm = 1; wm <= units; ++wm) {
+    if (units % wm != 0) continue;
+    int64_t wn = units / wm;
+    if (m % (am * wm) != 0 || n % (an * wn) != 0) continue;
+    int64_t skew = std::llabs(m / (am * wm) * am - n / (an * wn) * an);
+    if (!best || skew < best_skew) {
+      best = std::make_pair(wm, wn);
+      best_skew = skew;
+    }
+  }
+  return best;
+}
+
+Expr int_arg(int64_t v) {
+  return make_int(v);
+}
+
+// The operand's tile: a whole 2-D buffer, or one stage of a tile the cp.async pipeline
+// staged (a leading index, then the whole of the last two dims). Its first element and
+// its 2-D shape; nullopt for any other region.
+struct OperandTile {
+  Expr first;
+  std::vector<int64_t> shape;
+};
+
+std::optional<OperandTile> operand_tile(const TileRegion& r) {
+  const Buffer& b = r.buffer;
+  std::optional<std::vector<int64_t>> shape = const_shape(b);
+  if (!shape) return std::nullopt;
+  std::vector<Expr> first(b->shape.size(), make_zero(DataType::Int32()));
+  if (!r.is_whole()) {
+    if (shape->size() != 3 || r.dims.size() != 3 || r.dims[0].stop) return std::nullopt;
+    for (size_t d = 1; d < 3; ++d) {
+      const int64_t* start = as_const_int(r.dims[d].start);
+      const int64_t* stop = r.dims[d].stop ? as_const_int(*r.dims[d].stop) : nullptr;
+      if (!start || *start != 0 || !stop || *stop != (*shape)[d]) return std::nullopt;
+    }
+    first[0] = r.dims[0].start;
+    shape->erase(shape->begin());
+  }
+  if (shape->size() != 2) return std::nullopt;
+  return OperandTile{load(b, first), *shape};
+}
+
+std::string line_of(const Span& span) {
+  return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
+}
+
+std::optional<Stmt> lower_gemm_cute(const Stmt& stmt, const target::Target&) {
+  const auto* op = stmt.as<GemmNode>();
+  gpu::SimtContext* ctx = gpu::current_simt_context();
+  if (!ctx) return std::nullopt;  // outside the SIMT lowering
+  std::optional<CuteGemmPlan> plan = plan_cute_gemm(*op, ctx->num_threads());
+  if (!plan) return std::nullopt;
+  std::string use = fmt::format("the accumulator of the CuTe T.gemm at {}", line_of(op->span));
+  Buffer acc =
+      ctx->registers(op->c.buffer, cute_accumulator_layout(*plan, ctx->num_threads()), use);
+  std::vector<Expr> args = {operand_tile(op->a)->first, operand_tile(op->b)->first,
+                            load(acc, {make_zero(DataType::Int32())})};
+  for (int64_t v :
+       {int64_t(plan->atom), plan->wm, plan->wn, plan->m, plan->n, plan->k,
+        int64_t(plan->transpose_a), int64_t(plan->transpose_b), int64_t(op->clear_accum)}) {
+    args.push_back(int_arg(v));
+  }
+  return evaluate(call_extern(DataType::Int32(), kCuteGemmCall, std::move(args), op->span),
+                  op->span);
+}
+
+}  // namespace
+
+const char* CuteGemmPlan::atom_name() const {
+  switch (atom) {
+    case kSm80F16:
+      return "SM80_16x8x16_F32F16F16F32_TN";
+    case kSm80BF16:
+      return "SM80_16x8x16_F32BF16BF16F32_TN";
+    case kFma:
+      return "UniversalFMA<float, float, float, float>";
+  }
+  return "?";
+}
+
+std::string CuteGemmPlan::describe() const {
+  return fmt::format("cute TiledMMA {} over a {}x{} grid of {}", atom_name(), wm, wn,
+                     atom == kFma ? "threads" : "warps");
+}
+
+std::optional<CuteGemmPlan> plan_cute_gemm(const GemmNode& gemm, int64_t num_threads) {
+  std::optional<OperandTile> ta = operand_tile(gemm.a), tb = operand_tile(gemm.b);
+  if (!ta || !tb || !gemm.c.is_whole()) return std::nullopt;
+  const Buffer &a = gemm.a.buffer, &b = gemm.b.buffer, &c = gemm.c.buffer;
+  if (a->scope != StorageScope::kShared || b->scope != StorageScope::kShared ||
+      c->scope != StorageScope::kFragment || !c->dtype.is_float() || c->dtype.bits != 32 ||
+      c->dtype.lanes != 1 || a->dtype != b->dtype) {
+    return std::nullopt;
+  }
+  auto sa = std::optional(ta->shape), sb = std::optional(tb->shape), sc = const_shape(c);
+  if (!sc || sc->size() != 2) return std::nullopt;
+  CuteGemmPlan p;
+  p.transpose_a = gemm.transpose_a;
+  p.transpose_b = gemm.transpose_b;
+  p.m = (*sc)[0];
+  p.n = (*sc)[1];
+  p.k = p.transpose_a ? (*sa)[0] : (*sa)[1];
+  int64_t a_m = p.transpose_a ? (*sa)[1] : (*sa)[0];
+  int64_t b_k = p.transpose_b ? (*sb)[1] : (*sb)[0];
+  int64_t b_n = p.transpose_b ? (*sb)[0] : (*sb)[1];
+  if (a_m != p.m || b_n != p.n || b_k != p.k || p.m <= 0 || p.n <= 0 || p.k <= 0)
+    return std::nullopt;
+  std::optional<std::pair<int64_t, int64_t>> grid;
+  const bool f16 = a->dtype.code == TypeCode::kFloat && a->dtype.bits == 16;
+  if (a->dtype.lanes != 1) return std::nullopt;
+  if (f16 || a->dtype.is_bfloat16()) {
+    p.atom = f16 ? CuteGemmPlan::kSm80F16 : CuteGemmPlan::kSm80BF16;
+    if (num_threads % kWarp != 0 || p.k % 16 != 0) return std::nullopt;
+    grid = atom_grid(num_threads / kWarp, p.m, p.n, 16, 8);
+  } else if (a->dtype.code == TypeCode::kFloat && a->dtype.bits == 32) {
+    p.atom = CuteGemmPlan::kFma;
+    grid = atom_grid(num_threads, p.m, p.n, 1, 1);
+  }
+  if (!grid) return std::nullopt;
+  p.wm = grid->first;
+  p.wn = grid->second;
+  return p;
+}
+
+gpu::FragmentLayout cute_accumulator_layout(const CuteGemmPlan& p, int64_t num_threads) {
+  auto c = [](int64_t v) { return make_int(v); };
+  const bool fma = p.atom == CuteGemmPlan::kFma;
+  // One atom's C tile: am x an elements of athreads threads, av values each.
+  const int64_t am = fma ? 1 : 16, an = fma ? 1 : 8, athreads = fma ? 1 : 32, av = fma ? 1 : 4;
+  const int64_t tile_m = am * p.wm, tile_n = an * p.wn;  // the TiledMMA's tile
+  const int64_t rest_m = p.m / tile_m;                   // MMA_M: atom instances along M per unit
+  return gpu::make_layout(
+      p.describe(), {p.m, p.n}, num_threads, p.registers(num_threads), [&](gpu::FragmentLayout& l) {
+        const Var& i = l.index_vars[0];
+        const Var& j = l.index_vars[1];
+        // Forward: (i, j) -> the atom instance (mi, ni), the unit (wm, wn) within the
+        // TiledMMA's tile, and the atom's own (lane, value).
+        Expr mi = floordiv(i, c(tile_m)), ni = floordiv(j, c(tile_n));
+        Expr wm = floordiv(floormod(i, c(tile_m)), c(am));
+        Expr wn = floordiv(floormod(j, c(tile_n)), c(an));
+        Expr unit = wm + wn * c(p.wm);  // col-major over the atom grid
+        Expr lane = make_zero(DataType::Int32()), value = make_zero(DataType::Int32());
+        if (!fma) {
+          // SM80_16x8_Row: lane = 4 * (m % 8) + n / 2, value = n % 2 + 2 * (m / 8).
+          Expr ii = floormod(i, c(16)), jj = floormod(j, c(8));
+          lane = floormod(ii, c(8)) * c(4) + floordiv(jj, c(2));
+          value = floormod(jj, c(2)) + floordiv(ii, c(8)) * c(2);
+        }
+        l.thread_of = transform::simplify(unit * c(athreads) + lane);
+        // partition_C's ((V), MMA_M, MMA_N) registers, col-major.
+        l.register_of = transform::simplify(value + (mi + ni * c(rest_m)) * c(av));
+        const Var& t = l.thread_var;
+        const Var& r = l.register_var;
+        Expr u = floordiv(t, c(athreads)), ln = floormod(t, c(athreads));
+        Expr v = floormod(r, c(av)), rest = floordiv(r, c(av));
+        Expr row = floormod(rest, c(rest_m)) * c(tile_m) + floormod(u, c(p.wm)) * c(am);
+        Expr col = floordiv(rest, c(rest_m)) * c(tile_n) + floordiv(u, c(p.wm)) * c(an);
+        if (!fma) {
+          row = row + floordiv(ln, c(4)) + floordiv(v, c(2)) * c(8);
+          col = col + floormod(ln, c(4)) * c(2) + floormod(v, c(2));
+        }
+        l.element_of = {transform::simplify(row), transform::simplify(col)};
+      });
+}
+
+std::vector<transform::TileOpImpl> cute_tile_op_impls() {
+  return {{"cute.gemm_tiled_mma", transform::TileOpKind::kGemm, is_cute_target, kCuteTileOpPriority,
+           lower_gemm_cute}};
+}
+
+}  // namespace tilec::cute
