@@ -28,6 +28,16 @@ function(tilec_add_layer name)
   set_property(GLOBAL APPEND PROPERTY TILEC_LAYER_LIBRARIES tilec_${name})
 endfunction()
 
+# Every test's temporary files (TMPDIR) go under the build directory, so the build
+# directories a failed kernel build keeps for its error message (tilec-build-*) and
+# other test files never pile up in /tmp. The tilec_test_tmpdir fixture
+# (tests/CMakeLists.txt) creates the directory before any test that needs it. Append
+# these to a test's PROPERTIES; each value is a single word, so they survive
+# gtest_discover_tests, which splits list-valued properties such as ENVIRONMENT "A;B".
+set(TILEC_TEST_TMPDIR ${PROJECT_BINARY_DIR}/test-tmp)
+set(TILEC_TEST_TMPDIR_PROPERTIES ENVIRONMENT_MODIFICATION "TMPDIR=set:${TILEC_TEST_TMPDIR}"
+                                 FIXTURES_REQUIRED tilec_test_tmpdir)
+
 # tilec_add_test_dir(LAYER DEPS dep...) -> test binary tilec_LAYER_tests from the
 # calling folder's *.cc (tests/LAYER/), each TEST registered with CTest.
 function(tilec_add_test_dir layer)
@@ -46,7 +56,8 @@ function(tilec_add_test_dir layer)
   endif()
   tilec_set_warnings(tilec_${layer}_tests)
   gtest_discover_tests(tilec_${layer}_tests DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS ${layer} ENVIRONMENT "TILEC_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache")
+    PROPERTIES LABELS ${layer} ENVIRONMENT "TILEC_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache"
+               ${TILEC_TEST_TMPDIR_PROPERTIES})
 endfunction()
 
 # Every layer library declared with tilec_add_layer so far, bottom-up (the order of

@@ -3,6 +3,7 @@
 #include "device_build.h"
 #include "embedded_files.h"
 #include "host_entry_function.h"
+#include "sanitizer_runtime.h"
 
 #include "tilec/exec/native_backend.h"
 #include "tilec/exec/process.h"
@@ -116,7 +117,10 @@ std::string device_info(cl_device_id d, cl_device_info what) {
 // would otherwise bind to tilec's LLVM symbols and crash compiling a kernel. Each
 // driver the ICD loader will load (the libraries its vendor .icd files name) is loaded
 // first with RTLD_DEEPBIND, so it and its dependencies resolve symbols among themselves;
-// the loader's later dlopen of the same library returns that handle.
+// the loader's later dlopen of the same library returns that handle. AddressSanitizer
+// and ThreadSanitizer abort on RTLD_DEEPBIND (google/sanitizers#611), so a sanitized
+// tilec loads the drivers without it: the sanitized test suite runs PoCL unisolated
+// (which every example and OpenCL test survives), the plain suite runs it isolated.
 void isolate_icd_drivers() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -136,7 +140,8 @@ void isolate_icd_drivers() {
       std::getline(in, library);
       while (!library.empty() && std::isspace(static_cast<unsigned char>(library.back())))
         library.pop_back();
-      if (!library.empty()) dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+      int isolated = detail::sanitizer_forbids_deepbind() ? 0 : RTLD_DEEPBIND;
+      if (!library.empty()) dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | isolated);
     }
   });
 }

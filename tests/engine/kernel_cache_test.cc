@@ -240,6 +240,64 @@ TEST_F(KernelCacheTest, DisableCacheBypassesIt) {
   EXPECT_FALSE(fs::exists(private_dir));  // removed with the last handle
 }
 
+// A compiler that always fails: the build errors, and the cache is left as it was.
+ScopedEnv failing_compiler(const fs::path& cache_dir) {
+  fs::path script = cache_dir.parent_path() / (cache_dir.filename().string() + "-false-cc.sh");
+  std::ofstream(script) << "#!/bin/sh\n[ \"$1\" = --version ] && exec cc --version\n"
+                        << "echo 'deliberate compiler failure' >&2\nexit 1\n";
+  fs::permissions(script, fs::perms::owner_all);
+  return ScopedEnv("CC", script.string());
+}
+
+std::string compile_error() {
+  try {
+    compile(twice_module(), "c", std::nullopt, "native");
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(KernelCacheTest, FailedBuildPublishesNothingAndTheNextBuildRetries) {
+  std::string good_key = compile(twice_module("float16"), "c", std::nullopt, "native").cache_key();
+  {
+    ScopedEnv cc = failing_compiler(cache_dir_);
+    std::string error = compile_error();
+    EXPECT_NE(error.find("deliberate compiler failure"), std::string::npos) << error;
+    // The sources it names are kept in a hidden build directory of the cache...
+    EXPECT_NE(error.find((cache_dir_ / ".build-").string()), std::string::npos) << error;
+  }
+  // ...and the entries are exactly those from before: nothing half-built is published.
+  std::vector<fs::path> after = entries(cache_dir_);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].filename(), good_key);
+  Kernel retried = compile(twice_module(), "c", std::nullopt, "native");
+  EXPECT_FALSE(retried.cache_hit());
+  EXPECT_TRUE(works(retried));
+  EXPECT_EQ(entries(cache_dir_).size(), 2u);
+}
+
+TEST_F(KernelCacheTest, FailedUncachedBuildKeepsItsSourcesUnderTmpdir) {
+  ScopedEnv disable("TILEC_DISABLE_CACHE", "1");
+  fs::path tmpdir = cache_dir_ / "tmp";
+  fs::create_directories(tmpdir);
+  ScopedEnv tmp("TMPDIR", tmpdir.string());
+  {
+    ScopedEnv cc = failing_compiler(cache_dir_);
+    std::string error = compile_error();
+    EXPECT_NE(error.find((tmpdir / "tilec-build-").string()), std::string::npos) << error;
+  }
+  std::vector<fs::path> kept = entries(tmpdir);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_TRUE(fs::exists(kept[0] / "device.c")) << kept[0];
+  Kernel built = compile(twice_module(), "c", std::nullopt, "native");
+  fs::path private_dir = built.library_path().parent_path();
+  EXPECT_EQ(private_dir.parent_path(), tmpdir);
+  EXPECT_TRUE(works(built));
+  { Kernel gone = std::move(built); }
+  EXPECT_FALSE(fs::exists(private_dir));  // a successful build's directory goes with it
+}
+
 TEST_F(KernelCacheTest, UnwritableCacheDirectoryIsAClearError) {
   fs::path file = cache_dir_ / "plain-file";
   std::ofstream(file) << "x";

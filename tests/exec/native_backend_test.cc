@@ -157,5 +157,29 @@ TEST_F(NativeBackendTest, CacheIdentityNamesCompilerAndTargetFlags) {
   EXPECT_NE(identity, tuned_identity);
 }
 
+// The whole $CC command, flags included, is part of the cache identity: kernels built
+// with `CC="cc -fsanitize=address,undefined"` (scripts/test_asan.sh) never share a cache
+// entry with plain ones, which an unsanitized process could not even load.
+TEST_F(NativeBackendTest, CacheIdentityKeysOnTheWholeCompilerCommand) {
+  const char* saved = std::getenv("CC");
+  std::string saved_value = saved ? saved : "";
+  setenv("CC", "cc", 1);
+  std::string plain = native_->cache_identity(target_, target_);
+  setenv("CC", "cc -fsanitize=address,undefined  -fno-omit-frame-pointer", 1);
+  EXPECT_EQ(
+      native_compiler_command(),
+      (std::vector<std::string>{"cc", "-fsanitize=address,undefined", "-fno-omit-frame-pointer"}));
+  std::string sanitized = native_->cache_identity(target_, target_);
+  EXPECT_NE(sanitized.find("cc -fsanitize=address,undefined -fno-omit-frame-pointer"),
+            std::string::npos)
+      << sanitized;
+  EXPECT_NE(plain, sanitized);
+  if (saved) {
+    setenv("CC", saved_value.c_str(), 1);
+  } else {
+    unsetenv("CC");
+  }
+}
+
 }  // namespace
 }  // namespace tilec::exec

@@ -1,5 +1,6 @@
 #include "llvm_object.h"
 
+#include "../sanitizer_runtime.h"
 #include "tilec/exec/execution_backend.h"
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/Transforms/Instrumentation/AddressSanitizer.h>
 
 #include <mutex>
 
@@ -113,6 +115,14 @@ std::unique_ptr<llvm::Module> parse(const backend::CodeArtifact& artifact,
   return module;
 }
 
+// In a process that carries AddressSanitizer's runtime, kernels LLVM compiles are
+// instrumented as the C compiler instruments $CC's kernels, and their checks report
+// through that runtime: the JIT resolves __asan_* from the process, and a natively
+// linked kernel library finds them in the libasan the process has loaded.
+bool instrument_for_asan() {
+  return detail::process_has_address_sanitizer();
+}
+
 void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -124,6 +134,19 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  if (instrument_for_asan()) {
+    // Where clang puts it for -fsanitize=address: after the optimizations, so checks
+    // guard the accesses that remain. Globals are registered by a module constructor
+    // calling __asan_register_globals (not the ELF-section form, whose __start_/__stop_
+    // symbols only a static linker defines) and without ODR indicators, so the same
+    // object links in the JIT and into a shared library alike.
+    builder.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager& passes, llvm::OptimizationLevel) {
+          passes.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions{},
+                                                    /*UseGlobalGC=*/false,
+                                                    /*UseOdrIndicator=*/false));
+        });
+  }
   llvm::ModulePassManager pipeline =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   pipeline.run(module, modules);
@@ -133,8 +156,8 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
 
 std::string machine_identity(const target::Target& target) {
   Machine m = machine_for(target);
-  return fmt::format("LLVM {} {} cpu={} features={}", LLVM_VERSION_STRING, m.triple, m.cpu,
-                     m.features);
+  return fmt::format("LLVM {} {} cpu={} features={}{}", LLVM_VERSION_STRING, m.triple, m.cpu,
+                     m.features, instrument_for_asan() ? " asan" : "");
 }
 
 void emit_object(const std::vector<const backend::CodeArtifact*>& artifacts,
@@ -167,6 +190,8 @@ void emit_object(const std::vector<const backend::CodeArtifact*>& artifacts,
     if (fn.isDeclaration()) continue;
     fn.addFnAttr("target-cpu", m.cpu);
     if (!m.features.empty()) fn.addFnAttr("target-features", m.features);
+    // The pass instruments only the functions that ask for it, as clang marks them.
+    if (instrument_for_asan()) fn.addFnAttr(llvm::Attribute::SanitizeAddress);
   }
   optimize(*module, *machine);
   std::error_code error;

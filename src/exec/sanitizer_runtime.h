@@ -1,0 +1,17 @@
+// Whether this process carries a sanitizer runtime (a tilec built by
+// scripts/test_asan.sh or scripts/test_tsan.sh), asked of the loaded libraries at run
+// time: what matters is the runtime JIT'ed code and dlopen'ed drivers meet, not how one
+// library was compiled. Internal to src/exec.
+#pragma once
+
+namespace tilec::exec::detail {
+
+// AddressSanitizer's runtime (libasan) is loaded: code tilec generates may be
+// instrumented for it and will find its __asan_* entry points in the process.
+bool process_has_address_sanitizer();
+
+// A sanitizer whose dlopen interceptor aborts on RTLD_DEEPBIND (AddressSanitizer,
+// ThreadSanitizer; google/sanitizers#611) is loaded.
+bool sanitizer_forbids_deepbind();
+
+}  // namespace tilec::exec::detail
