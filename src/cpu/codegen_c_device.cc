@@ -98,7 +98,9 @@ void CodeGenCDevice::print_allocate(const AllocateNode* op) {
   const Buffer& b = op->buffer;
   Expr numel = make_int(1, DataType::Int64());
   for (const auto& d : b->shape) numel = numel * cast(DataType::Int64(), d);
-  const int64_t* count = as_const_int(transform::simplify(numel));
+  // as_const_int points into the node, so the simplified expression must outlive it.
+  Expr simplified = transform::simplify(numel);
+  const int64_t* count = as_const_int(simplified);
   bool heap = b->scope != StorageScope::kVar &&
               !(count && *count * b->dtype.bytes() <= codegen::kMaxStackAllocationBytes);
   if (heap) heap_tiles_.push_back(b);
