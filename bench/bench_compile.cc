@@ -1,6 +1,7 @@
 // Compile latency of the GEMM example: cold (cache disabled: lower, generate C,
 // run the C compiler, load) and from the kernel cache (lower, validate, load); and of
 // vector_add cold on llvm_jit, on native with the llvm target and on c, and from the cache.
+#include "build_paths.h"
 #include "tilec/tilec.h"
 
 #include <benchmark/benchmark.h>

@@ -7,6 +7,7 @@
 //  - vector add and softmax vs memcpy of the same bytes on the same threads.
 // Threads: the tilec pool's size (TILEC_NUM_THREADS, default the cores); run once with
 // TILEC_NUM_THREADS=1 and once with 2 for both figures.
+#include "build_paths.h"
 #include "tilec/ir/float16.h"
 #include "tilec/runtime/thread_pool.h"
 #include "tilec/tilec.h"

@@ -9,6 +9,7 @@
 // (`opencl -vector_bytes=0`), and vector_over_scalar, the scalar time over the
 // vectorized one (above 1: vectorization helps).
 // Skipped with the reason when no OpenCL platform is found.
+#include "build_paths.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/tilec.h"
 

@@ -47,9 +47,9 @@ function(tilec_add_test_dir layer)
     return()
   endif()
   add_executable(tilec_${layer}_tests ${sources})
-  target_link_libraries(tilec_${layer}_tests PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
-  target_compile_definitions(tilec_${layer}_tests PRIVATE
-    TILEC_SOURCE_DIR="${PROJECT_SOURCE_DIR}" TILEC_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  # Paths come from tilec_build_paths (tests/build_paths.h), not compile definitions.
+  target_link_libraries(tilec_${layer}_tests PRIVATE ${ARG_DEPS} tilec_build_paths GTest::gtest
+                                                     GTest::gtest_main)
   if(TARGET tilec_llvm_dylib)
     # Tests of the llvm target and llvm_jit run only in builds that have them.
     target_compile_definitions(tilec_${layer}_tests PRIVATE TILEC_HAVE_LLVM=1)

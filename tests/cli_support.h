@@ -3,6 +3,7 @@
 // TILEC_SOURCE_DIR for its test binary).
 #pragma once
 
+#include "build_paths.h"
 #include "tilec/exec/process.h"
 
 #include <filesystem>

@@ -1,4 +1,5 @@
 #include "compile_c.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 

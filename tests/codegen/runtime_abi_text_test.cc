@@ -1,6 +1,7 @@
 // The ABI text the C host codegen embeds is runtime/abi.h itself, generated at build
 // time: one source of truth, so the two cannot drift apart.
 #include "tilec/codegen/runtime_abi_text.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
 // Every example kernel through the cpu pipeline, the C codegens and the native
 // execution backend matches the reference interpreter (edge tiles and 16-bit floats
 // included, via the examples that exercise them).
+#include "build_paths.h"
 #include "run_on_cpu.h"
 
 #include "tilec/frontend/parser.h"

@@ -2,6 +2,7 @@
 // exactly the same), exercised through a real compiled kernel: each bad call is a clear
 // error naming the argument and what was expected, and symbolic dims bound from one
 // tensor are enforced on the next.
+#include "build_paths.h"
 #include "tilec/codegen/host_codegen_c.h"
 #include "tilec/cpu/codegen_c_device.h"
 #include "tilec/cpu/pipeline.h"

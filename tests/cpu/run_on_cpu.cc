@@ -1,4 +1,5 @@
 #include "run_on_cpu.h"
+#include "build_paths.h"
 
 #include "tilec/codegen/host_codegen_c.h"
 #include "tilec/cpu/codegen_c_device.h"

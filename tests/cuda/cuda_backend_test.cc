@@ -7,6 +7,7 @@
 // so. Tests that need NVRTC, nvcc or ptxas skip with the reason when it is missing.
 #include "../cli_support.h"
 #include "../engine/test_support.h"
+#include "build_paths.h"
 
 #include "tilec/backend/module.h"
 #include "tilec/cuda/backend.h"

@@ -4,6 +4,7 @@
 // the bytes, the limit and what to change; under the limit it compiles (through NVRTC
 // and ptxas where they are installed).
 #include "../engine/test_support.h"
+#include "build_paths.h"
 
 #include "tilec/cuda/shared_memory_limit.h"
 #include "tilec/exec/cuda_backends.h"

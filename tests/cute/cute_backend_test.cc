@@ -8,6 +8,7 @@
 // shapes it cannot tile go to the cuda backend's gemms. Without the headers nvrtc is
 // unavailable to it and `auto` falls back to source, saying why.
 #include "../engine/test_support.h"
+#include "build_paths.h"
 
 #include "tilec/backend/module.h"
 #include "tilec/cuda/backend.h"

@@ -3,6 +3,7 @@
 // first index outside its shape as an error from the call (the kernel's line:col, the
 // tensor, every index, the shape) and never touch the element; in-range data gives
 // exactly the results of the unchecked build; targets without the pass refuse it.
+#include "build_paths.h"
 #include "cpu_backends.h"
 #include "test_support.h"
 

@@ -1,6 +1,7 @@
 // cpu/prefetch.h through the whole pipeline: both cpu codegens print the prefetch of a
 // T.Pipelined loop's next tiles as a prefetch of the element's address with
 // cpu.prefetch=true, and leave it out by default and with cpu.prefetch=false.
+#include "build_paths.h"
 #include "tilec/cpu/prefetch.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/tilec.h"

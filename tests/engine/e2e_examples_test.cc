@@ -3,6 +3,7 @@
 // backend (skipped, saying why, without an OpenCL platform), matches the reference
 // interpreter at the example's own sizes (edge_tiles.py covers partial tiles) — at its own
 // dtype and, when the file has a `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
+#include "build_paths.h"
 #include "cpu_backends.h"
 #include "test_support.h"
 

@@ -2,6 +2,7 @@
 // backend (cpu_backends.h: `c` with native, `llvm` with llvm_jit and with native) and checked
 // against the interpreter: GEMM with edge tiles in every float dtype, transposed operands,
 // symbolic dims, reductions and scalars.
+#include "build_paths.h"
 #include "cpu_backends.h"
 #include "test_support.h"
 #include "tilec/frontend/parser.h"

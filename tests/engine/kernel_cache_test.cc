@@ -1,6 +1,7 @@
 // The on-disk kernel cache end to end: miss then hit without running the
 // compiler, corrupt entries reported and rebuilt, the bypass switch, and
 // several processes compiling the same kernel into one fresh cache at once.
+#include "build_paths.h"
 #include "test_support.h"
 #include "tilec/exec/process.h"
 

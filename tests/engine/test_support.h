@@ -3,6 +3,7 @@
 // on identical random inputs.
 #pragma once
 
+#include "build_paths.h"
 #include "tilec/interp/interpreter.h"
 #include "tilec/tilec.h"
 

@@ -3,6 +3,7 @@
 // LLJIT; native emits an object through LLVM's TargetMachine and links it with the
 // system compiler. Both resolve the runtime's argument-check helpers, check the ABI
 // version, and reject what they cannot build with a message naming it.
+#include "build_paths.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/native_backend.h"
 #include "tilec/runtime/dlpack_tensor.h"

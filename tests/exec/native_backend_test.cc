@@ -1,4 +1,5 @@
 #include "tilec/exec/native_backend.h"
+#include "build_paths.h"
 
 #include "tilec/runtime/dlpack_tensor.h"
 #include "tilec/runtime/error.h"

@@ -1,5 +1,6 @@
 // The C++ builder produces IR structurally equal to parsing the same kernel file.
 #include "tilec/ir/builder.h"
+#include "build_paths.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/printer.h"
 #include "tilec/ir/structural.h"

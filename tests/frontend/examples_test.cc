@@ -1,4 +1,5 @@
 // The example kernels parse into the structure their comments promise.
+#include "build_paths.h"
 #include "tilec/frontend/parser.h"
 
 #include <gtest/gtest.h>

@@ -2,6 +2,7 @@
 // structure survive, layout becomes canonical, formatting twice changes nothing, and
 // the result parses to a structurally equal module; -D replaces a constant's value.
 #include "tilec/frontend/format.h"
+#include "build_paths.h"
 
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/structural.h"

@@ -1,5 +1,6 @@
 // Round trip: parse(print(parse(x))) is structurally equal to parse(x), and printing
 // is a fixed point, for every example file and for a kernel using every construct.
+#include "build_paths.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/printer.h"
 #include "tilec/ir/structural.h"

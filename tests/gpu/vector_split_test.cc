@@ -2,6 +2,7 @@
 // nests become vector moves (aligned, contiguous, inside the masks) and which stay scalar
 // (misaligned offsets proven impossible, odd extents, fragments, gathers), the run-time
 // alignment check for symbolic strides, and the scalar tail at edges.
+#include "build_paths.h"
 #include "simt_support.h"
 
 #include "tilec/gpu/lane_affine.h"

@@ -1,5 +1,6 @@
 // The interpreter on every example kernel, against straightforward C++ references
 // computed in double and compared with TILE_SEMANTICS.md's tolerances.
+#include "build_paths.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/interp/interpreter.h"
 #include "tilec/ir/check.h"

@@ -1,4 +1,5 @@
 #include "tilec/runtime/kernel_library.h"
+#include "build_paths.h"
 
 #include "tilec/runtime/dlpack_tensor.h"
 #include "tilec/runtime/error.h"

@@ -4,6 +4,7 @@
 // process ended normally (never a signal), and that an error is printed once in
 // the CLI's one format ("tilec: error: ..."), so none of these can regress silently.
 #include "../cli_support.h"
+#include "build_paths.h"
 #include "tilec/ir/npy.h"
 
 #include <gtest/gtest.h>

@@ -2,6 +2,7 @@
 // script runs them: what they print, their JSON, and exit status 2 with a clear
 // message on bad input.
 #include "../cli_support.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -3,6 +3,7 @@
 // backend is listed with its path and usable from every command; the broken one is
 // listed with its cause and leaves no trace in any registry.
 #include "../cli_support.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -37,11 +38,12 @@ bool contains(const std::string& text, const std::string& part) {
 TEST_F(CliPlugins, BackendsListsTheGoodPluginWithItsPathAndTheBrokenOneWithItsCause) {
   auto text = tilec_cli({"backends"});
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  EXPECT_TRUE(contains(text.output, "tilec_plugin_cli_good  loaded from " TILEC_CLI_PLUGIN_DIR
-                                    "/libtilec_plugin_cli_good.so"))
+  const std::string plugin_dir = TILEC_CLI_PLUGIN_DIR;
+  EXPECT_TRUE(contains(text.output, "tilec_plugin_cli_good  loaded from " + plugin_dir +
+                                        "/libtilec_plugin_cli_good.so"))
       << text.output;
-  EXPECT_TRUE(contains(text.output, "tilec_plugin_cli_broken  FAILED (" TILEC_CLI_PLUGIN_DIR
-                                    "/libtilec_plugin_cli_broken.so)"))
+  EXPECT_TRUE(contains(text.output, "tilec_plugin_cli_broken  FAILED (" + plugin_dir +
+                                        "/libtilec_plugin_cli_broken.so)"))
       << text.output;
   EXPECT_TRUE(contains(text.output, "cli_broken cannot find its device library")) << text.output;
   EXPECT_TRUE(contains(text.output, "cli_good  (target kinds: cligood)")) << text.output;
@@ -52,13 +54,14 @@ TEST_F(CliPlugins, BackendsListsTheGoodPluginWithItsPathAndTheBrokenOneWithItsCa
   ASSERT_EQ(plugins.size(), 2u) << json.dump(2);
   const auto& good = plugins.at("tilec_plugin_cli_good");
   EXPECT_EQ(good.at("status"), "loaded");
-  EXPECT_EQ(good.at("path"), TILEC_CLI_PLUGIN_DIR "/libtilec_plugin_cli_good.so");
+  EXPECT_EQ(good.at("path"), plugin_dir + "/libtilec_plugin_cli_good.so");
   const auto& broken = plugins.at("tilec_plugin_cli_broken");
   EXPECT_EQ(broken.at("status"), "failed");
   EXPECT_TRUE(contains(broken.at("error"), "nothing it registered was kept")) << broken.dump();
   std::vector<std::string> names;
   for (const auto& backend : json.at("backends")) names.push_back(backend.at("name"));
-  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda", "cute", "opencl", "cli_good"}));  // built-ins first
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda", "cute", "opencl",
+                                             "cli_good"}));  // built-ins first
   // Both backends declare the standard `c` host codegen: one shared entry.
   EXPECT_EQ(json.at("host_codegens").at("c"), (std::vector<std::string>{"c"})) << json.dump(2);
 }

@@ -3,6 +3,7 @@
 // it too: both backends register, share the one entry, and compile. Its own binary,
 // so nothing is registered when the test starts. (The other order, built-ins first,
 // is what initialize() does with TILEC_PLUGIN_PATH: cli_plugins_test.cc.)
+#include "build_paths.h"
 #include "tilec/backend/host_codegen.h"
 #include "tilec/backend/module.h"
 #include "tilec/backend/module_loader.h"
@@ -31,7 +32,8 @@ TEST(PluginBeforeBuiltins, BothDeclareTheCHostCodegenAndBothCompile) {
   ASSERT_EQ(backend_names(), std::vector<std::string>{"cli_good"});
 
   tilec::initialize();  // the built-in cpu, cuda, cute and opencl backends, then the other plugins
-  EXPECT_EQ(backend_names(), (std::vector<std::string>{"cli_good", "cpu", "cuda", "cute", "opencl"}));
+  EXPECT_EQ(backend_names(),
+            (std::vector<std::string>{"cli_good", "cpu", "cuda", "cute", "opencl"}));
   std::vector<std::string> c_codegens;
   for (const auto& [kind, names] : backend::list_host_codegens()) {
     if (kind == "c") c_codegens = names;
