@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 # ccache hashes paths relative to this checkout, so a fresh clone elsewhere (CI) and
 # the sanitizer and fuzz builds reuse objects that another checkout compiled.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+# Room for the plain, ASan, TSan and fuzz builds at once (ccache's default 5 GB
+# would evict one build to make room for the next, and CI would rebuild cold).
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # The test command: every unit and end-to-end test under CTest, then the
-# ThreadSanitizer build of the registry concurrency test and the bounded fuzz runs.
+# ThreadSanitizer build of the registry concurrency test, the bounded fuzz runs and
+# the AddressSanitizer + UndefinedBehaviorSanitizer run of the whole CTest suite.
 # Then the pytest suite of the Python package as set-up installed it for python3
 # (tests/python, run outside the source tree so the installed package is the one
 # imported; CTest's python.pytest runs the same suite on build/python). Expects
 # scripts/setup.sh to have built build/. Ends with one summary line
 # "tests: N passed, N failed" counting the CTest tests, each pytest test of the
-# installed package and the two extra suites.
+# installed package and the three extra suites (one each).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # ccache hashes paths relative to this checkout, so a fresh clone elsewhere (CI) and
 # the sanitizer and fuzz builds reuse objects that another checkout compiled.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+# Room for the plain, ASan, TSan and fuzz builds at once (ccache's default 5 GB
+# would evict one build to make room for the next, and CI would rebuild cold).
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
 jobs=$(nproc)
 
 cmake --build build -j "$jobs" || { echo "tests: 0 passed, 1 failed (build failed)"; exit 1; }
@@ -42,7 +46,7 @@ if [ "$pytest_status" -ne 0 ] && [ "$py_failed" -eq 0 ]; then py_failed=1; fi
 passed=$((passed + py_passed))
 failed=$((failed + py_failed))
 
-for extra in scripts/test_tsan.sh scripts/fuzz.sh; do
+for extra in scripts/test_tsan.sh scripts/fuzz.sh scripts/test_asan.sh; do
   echo "== $extra"
   if "$extra"; then
     passed=$((passed + 1))

@@ -7,6 +7,8 @@
 # Any sanitizer report fails the test it happens in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hashes paths relative to this checkout (see scripts/test.sh).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
 build=${TILEC_ASAN_BUILD_DIR:-build-asan}
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILEC_BUILD_BENCH=OFF \
