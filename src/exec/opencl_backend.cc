@@ -650,6 +650,21 @@ std::vector<std::string> list_opencl_devices() {
   return out;
 }
 
+std::optional<int64_t> opencl_local_memory_bytes(const std::string& selector) {
+  try {
+    DeviceEntry device = select_device(selector);
+    cl_ulong bytes = 0;
+    if (clGetDeviceInfo(device.device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(cl_ulong), &bytes,
+                        nullptr) != CL_SUCCESS ||
+        bytes == 0)
+      return std::nullopt;
+    return int64_t(bytes);
+  } catch (const ExecError&) {
+    // No platform, or no device matches: the launch reports it, naming the devices here.
+    return std::nullopt;
+  }
+}
+
 std::vector<std::string> source_lines_cited_by_build_log(const std::string& log,
                                                          const std::string& source) {
   std::vector<std::string> lines;

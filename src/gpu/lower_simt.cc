@@ -2,6 +2,7 @@
 
 #include "simt_error.h"
 #include "tilec/gpu/fragment_layout.h"
+#include "tilec/gpu/once_per_block.h"
 #include "tilec/gpu/parallel_nest.h"
 #include "tilec/gpu/register_budget.h"
 #include "tilec/gpu/simt_context.h"
@@ -43,7 +44,8 @@ bool writes_any(const Stmt& body, const std::function<bool(const Buffer&)>& pred
 // Per-thread code (ir/thread_binding.h, docs/semantics.md "Per-thread code") runs on
 // every thread as written: a T.Parallel nest or tile op that touches a thread index or
 // thread-private storage runs whole in each thread, and its stores, like those under a
-// condition on the thread index, are not handed to thread 0.
+// condition on the thread index, are not handed to thread 0. Atomic updates in
+// block-level code are handed to thread 0 (gpu/once_per_block.h).
 class Distributor : public StmtMutator {
  public:
   Distributor(Var tid, int64_t num_threads, int64_t vector_bytes, const FragmentLayouts& layouts,
@@ -86,15 +88,52 @@ class Distributor : public StmtMutator {
     return found;
   }
 
+  // Whether code here, in which nothing depends on the thread (`thread_dependent`
+  // false), means "once per block" (docs/semantics.md): a kernel without per-thread
+  // code outside the nests split over the threads, or a nest every thread runs whole
+  // for a replicated fragment. In a per-thread kernel a scalar statement means "once in
+  // every thread", which is what every thread executing it does.
+  bool once_per_block(bool thread_dependent) const {
+    if (thread_dependent) return false;
+    if (mode_ == Mode::kRedundant) return true;
+    return mode_ == Mode::kBlock && thread_state_.empty();
+  }
+  bool thread_dependent(const Stmt& self) const {
+    return per_thread_depth_ > 0 || mode_ == Mode::kPerThread || per_thread(self);
+  }
+
   Stmt mutate_let(const LetNode* op, const Stmt& self) override {
     if (per_thread(op->value)) {
       if (!thread_state_.empty()) thread_state_.insert(op->var.get());
       subgroup_state_.insert(op->var.get());
     }
+    if (performs_atomic(op->value) && once_per_block(thread_dependent(self))) {
+      Expr value = mutate(op->value);
+      return let_from_thread_zero(op->var, value, mutate(op->body), tid_, op->span);
+    }
     return StmtMutator::mutate_let(op, self);
   }
 
+  Stmt mutate_evaluate(const EvaluateNode* op, const Stmt& self) override {
+    Stmt s = StmtMutator::mutate_evaluate(op, self);
+    if (performs_atomic(op->value) && once_per_block(thread_dependent(self)))
+      return on_thread_zero(s, tid_, op->span);
+    return s;
+  }
+
   Stmt mutate_if(const IfNode* op, const Stmt& self) override {
+    if (performs_atomic(op->cond) &&
+        once_per_block(per_thread_depth_ > 0 || mode_ == Mode::kPerThread ||
+                       per_thread(op->cond))) {
+      // Thread 0 performs the update; every thread branches on its result.
+      Var cond = make_var("cond", op->cond.dtype());
+      Expr value = mutate(op->cond);
+      auto n = copy_node(op);
+      n->cond = cond;
+      n->then_case = mutate(op->then_case);
+      if (op->else_case) n->else_case = mutate(op->else_case);
+      return let_from_thread_zero(cond, value, Stmt(n), tid_, op->span);
+    }
     if (!per_thread(op->cond)) return StmtMutator::mutate_if(op, self);
     ++per_thread_depth_;
     Stmt out = StmtMutator::mutate_if(op, self);
@@ -118,6 +157,14 @@ class Distributor : public StmtMutator {
                              op->thread_tag));
     }
     if (op->for_kind != ForKind::kParallel) {
+      if ((performs_atomic(op->begin) || performs_atomic(op->end)) &&
+          once_per_block(per_thread_depth_ > 0 || mode_ == Mode::kPerThread ||
+                         per_thread(op->begin) || per_thread(op->end))) {
+        simt_error(function_, op->span,
+                   "an atomic update in the bounds of a loop in block-level code; every "
+                   "thread of the block evaluates the bounds, so bind its result to a name "
+                   "before the loop (prev = T.atomic_add(..., return_prev=True))");
+      }
       if (!per_thread(op->begin) && !per_thread(op->end)) return StmtMutator::mutate_for(op, self);
       ++per_thread_depth_;
       Stmt out = StmtMutator::mutate_for(op, self);
@@ -155,7 +202,22 @@ class Distributor : public StmtMutator {
     Expr value = mutate(op->value);
     std::vector<Expr> indices;
     mutate_all(op->indices, &indices);
-    bool thread_dependent = per_thread_depth_ > 0 || mode_ == Mode::kPerThread || per_thread(self);
+    bool thread_dependent = this->thread_dependent(self);
+    bool shared_memory =
+        op->buffer->scope == StorageScope::kShared || op->buffer->scope == StorageScope::kGlobal;
+    if (!shared_memory && performs_atomic(op->value) && once_per_block(thread_dependent)) {
+      // Each thread keeps the result (a register, a local): thread 0 performs the update.
+      Var result = make_var(op->buffer->name + "_value", value.dtype());
+      Stmt keep = mutate_store_of(op, result, indices, thread_dependent);
+      return let_from_thread_zero(result, value, keep, tid_, op->span);
+    }
+    return mutate_store_of(op, value, indices, thread_dependent);
+  }
+
+  Stmt mutate_store_of(const StoreNode* op, const Expr& value, const std::vector<Expr>& indices,
+                       bool thread_dependent) {
+    bool shared_memory =
+        op->buffer->scope == StorageScope::kShared || op->buffer->scope == StorageScope::kGlobal;
     if (op->buffer->scope == StorageScope::kFragment) {
       if (thread_dependent && !thread_state_.empty()) {
         simt_error(function_, op->span,
@@ -169,8 +231,6 @@ class Distributor : public StmtMutator {
       return store(regs, {index}, value, op->span);
     }
     Stmt s = store(op->buffer, indices, value, op->span);
-    bool shared_memory =
-        op->buffer->scope == StorageScope::kShared || op->buffer->scope == StorageScope::kGlobal;
     if (shared_memory && mode_ != Mode::kSplit && !thread_dependent) {
       // Every thread computes the same value here; one of them stores it.
       s = if_then_else(eq(tid_, make_zero(tid_.dtype())), s, {}, op->span);

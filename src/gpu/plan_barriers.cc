@@ -93,11 +93,19 @@ class Planner {
         return seq(out, s->span);
       }
       case StmtKind::kLet: {
+        // The value's reads are accesses like a leaf's (`v = S[0]` after thread 0 wrote
+        // S[0] waits for it).
         auto* l = s.as<LetNode>();
+        Pending accesses;
+        VarMap local;
+        collect(evaluate(l->value), 0, local, accesses);
+        std::optional<StorageScope> scope = hazard_scope(pending, accesses);
+        if (scope) pending.clear();
+        pending.insert(pending.end(), accesses.begin(), accesses.end());
         record_let(l);
         auto n = copy_node(l);
         n->body = plan(l->body, pending);
-        return Stmt(n);
+        return scope ? seq({evaluate(barrier(*scope)), Stmt(n)}) : Stmt(n);
       }
       case StmtKind::kAllocate: {
         auto n = copy_node(s.as<AllocateNode>());

@@ -7,6 +7,8 @@
 #include "tilec/gpu/simt_pipeline.h"
 #include "tilec/gpu/simt_tile_ops.h"
 #include "tilec/opencl/codegen_opencl.h"
+#include "tilec/opencl/device_limits.h"
+#include "tilec/target/detect.h"
 
 namespace tilec::opencl {
 
@@ -41,6 +43,7 @@ backend::BackendModule make_opencl_backend_module() {
 void register_opencl_backend() {
   for (auto& impl : gpu::simt_tile_op_impls())
     backend::register_module_tile_op_impl(std::move(impl));
+  target::register_target_normalizer(kDeviceLimitsNormalizerName, fill_opencl_device_limits);
   backend::register_backend(make_opencl_backend_module());
 }
 

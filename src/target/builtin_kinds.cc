@@ -28,22 +28,25 @@ constexpr int64_t kWebGpuPrivateBytes = 255 * 4;
 constexpr int64_t kOpenCLPrivateBytes = 32 * 1024;
 
 // Limits every GPU kind declares, so passes can read them without knowing the kind.
-std::vector<AttrSchema> gpu_limits(int64_t threads, int64_t shared_memory, int64_t warp,
-                                   int64_t private_bytes, int64_t subgroup_reduce = 0) {
-  return {int_attr("max_threads_per_block", threads, "most threads in one block"),
-          int_attr("vector_bytes", 16,
-                   "widest vector load/store of one thread in bytes (the SIMT lowering's "
-                   "vectorized copies and splits; 0 turns them off)"),
-          int_attr("max_shared_memory_per_block", shared_memory,
-                   "bytes of shared memory one block may use"),
-          int_attr("thread_warp_size", warp, "threads that execute in lockstep"),
-          int_attr("private_bytes_per_thread", private_bytes,
-                   "bytes of registers (fragment registers) one thread may hold; the SIMT "
-                   "lowering refuses kernels whose fragments need more (0: unchecked)"),
-          int_attr("subgroup_reduce", subgroup_reduce,
-                   "1: the device code printer has subgroup (warp) reductions, which T.reduce_* "
-                   "then uses across threads (opencl: cl_khr_subgroups); 0: a shared-memory "
-                   "tree")};
+// `shared_memory_description` replaces the plain one where the default is not a figure.
+std::vector<AttrSchema> gpu_limits(
+    int64_t threads, int64_t shared_memory, int64_t warp, int64_t private_bytes,
+    int64_t subgroup_reduce = 0,
+    std::string shared_memory_description = "bytes of shared memory one block may use") {
+  return {
+      int_attr("max_threads_per_block", threads, "most threads in one block"),
+      int_attr("vector_bytes", 16,
+               "widest vector load/store of one thread in bytes (the SIMT lowering's "
+               "vectorized copies and splits; 0 turns them off)"),
+      int_attr("max_shared_memory_per_block", shared_memory, std::move(shared_memory_description)),
+      int_attr("thread_warp_size", warp, "threads that execute in lockstep"),
+      int_attr("private_bytes_per_thread", private_bytes,
+               "bytes of registers (fragment registers) one thread may hold; the SIMT "
+               "lowering refuses kernels whose fragments need more (0: unchecked)"),
+      int_attr("subgroup_reduce", subgroup_reduce,
+               "1: the device code printer has subgroup (warp) reductions, which T.reduce_* "
+               "then uses across threads (opencl: cl_khr_subgroups); 0: a shared-memory "
+               "tree")};
 }
 
 }  // namespace
@@ -89,7 +92,12 @@ std::vector<TargetKind> builtin_target_kinds() {
                     {string_attr("device", "OpenCL device name to prefer")},
                     {"opencl", "gpu"},
                     "OpenCL devices"};
-  for (auto& limit : gpu_limits(256, 16384, 1, kOpenCLPrivateBytes))
+  // Shared memory is the device's: 0 until the opencl module's normalizer fills in the
+  // selected device's CL_DEVICE_LOCAL_MEM_SIZE (opencl/device_limits.h).
+  for (auto& limit : gpu_limits(256, 0, 1, kOpenCLPrivateBytes, 0,
+                                "bytes of __local memory one work-group may use; 0 (the "
+                                "default): the selected device's CL_DEVICE_LOCAL_MEM_SIZE, "
+                                "16384 when no OpenCL device is found"))
     opencl.attrs.push_back(std::move(limit));
   kinds.push_back(std::move(opencl));
   return kinds;

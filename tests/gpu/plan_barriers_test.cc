@@ -121,3 +121,33 @@ TEST(CooperativeCopy, SplitOverTheThreadsCoalescedAndMaskedAtTheEdges) {
 
 }  // namespace
 }  // namespace tilec
+
+namespace tilec {
+namespace {
+
+TEST(PlanBarriers, ALetReadingWhatThreadZeroStoredWaits) {
+  // Block-level `S[0] = ...` is thread 0's store; every thread's `v = S[0]` waits for it.
+  ir::IRModule mod = testing::lower_for_simt(R"PY(
+import tilelang.language as T
+
+@T.prim_func
+def k(A: T.Tensor((4,), "float32"), P: T.Tensor((4, 32), "float32")):
+    with T.Kernel(4, threads=32) as bx:
+        S = T.alloc_shared((1,), "float32")
+        S[0] = A[bx]
+        v = S[0]
+        for i in T.Parallel(32):
+            P[bx, i] = v
+)PY");
+  std::string text = ir::print(mod);
+  EXPECT_EQ(testing::count_barriers(mod.functions().front()->body), 1) << text;
+  size_t write = text.find("S[0] = A[bx]");
+  size_t sync = text.find("tvm_storage_sync(\"shared\")");
+  size_t read = text.find("v = S[0]");
+  ASSERT_NE(sync, std::string::npos) << text;
+  EXPECT_LT(write, sync) << text;
+  EXPECT_LT(sync, read) << text;
+}
+
+}  // namespace
+}  // namespace tilec

@@ -11,6 +11,8 @@
 
 #include "tilec/exec/execution_backend.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,11 @@ const ExecutionBackendPtr& opencl_execution_backend();
 // "platform name / device name" of every OpenCL device found, in platform/device order
 // (empty when there is no platform).
 std::vector<std::string> list_opencl_devices();
+
+// CL_DEVICE_LOCAL_MEM_SIZE (the __local bytes one work-group may use) of the device
+// `selector` chooses (the target's `device` attribute, as above); nullopt when there is
+// no OpenCL platform or no device matches.
+std::optional<int64_t> opencl_local_memory_bytes(const std::string& selector);
 
 // The generated source lines an OpenCL build log points at ("<source>:12:5: error:
 // ..."), each as "line 12: <text of line 12>", in log order without repeats.
