@@ -3,9 +3,38 @@
 
 #include "tilec/ir/mutator.h"
 
+#include <mutex>
+#include <set>
+
 namespace tilec::cuda {
 
 using namespace ir;
+
+namespace {
+
+struct AsyncTileCopies {
+  std::mutex mutex;
+  std::set<std::string> names;
+};
+
+AsyncTileCopies& async_tile_copies() {
+  static AsyncTileCopies registry;
+  return registry;
+}
+
+}  // namespace
+
+void register_async_tile_copy(const std::string& call_name) {
+  AsyncTileCopies& r = async_tile_copies();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.names.insert(call_name);
+}
+
+bool is_async_tile_copy(const std::string& call_name) {
+  AsyncTileCopies& r = async_tile_copies();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.names.count(call_name) != 0;
+}
 
 namespace {
 
@@ -30,9 +59,20 @@ std::optional<CopiedLoad> copied_load(const Expr& value) {
 }
 
 // Shared stores of a commit group's statements whose value a global load gives become
-// cp.async calls of their width.
+// cp.async calls of their width; registered tile copies take their asynchronous form.
 class AsyncStores : public StmtMutator {
  protected:
+  Expr mutate_call(const CallNode* op, const Expr& self) override {
+    Expr e = StmtMutator::mutate_call(op, self);
+    const auto* c = e.as<CallNode>();
+    if (c->call_kind != CallKind::kExtern || c->args.empty() || !is_const_int(c->args.back(), 0) ||
+        !is_async_tile_copy(c->name)) {
+      return e;
+    }
+    std::vector<Expr> args = c->args;
+    args.back() = make_int(1);
+    return call_extern(e.dtype(), c->name, std::move(args), c->span);
+  }
   Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
     if (op->buffer->scope != StorageScope::kShared) return self;
     std::optional<CopiedLoad> copied = copied_load(op->value);

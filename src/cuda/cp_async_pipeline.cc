@@ -6,6 +6,8 @@
 
 #include "tilec/cuda/mma_gemm.h"
 #include "tilec/ir/mutator.h"
+#include "tilec/ir/pipeline_schedule.h"
+#include "tilec/ir/source_error.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
 
@@ -155,7 +157,46 @@ Stmt call_stmt(const char* name, std::vector<Expr> args, Span span) {
   return evaluate(call_extern(DataType::Int32(), name, std::move(args), span), span);
 }
 
+const char* statement_kind(const Stmt& s) {
+  switch (s.kind()) {
+    case StmtKind::kCopy:
+      return "T.copy";
+    case StmtKind::kGemm:
+      return "T.gemm";
+    case StmtKind::kFill:
+      return "T.fill";
+    case StmtKind::kReduce:
+      return "T.reduce";
+    case StmtKind::kFor:
+      return "loop";
+    case StmtKind::kIf:
+      return "if";
+    default:
+      return "statement";
+  }
+}
+
+std::string describe_statement(const Stmt& s, size_t i) {
+  std::string text = fmt::format("statement {} ({}", i, statement_kind(s));
+  if (s->span.known()) text += fmt::format(" at line {}", s->span.line);
+  return text + ")";
+}
+
+constexpr const char* kSupportedSchedules =
+    "the cuda cp.async pipeline realizes schedules with two stages of statements: stage 0, "
+    "global->shared T.copy statements issued max(stage) iterations ahead, and stage "
+    "max(stage), everything else; order= must emit every stage-0 statement before the "
+    "others and keep the statements of one stage in source order";
+
 class Pipeliner : public StmtMutator {
+ public:
+  explicit Pipeliner(const PrimFunc& func) : function_(func->name) {
+    std::vector<const ForNode*> loops = pipelined_loops(func->body);
+    for (size_t k = 0; k < loops.size(); ++k)
+      if (std::optional<PipelineSchedule> sched = pipeline_schedule(func, k))
+        if (!sched->order.empty()) schedules_.emplace(loops[k], std::move(*sched));
+  }
+
  protected:
   Stmt mutate_kernel(const KernelNode* op, const Stmt& self) override {
     const KernelNode* outer = kernel_;
@@ -177,14 +218,83 @@ class Pipeliner : public StmtMutator {
 
   Stmt mutate_for(const ForNode* op, const Stmt& self) override {
     Stmt s = StmtMutator::mutate_for(op, self);
-    if (!kernel_ || op->for_kind != ForKind::kPipelined || op->num_stages < 2) return s;
-    if (std::optional<Stmt> p = pipeline(*op)) return *p;
+    if (!kernel_ || op->for_kind != ForKind::kPipelined) return s;
+    auto sched = schedules_.find(op);
+    const PipelineSchedule* schedule = sched == schedules_.end() ? nullptr : &sched->second;
+    int64_t stages = schedule ? schedule->depth() : op->num_stages;
+    if (stages < 2) return s;  // one stage: the serial loop is the schedule
+    if (std::optional<Stmt> p = pipeline(*s.as<ForNode>(), stages, schedule)) return *p;
     return s;
   }
 
  private:
-  // The planned pipeline of `loop`, or nullopt when it has no producer to pipeline.
-  std::optional<Stmt> pipeline(const ForNode& loop) {
+  [[noreturn]] void schedule_error(const ForNode& loop, const PipelineSchedule& schedule,
+                                   const std::string& what) const {
+    std::string text =
+        fmt::format("kernel '{}': T.Pipelined({}) cannot be realized on cuda: {}; {}", function_,
+                    format_pipeline_schedule(schedule), what, kSupportedSchedules);
+    if (loop.span.known()) throw LocatedError(loop.span, text);
+    throw IRError(text);
+  }
+
+  // Which statements the schedule puts in stage 0 (the producers), checked against what
+  // the pipeline can issue ahead (`eligible`) and realize (kSupportedSchedules).
+  std::vector<bool> scheduled_producers(const ForNode& loop, const PipelineSchedule& schedule,
+                                        const std::vector<Stmt>& items, size_t leading_lets,
+                                        const std::vector<bool>& eligible) const {
+    const size_t entries = schedule.stage.size();
+    size_t skip = 0;  // older TileLang code gave the leading scalar bindings entries too
+    if (entries == items.size() + leading_lets) {
+      skip = leading_lets;
+    } else if (entries != items.size()) {
+      schedule_error(loop, schedule,
+                     fmt::format("its {} entries do not map onto the {} statements the pipeline "
+                                 "sees in the loop body (bindings inside the body split it)",
+                                 entries, items.size()));
+    }
+    const int64_t last = schedule.depth() - 1;
+    std::vector<bool> producer(items.size());
+    std::vector<int64_t> order(items.size()), stage(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      stage[i] = schedule.stage[i + skip];
+      order[i] = schedule.order[i + skip];
+      if (stage[i] != 0 && stage[i] != last) {
+        schedule_error(loop, schedule,
+                       fmt::format("{} is in stage {}, between 0 and {}",
+                                   describe_statement(items[i], i), stage[i], last));
+      }
+      if (stage[i] == 0 && !eligible[i]) {
+        schedule_error(loop, schedule,
+                       fmt::format("{} is in stage 0 but cannot be issued ahead (only a T.copy "
+                                   "from a global tensor the loop does not write into a shared "
+                                   "tile of constant shape used only in this loop, at indices of "
+                                   "the loop variable and values bound outside it)",
+                                   describe_statement(items[i], i)));
+      }
+      producer[i] = stage[i] == 0;
+    }
+    for (size_t i = 0; i < items.size(); ++i) {
+      for (size_t j = 0; j < items.size(); ++j) {
+        if (producer[j] && !producer[i] && order[i] < order[j]) {
+          schedule_error(loop, schedule,
+                         fmt::format("order emits {} (stage {}) before {} (stage 0)",
+                                     describe_statement(items[i], i), stage[i],
+                                     describe_statement(items[j], j)));
+        }
+        if (i < j && stage[i] == stage[j] && order[i] > order[j]) {
+          schedule_error(loop, schedule,
+                         fmt::format("order emits {} before {}, both in stage {}",
+                                     describe_statement(items[j], j),
+                                     describe_statement(items[i], i), stage[i]));
+        }
+      }
+    }
+    return producer;
+  }
+
+  // The pipeline of `loop` in `n` stages (the schedule's when it has one, else the
+  // planned one), or nullopt when it has no producer to pipeline.
+  std::optional<Stmt> pipeline(const ForNode& loop, int64_t n, const PipelineSchedule* schedule) {
     Uses loop_uses = Uses::of(loop.body);
     if (loop_uses.nested_pipeline) return std::nullopt;
     // The body's statements, under the allocations and lets that wrap them.
@@ -192,9 +302,11 @@ class Pipeliner : public StmtMutator {
     // block_N`) is inlined into the copies, so that they can be issued ahead of it.
     std::vector<Stmt> wrappers;
     VarMap inlined;
+    size_t leading_lets = 0;
     Stmt body = loop.body;
     while (body.as<AllocateNode>() || body.as<LetNode>()) {
       wrappers.push_back(body);
+      if (body.as<LetNode>()) ++leading_lets;
       if (auto* l = body.as<LetNode>()) {
         RegionOperands value;
         Expr v = substitute(l->value, inlined);
@@ -233,6 +345,10 @@ class Pipeliner : public StmtMutator {
     };
     std::vector<bool> producer(items.size());
     for (size_t i = 0; i < items.size(); ++i) producer[i] = eligible(items[i]);
+    const std::vector<bool> scheduled =
+        schedule ? scheduled_producers(loop, *schedule, items, leading_lets, producer)
+                 : std::vector<bool>{};
+    if (schedule) producer = scheduled;
     // Drop producers whose tile an earlier consumer touches or another statement writes,
     // until none changes.
     for (bool changed = true; changed;) {
@@ -253,6 +369,12 @@ class Pipeliner : public StmtMutator {
       }
       for (size_t i = 0; i < items.size(); ++i) {
         if (producer[i] && dropped.count(items[i].as<CopyNode>()->dst.buffer.get())) {
+          if (schedule) {
+            schedule_error(loop, *schedule,
+                           fmt::format("{} is in stage 0, but another statement of the loop "
+                                       "writes its tile or reads it before it",
+                                       describe_statement(items[i], i)));
+          }
           producer[i] = false;
           changed = true;
         }
@@ -264,7 +386,6 @@ class Pipeliner : public StmtMutator {
     if (producers.empty()) return std::nullopt;
 
     std::map<const BufferNode*, Buffer> staged;
-    const int64_t n = loop.num_stages;
     for (const Stmt& p : producers) {
       const Buffer& tile = p.as<CopyNode>()->dst.buffer;
       if (staged.count(tile.get()) || staged_.count(tile.get())) continue;
@@ -328,6 +449,8 @@ class Pipeliner : public StmtMutator {
     return seq({prologue, Stmt(steady_loop), call_stmt(kCpAsyncWait, {make_int(0)}, span)}, span);
   }
 
+  std::string function_;
+  std::map<const ForNode*, PipelineSchedule> schedules_;
   const KernelNode* kernel_ = nullptr;
   Uses kernel_uses_;
   std::map<const BufferNode*, Buffer> staged_;
@@ -344,7 +467,7 @@ bool is_cp_async_call(const Stmt& stmt, const char* name) {
 IRModule inject_cp_async_pipeline(const IRModule& mod, const target::Target& target) {
   if (cuda_sm_version(target) < 80) return mod;  // cp.async is sm_80's
   return transform::map_function_bodies(
-      mod, [](const PrimFunc& f) { return Pipeliner().mutate(f->body); });
+      mod, [](const PrimFunc& f) { return Pipeliner(f).mutate(f->body); });
 }
 
 transform::Pass inject_cp_async_pipeline_pass() {

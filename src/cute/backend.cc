@@ -4,6 +4,7 @@
 #include "tilec/codegen/host_codegen_c.h"
 #include "tilec/cuda/backend.h"
 #include "tilec/cute/codegen_cute.h"
+#include "tilec/cute/cute_copy.h"
 #include "tilec/cute/cute_gemm.h"
 #include "tilec/cute/cutlass_headers.h"
 #include "tilec/exec/cuda_backends.h"
@@ -43,6 +44,8 @@ void register_cute_backend() {
   for (auto& impl : gpu::simt_tile_op_impls())
     backend::register_module_tile_op_impl(std::move(impl));
   for (auto& impl : cute_tile_op_impls()) backend::register_module_tile_op_impl(std::move(impl));
+  backend::register_module_tile_op_impl(cute_copy_impl());
+  register_cute_async_copy();
   backend::register_backend(make_cute_backend_module());
 }
 

@@ -1,6 +1,7 @@
 #include "tilec/cute/codegen_cute.h"
 
 #include "tilec/codegen/device_source.h"
+#include "tilec/cute/cute_copy.h"
 #include "tilec/cute/cute_gemm.h"
 #include "tilec/cute/cutlass_headers.h"
 #include "tilec/exec/cuda_toolkit.h"
@@ -11,7 +12,64 @@ namespace tilec::cute {
 
 namespace {
 
-// The helpers the variant's tile ops call (cute_gemm.h), on CuTe's own types.
+// What every helper of the variant's tile ops uses.
+constexpr const char* kCommonHelpers = R"CU(namespace tilec_cute {
+using namespace cute;
+// The block's flat thread index, as gpu.lower_simt numbers the threads (and
+// tilec::cute::cute_accumulator_layout maps the registers of the C partition).
+__device__ __forceinline__ int flat_thread() {
+  return int(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+}  // namespace tilec_cute
+)CU";
+
+// T.copy (cute_copy.h): a TiledCopy of one atom over a rows x cols tile, row-major on both
+// sides (the shared side with a static row stride, the global one with the tensor's).
+constexpr const char* kCopyHelpers = R"CU(#include <cute/atom/copy_atom.hpp>
+#include <cute/atom/copy_traits_sm80.hpp>
+#include <cute/algorithm/copy.hpp>
+namespace tilec_cute {
+using namespace cute;
+// The atom moving Bytes per copy: cp.async (Async, global -> shared, 4/8/16 bytes) or a
+// plain vector move.
+template <int Async, int Bytes, class T> struct CopyAtomOf { using type = Copy_Atom<UniversalCopy<uint_bit_t<8 * Bytes>>, T>; };
+template <class T> struct CopyAtomOf<1, 16, T> { using type = Copy_Atom<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, T>; };
+template <class T> struct CopyAtomOf<1, 8, T> { using type = Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS<uint64_t>, T>; };
+template <class T> struct CopyAtomOf<1, 4, T> { using type = Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS<uint32_t>, T>; };
+
+__device__ __forceinline__ bool aligned(const void* p, int bytes) {
+  return (reinterpret_cast<uintptr_t>(p) & uintptr_t(bytes - 1)) == 0;
+}
+
+// dst (Rows x Cols) = src, by the first TM * TN threads of the block, Vec elements per atom.
+template <int Rows, int Cols, int Vec, int TM, int TN, int SrcShared, int DstShared, int Async, class S, class D>
+__device__ __forceinline__ void copy_tile(const S* src, int src_ld, D* dst, int dst_ld, int tid) {
+  static_assert(sizeof(S) == sizeof(D), "T.copy of one dtype");
+  static_assert(Rows % TM == 0 && Cols % (TN * Vec) == 0, "the thread layout tiles the tile");
+  using T = remove_cv_t<S>;
+  constexpr int kAsync = Async != 0 && SrcShared == 0 && DstShared != 0 && int(sizeof(T)) * Vec >= 4;
+  using Atom = typename CopyAtomOf<kAsync, int(sizeof(T)) * Vec, T>::type;
+  auto tiled = make_tiled_copy(Atom{}, Layout<Shape<Int<TM>, Int<TN>>, Stride<Int<TN>, _1>>{},
+                               Layout<Shape<_1, Int<Vec>>>{});
+  auto layout = [](int ld, auto shared) {
+    if constexpr (decltype(shared)::value) return make_layout(make_shape(Int<Rows>{}, Int<Cols>{}), make_stride(Int<Cols>{}, _1{}));
+    else return make_layout(make_shape(Int<Rows>{}, Int<Cols>{}), make_stride(ld, _1{}));
+  };
+  auto pointer = [](auto* p, auto shared) {
+    if constexpr (decltype(shared)::value) return make_smem_ptr(p);
+    else return make_gmem_ptr(p);
+  };
+  Tensor s = make_tensor(pointer(reinterpret_cast<const T*>(src), bool_constant<SrcShared != 0>{}), layout(src_ld, bool_constant<SrcShared != 0>{}));
+  Tensor d = make_tensor(pointer(reinterpret_cast<T*>(dst), bool_constant<DstShared != 0>{}), layout(dst_ld, bool_constant<DstShared != 0>{}));
+  if (tid < TM * TN) {
+    auto thr = tiled.get_thread_slice(tid);
+    copy(tiled, thr.partition_S(s), thr.partition_D(d));
+  }
+}
+}  // namespace tilec_cute
+)CU";
+
+// T.gemm (cute_gemm.h).
 constexpr const char* kGemmHelpers = R"CU(#include <cute/atom/mma_atom.hpp>
 #include <cute/algorithm/copy.hpp>
 #include <cute/algorithm/gemm.hpp>
@@ -25,12 +83,6 @@ template <> struct AtomOf<2> { using type = UniversalFMA<float, float, float, fl
 // The TiledMMA: the atom repeated over a WM x WN grid (of warps, or of threads for FMA).
 template <int Atom, int WM, int WN>
 using Mma = decltype(make_tiled_mma(typename AtomOf<Atom>::type{}, Layout<Shape<Int<WM>, Int<WN>, _1>>{}));
-
-// The block's flat thread index, as gpu.lower_simt numbers the threads (and
-// tilec::cute::cute_accumulator_layout maps the registers of the C partition).
-__device__ __forceinline__ int flat_thread() {
-  return int(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-}
 
 // C (M x N, this thread's registers of the C partition) += A (M x K) * B (K x N), A and B
 // row-major shared tiles (TA: A stored K x M; TB: B stored N x K).
@@ -73,6 +125,8 @@ std::string CodeGenCuTe::preamble_includes() {
   std::string text = fmt::format(
       "/* CuTe variant: CUTLASS/CuTe {} headers from {} */\n#include <cute/tensor.hpp>\n",
       kPinnedCutlassVersion, cutlass_include_.string());
+  if (uses_helper("cute_gemm") || uses_helper("cute_copy")) text += kCommonHelpers;
+  if (uses_helper("cute_copy")) text += kCopyHelpers;
   if (uses_helper("cute_gemm")) text += kGemmHelpers;
   return text;
 }
@@ -95,6 +149,20 @@ CodeGenCuTe::Printed CodeGenCuTe::print_extern_call(const ir::CallNode* op) {
     return {fmt::format("tilec_cute::gemm_ss<{}>({}, {}, {}, tilec_cute::flat_thread())", params,
                         address(0), address(1), address(2)),
             kPrimary};
+  }
+  if (op->name == kCuteCopyCall) {
+    require_helper("cute_copy");
+    std::string params;
+    for (size_t i = 4; i < 4 + 8; ++i)
+      params += (i > 4 ? ", " : "") + std::to_string(const_arg(op, i));
+    return {
+        fmt::format("tilec_cute::copy_tile<{}>({}, {}, {}, {}, tilec_cute::flat_thread())", params,
+                    address(0), print(op->args.at(1)).text, address(2), print(op->args.at(3)).text),
+        kPrimary};
+  }
+  if (op->name == kCuteAlignedCall) {
+    require_helper("cute_copy");
+    return {fmt::format("tilec_cute::aligned({}, {})", address(0), const_arg(op, 1)), kPrimary};
   }
   return cuda::CodeGenCUDA::print_extern_call(op);
 }

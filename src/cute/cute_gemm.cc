@@ -1,6 +1,7 @@
 #include "tilec/cute/cute_gemm.h"
 
 #include "tilec/cute/backend.h"
+#include "tilec/cute/shared_tile.h"
 #include "tilec/gpu/simt_context.h"
 #include "tilec/transform/simplify.h"
 
@@ -15,16 +16,6 @@ using namespace ir;
 namespace {
 
 constexpr int64_t kWarp = 32;
-
-std::optional<std::vector<int64_t>> const_shape(const Buffer& b) {
-  std::vector<int64_t> shape;
-  for (const auto& d : b->shape) {
-    const int64_t* c = as_const_int(d);
-    if (!c) return std::nullopt;
-    shape.push_back(*c);
-  }
-  return shape;
-}
 
 // The grid wm x wn == units of atoms (atom tile am x an) that tiles m x n exactly, as
 // square in atoms per unit as it gets; nullopt when none does.
@@ -49,33 +40,6 @@ Expr int_arg(int64_t v) {
   return make_int(v);
 }
 
-// The operand's tile: a whole 2-D buffer, or one stage of a tile the cp.async pipeline
-// staged (a leading index, then the whole of the last two dims). Its first element and
-// its 2-D shape; nullopt for any other region.
-struct OperandTile {
-  Expr first;
-  std::vector<int64_t> shape;
-};
-
-std::optional<OperandTile> operand_tile(const TileRegion& r) {
-  const Buffer& b = r.buffer;
-  std::optional<std::vector<int64_t>> shape = const_shape(b);
-  if (!shape) return std::nullopt;
-  std::vector<Expr> first(b->shape.size(), make_zero(DataType::Int32()));
-  if (!r.is_whole()) {
-    if (shape->size() != 3 || r.dims.size() != 3 || r.dims[0].stop) return std::nullopt;
-    for (size_t d = 1; d < 3; ++d) {
-      const int64_t* start = as_const_int(r.dims[d].start);
-      const int64_t* stop = r.dims[d].stop ? as_const_int(*r.dims[d].stop) : nullptr;
-      if (!start || *start != 0 || !stop || *stop != (*shape)[d]) return std::nullopt;
-    }
-    first[0] = r.dims[0].start;
-    shape->erase(shape->begin());
-  }
-  if (shape->size() != 2) return std::nullopt;
-  return OperandTile{load(b, first), *shape};
-}
-
 std::string line_of(const Span& span) {
   return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
 }
@@ -89,7 +53,7 @@ std::optional<Stmt> lower_gemm_cute(const Stmt& stmt, const target::Target&) {
   std::string use = fmt::format("the accumulator of the CuTe T.gemm at {}", line_of(op->span));
   Buffer acc =
       ctx->registers(op->c.buffer, cute_accumulator_layout(*plan, ctx->num_threads()), use);
-  std::vector<Expr> args = {operand_tile(op->a)->first, operand_tile(op->b)->first,
+  std::vector<Expr> args = {shared_tile(op->a)->first, shared_tile(op->b)->first,
                             load(acc, {make_zero(DataType::Int32())})};
   for (int64_t v :
        {int64_t(plan->atom), plan->wm, plan->wn, plan->m, plan->n, plan->k,
@@ -120,7 +84,7 @@ std::string CuteGemmPlan::describe() const {
 }
 
 std::optional<CuteGemmPlan> plan_cute_gemm(const GemmNode& gemm, int64_t num_threads) {
-  std::optional<OperandTile> ta = operand_tile(gemm.a), tb = operand_tile(gemm.b);
+  std::optional<SharedTile> ta = shared_tile(gemm.a), tb = shared_tile(gemm.b);
   if (!ta || !tb || !gemm.c.is_whole()) return std::nullopt;
   const Buffer &a = gemm.a.buffer, &b = gemm.b.buffer, &c = gemm.c.buffer;
   if (a->scope != StorageScope::kShared || b->scope != StorageScope::kShared ||
@@ -128,7 +92,7 @@ std::optional<CuteGemmPlan> plan_cute_gemm(const GemmNode& gemm, int64_t num_thr
       c->dtype.lanes != 1 || a->dtype != b->dtype) {
     return std::nullopt;
   }
-  auto sa = std::optional(ta->shape), sb = std::optional(tb->shape), sc = const_shape(c);
+  auto sa = std::optional(ta->shape), sb = std::optional(tb->shape), sc = constant_shape(c);
   if (!sc || sc->size() != 2) return std::nullopt;
   CuteGemmPlan p;
   p.transpose_a = gemm.transpose_a;

@@ -263,3 +263,91 @@ TEST(CpAsyncPipeline, NvrtcAndPtxasAcceptTheCpAsyncPtx) {
 
 }  // namespace
 }  // namespace tilec
+
+// T.Pipelined's order=/stage= (pipeline_schedule.h) on cuda: the schedules the pipeline can
+// realize are realized exactly (the statements of stage 0 issued ahead, no others), the
+// others are a located error naming the schedule and what is supported.
+namespace tilec {
+namespace {
+
+using namespace ir;
+
+// gemm_source's loop (copy A, copy B, gemm, copy D, gemm) with `schedule` for num_stages.
+std::string scheduled_source(int64_t m, int64_t n, int64_t k, const std::string& schedule) {
+  std::string text = gemm_source(m, n, k, 2, 0, "float32");
+  const std::string planned = "num_stages=2";
+  text.replace(text.find(planned), planned.size(), schedule);
+  return text;
+}
+
+std::string error_of(const std::string& schedule) {
+  try {
+    pipelined(parse_kernel_source(scheduled_source(64, 64, 64, schedule)));
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CpAsyncPipelineSchedule, TheScheduleChoosesTheCopiesIssuedAheadAndTheDepth) {
+  struct Case {
+    const char* schedule;
+    int64_t a, b, d;  // stages of A_s, B_s, D_s (1: not staged)
+  };
+  for (const Case& c : {
+           // The planned schedule, spelled out.
+           Case{"order=[0, 1, 3, 2, 4], stage=[0, 0, 1, 0, 1]", 2, 2, 2},
+           // D's copy in the last stage: it stays a plain copy before its gemm.
+           Case{"order=[0, 1, 2, 3, 4], stage=[0, 0, 1, 1, 1]", 2, 2, 1},
+           // Only A ahead, three stages deep (stage 1 is empty).
+           Case{"order=[0, 1, 2, 3, 4], stage=[0, 2, 2, 2, 2]", 3, 1, 1},
+       }) {
+    SCOPED_TRACE(c.schedule);
+    IRModule original = parse_kernel_source(scheduled_source(64, 64, 64, c.schedule));
+    std::string text = print(pipelined(original));
+    auto shape = [](const char* name, int64_t stages, const char* tile) {
+      return stages > 1
+                 ? fmt::format("{} = T.alloc_shared(({}, {}), \"float32\")", name, stages, tile)
+                 : fmt::format("{} = T.alloc_shared(({}), \"float32\")", name, tile);
+    };
+    EXPECT_NE(text.find(shape("A_s", c.a, "32, 16")), std::string::npos) << text;
+    EXPECT_NE(text.find(shape("B_s", c.b, "16, 32")), std::string::npos) << text;
+    EXPECT_NE(text.find(shape("D_s", c.d, "16, 32")), std::string::npos) << text;
+    EXPECT_NE(text.find(fmt::format("\"tilec_cp_async_wait_group\", {})", c.a - 2)),
+              std::string::npos)
+        << text;
+    // Same results as the serial loop, with edges and a trip count below the depth.
+    expect_same_results(original);
+    expect_same_results(parse_kernel_source(scheduled_source(50, 40, 100, c.schedule)));
+    expect_same_results(parse_kernel_source(scheduled_source(32, 32, 16, c.schedule)));
+  }
+}
+
+TEST(CpAsyncPipelineSchedule, SchedulesItCannotRealizeAreLocatedErrors) {
+  struct Case {
+    const char* schedule;
+    const char* why;
+  };
+  for (const Case& c : {
+           Case{"order=[0, 1, 2, 3, 4], stage=[0, 1, 2, 2, 2]",
+                "statement 1 (T.copy at line 13) is in stage 1, between 0 and 2"},
+           Case{"order=[0, 1, 2, 3, 4], stage=[0, 0, 0, 1, 1]",
+                "statement 2 (T.gemm at line 14) is in stage 0 but cannot be issued ahead"},
+           Case{"order=[1, 2, 0, 3, 4], stage=[0, 0, 1, 1, 1]",
+                "order emits statement 2 (T.gemm at line 14) (stage 1) before statement 0"},
+           Case{"order=[1, 0, 2, 3, 4], stage=[0, 0, 1, 1, 1]",
+                "order emits statement 1 (T.copy at line 13) before statement 0 (T.copy at line "
+                "12), both in stage 0"},
+       }) {
+    SCOPED_TRACE(c.schedule);
+    std::string message = error_of(c.schedule);
+    EXPECT_NE(message.find(c.why), std::string::npos) << message;
+    EXPECT_NE(message.find("cannot be realized on cuda"), std::string::npos) << message;
+    EXPECT_NE(message.find("stage 0, global->shared T.copy statements"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("kernel 'gemm'"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace tilec

@@ -18,10 +18,14 @@
 // a masked edge element (select(in bounds, load, 0)) passes its bytes as src-size, 0 when
 // out of bounds, so cp.async zero-fills it. Others stay plain stores (still correct: a plain
 // store is visible after the next barrier). A barrier right after a commit orders nothing
-// any more (the group's writes are asynchronous) and is dropped.
+// any more (the group's writes are asynchronous) and is dropped. A backend's cooperative
+// tile copy that has an asynchronous form (register_async_tile_copy, e.g. the CuTe
+// variant's cute::copy) is switched to that form in a commit group too.
 #pragma once
 
 #include "tilec/transform/pass.h"
+
+#include <string>
 
 namespace tilec::cuda {
 
@@ -39,6 +43,13 @@ transform::Pass inject_cp_async_pipeline_pass();  // "cuda.inject_cp_async_pipel
 
 ir::IRModule lower_cp_async(const ir::IRModule& mod);
 transform::Pass lower_cp_async_pass();  // "cuda.lower_cp_async"
+
+// Registers an extern call as a cooperative tile copy with an asynchronous form: its last
+// argument is the constant 0 (synchronous) or 1 (issued as cp.async, landed by the commit
+// group's wait like the moves above); cuda.lower_cp_async sets it to 1 for the calls in a
+// commit group. Idempotent and thread-safe; registrations stay for the process.
+void register_async_tile_copy(const std::string& call_name);
+bool is_async_tile_copy(const std::string& call_name);
 
 // Whether `stmt` is evaluate(call of `name`) for one of the names above.
 bool is_cp_async_call(const ir::Stmt& stmt, const char* name);
