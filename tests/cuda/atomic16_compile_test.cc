@@ -82,7 +82,10 @@ TEST_P(CudaAtomics16, CompileThroughNvrtcAndPtxas) {
   EXPECT_EQ(checked.exit_code, 0) << checked.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, CudaAtomics16, ::testing::Values("sm_80", "sm_90"));
+INSTANTIATE_TEST_SUITE_P(Archs, CudaAtomics16, ::testing::Values("sm_80", "sm_90"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 }  // namespace
 }  // namespace tilec

@@ -3,7 +3,7 @@
 // serial loop), T.atomic_addx2/x4 on float16, bfloat16 and float32 (mixed dtypes, sliced
 // destinations), T.atomic_add into float16, TVM script's if-frames, multi-context `with`,
 // T.Kernel without grid extents, the generic T.reduce(buf, out, kind, dim, clear), scalar
-// parameters with defaults (also naming a symbolic dim; no value given), bitwise reducers
+// parameters with defaults (no value given), bitwise reducers
 // (bitand/bitor/bitxor, updated atomically from the block's threads) and a factory
 // computing its sizes with tilelang.math, bit_length, isinstance, `in` and
 // DataType(...).bits. Each is parsed, checked, compiled on every CPU backend pair and on
@@ -84,11 +84,11 @@ def f(A: T.Tensor((8, 16), "float32"), S: T.Tensor((8,), "float32"),
 )"},
       {"ScalarParameterDefaults", R"(
 @T.prim_func
-def f(A: T.Tensor((n, 16), "float32"), B: T.Tensor((n, 16), "float32"), n: T.int32 = 6,
-      scale: T.float32 = 0.5, shift: T.int32 = -3, flip: T.bool = True):
-    with T.Kernel(n, threads=16) as bx:
+def f(A: T.Tensor((4, 16), "float32"), B: T.Tensor((4, 16), "float32"), n: T.int32 = 11,
+      scale: T.float32 = 0.5, shift: T.int32 = -3, flip: T.int32 = 1):
+    with T.Kernel(4, threads=16) as bx:
         for j in T.Parallel(16):
-            if flip:
+            if flip != 0 and j < n:
                 B[bx, j] = A[bx, j] * scale + shift
             else:
                 B[bx, j] = A[bx, j]

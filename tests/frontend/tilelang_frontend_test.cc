@@ -257,7 +257,8 @@ TEST(ConstructErrors, HopperAndBlackwellOnlyConstructsNameTheTargetThatHasThem) 
     std::string what = e.what();
     EXPECT_EQ(e.span().line, 6) << what;
     EXPECT_EQ(e.span().col, c.col) << what;
-    EXPECT_NE(what.find(c.construct + " (" + c.what), std::string::npos) << what;
+    EXPECT_NE(what.find(c.construct + " ("), std::string::npos) << what;
+    EXPECT_NE(what.find(c.what), std::string::npos) << what;
     EXPECT_NE(what.find("needs an NVIDIA GPU of " + c.arch +
                         " or newer: TileLang's cuda target "
                         "(--target \"cuda -arch=" +
@@ -315,11 +316,12 @@ TEST(ConstructErrors, GenericReduceNamesItsKinds) {
 TEST(ScalarParameterDefaults, AreRecordedAndPrintedBack) {
   IRModule mod = parse(
       "@T.prim_func\n"
-      "def f(A: T.Tensor((n,), \"float32\"), n: T.int32 = 4, s: T.float32 = 2, b: T.bool = "
+      "def f(A: T.Tensor((8,), \"float32\"), n: T.int32 = 4, s: T.float32 = 2, b: T.bool = "
       "True, m: T.int64 = -5):\n"
       "    with T.Kernel(1) as bx:\n"
-      "        for i in T.Parallel(n):\n"
-      "            A[i] = A[i] * s + m\n");
+      "        for i in T.Parallel(8):\n"
+      "            if b and i < n:\n"
+      "                A[i] = A[i] * s + m\n");
   const PrimFunc& f = mod.functions()[0];
   EXPECT_EQ(param_default(*f, "n"), AttrValue(int64_t(4)));
   EXPECT_EQ(param_default(*f, "s"), AttrValue(2.0));
