@@ -273,31 +273,24 @@ TEST(ConstructErrors, HopperAndBlackwellOnlyConstructsNameTheTargetThatHasThem) 
   }
 }
 
+// A cluster is refused at its launch: the T.Kernel keyword, or the whole `with` scope.
 TEST(ConstructErrors, ClustersAreRefusedAtTheirLaunch) {
-  SourceError dims = error_of(
-      "@T.prim_func\n"
-      "def f(A: T.Tensor((8, 8), \"float32\")):\n"
-      "    with T.Kernel(4, threads=128, cluster_dims=(2, 1, 1)) as bx:\n"
-      "        T.clear(A)\n");
-  EXPECT_EQ(dims.span().line, 5) << dims.what();
-  EXPECT_EQ(dims.span().col, 35) << dims.what();
-  EXPECT_NE(std::string(dims.what())
-                .find("T.Kernel(cluster_dims=...) (a thread-block cluster launch) needs an "
-                      "NVIDIA GPU of sm_90 or newer"),
-            std::string::npos)
-      << dims.what();
-  EXPECT_NE(dims.hint().find("drop cluster_dims="), std::string::npos) << dims.hint();
-  SourceError cluster = error_of(
-      "@T.prim_func\n"
-      "def f(A: T.Tensor((8, 8), \"float32\")):\n"
-      "    with T.ClusterKernel(4, threads=128) as bx:\n"
-      "        T.clear(A)\n");
-  EXPECT_EQ(cluster.span().line, 5) << cluster.what();
-  EXPECT_NE(std::string(cluster.what())
-                .find("with T.ClusterKernel(...) (a thread-block cluster launch) needs an NVIDIA "
-                      "GPU of sm_90"),
-            std::string::npos)
-      << cluster.what();
+  auto check = [](const std::string& launch, int col, const std::string& message,
+                  const std::string& hint) {
+    SourceError e = error_of("@T.prim_func\ndef f(A: T.Tensor((8, 8), \"float32\")):\n    " +
+                             launch + " as bx:\n        T.clear(A)\n");
+    EXPECT_EQ(e.span().line, 5) << e.what();
+    EXPECT_EQ(e.span().col, col) << e.what();
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find(hint), std::string::npos) << e.hint();
+  };
+  check("with T.Kernel(4, threads=128, cluster_dims=(2, 1, 1))", 35,
+        "T.Kernel(cluster_dims=...) (a thread-block cluster launch) needs an NVIDIA GPU of sm_90 "
+        "or newer",
+        "drop cluster_dims=");
+  check("with T.ClusterKernel(4, threads=128)", 10,
+        "with T.ClusterKernel(...) (a thread-block cluster launch) needs an NVIDIA GPU of sm_90",
+        "launch independent blocks with T.Kernel(...)");
 }
 
 TEST(ConstructErrors, GenericReduceNamesItsKinds) {
