@@ -143,9 +143,9 @@ const char* kIvdep = R"C(
 )C";
 
 // Atomic updates (ir::atomic_update) across the blocks that the thread pool runs at
-// once: integer adds are one fetch-add; max, min and float adds are compare-and-swap
-// loops on the element's bits, combining as the IR's kAdd/kMax/kMin do. Each returns
-// the previous value.
+// once: compare-and-swap loops on the element's bits, combining as the IR's kAdd/kMax/
+// kMin do (and, for integers, kBitAnd/kBitOr/kBitXor: a bitwise reducer's update).
+// Each returns the previous value.
 const char* kAtomic = R"C(
 #ifndef TILEC_HELPER_ATOMIC
 #define TILEC_HELPER_ATOMIC
@@ -167,16 +167,21 @@ const char* kAtomic = R"C(
   TILEC_ATOMIC_CAS(tilec_atomic_add_##S, T, U, cur + v)                                \
   TILEC_ATOMIC_CAS(tilec_atomic_max_##S, T, U, cur < v ? v : cur)                      \
   TILEC_ATOMIC_CAS(tilec_atomic_min_##S, T, U, v < cur ? v : cur)
+#define TILEC_ATOMIC_INT(S, T)                                                         \
+  TILEC_ATOMIC_ALL(S, T, T)                                                            \
+  TILEC_ATOMIC_CAS(tilec_atomic_and_##S, T, T, cur & v)                                \
+  TILEC_ATOMIC_CAS(tilec_atomic_or_##S, T, T, cur | v)                                 \
+  TILEC_ATOMIC_CAS(tilec_atomic_xor_##S, T, T, cur ^ v)
 TILEC_ATOMIC_ALL(f32, float, uint32_t)
 TILEC_ATOMIC_ALL(f64, double, uint64_t)
-TILEC_ATOMIC_ALL(i8, int8_t, int8_t)
-TILEC_ATOMIC_ALL(i16, int16_t, int16_t)
-TILEC_ATOMIC_ALL(i32, int32_t, int32_t)
-TILEC_ATOMIC_ALL(i64, int64_t, int64_t)
-TILEC_ATOMIC_ALL(u8, uint8_t, uint8_t)
-TILEC_ATOMIC_ALL(u16, uint16_t, uint16_t)
-TILEC_ATOMIC_ALL(u32, uint32_t, uint32_t)
-TILEC_ATOMIC_ALL(u64, uint64_t, uint64_t)
+TILEC_ATOMIC_INT(i8, int8_t)
+TILEC_ATOMIC_INT(i16, int16_t)
+TILEC_ATOMIC_INT(i32, int32_t)
+TILEC_ATOMIC_INT(i64, int64_t)
+TILEC_ATOMIC_INT(u8, uint8_t)
+TILEC_ATOMIC_INT(u16, uint16_t)
+TILEC_ATOMIC_INT(u32, uint32_t)
+TILEC_ATOMIC_INT(u64, uint64_t)
 #endif
 )C";
 

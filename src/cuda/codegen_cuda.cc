@@ -131,9 +131,10 @@ static __device__ __forceinline__ uint8_t tilec_f32_to_f8e5m2(float f) { return 
 static __device__ __forceinline__ float tilec_round_f8e5m2(float f) { return tilec_f8e5m2_to_f32(tilec_f32_to_f8e5m2(f)); }
 )CU";
 
-// Atomic updates (ir::atomic_update): CUDA's atomicAdd/atomicMax/atomicMin where the
-// dtype has them, else a compare-and-swap loop on the bits (float max/min, combining as
-// the IR's kMax/kMin do). Generic pointers, so one helper serves global and shared.
+// Atomic updates (ir::atomic_update): CUDA's atomicAdd/atomicMax/atomicMin (and
+// atomicAnd/Or/Xor for bitwise reducers) where the dtype has them, else a compare-and-swap loop on
+// the bits (float max/min, combining as the IR's kMax/kMin do). Generic pointers, so one helper
+// serves global and shared.
 const char* kAtomic = R"CU(
 #define TILEC_CU_CAS(NAME, T, U, NEXT)                                              \
   static __device__ __forceinline__ T NAME(T* p, T v) {                             \
@@ -162,6 +163,12 @@ static __device__ __forceinline__ int tilec_atomic_min_i32(int* p, int v) { retu
 static __device__ __forceinline__ unsigned tilec_atomic_add_u32(unsigned* p, unsigned v) { return atomicAdd(p, v); }
 static __device__ __forceinline__ unsigned tilec_atomic_max_u32(unsigned* p, unsigned v) { return atomicMax(p, v); }
 static __device__ __forceinline__ unsigned tilec_atomic_min_u32(unsigned* p, unsigned v) { return atomicMin(p, v); }
+static __device__ __forceinline__ int tilec_atomic_and_i32(int* p, int v) { return atomicAnd(p, v); }
+static __device__ __forceinline__ int tilec_atomic_or_i32(int* p, int v) { return atomicOr(p, v); }
+static __device__ __forceinline__ int tilec_atomic_xor_i32(int* p, int v) { return atomicXor(p, v); }
+static __device__ __forceinline__ unsigned tilec_atomic_and_u32(unsigned* p, unsigned v) { return atomicAnd(p, v); }
+static __device__ __forceinline__ unsigned tilec_atomic_or_u32(unsigned* p, unsigned v) { return atomicOr(p, v); }
+static __device__ __forceinline__ unsigned tilec_atomic_xor_u32(unsigned* p, unsigned v) { return atomicXor(p, v); }
 )CU";
 
 // 16-bit float elements (stored as uint16_t): a compare-and-swap loop on the aligned

@@ -1,12 +1,14 @@
 #include "frontend_lowering.h"
 
 #include "block_swizzle.h"
+#include "hardware_only.h"
 #include "python_constants.h"
 #include "tilec/ir/block_accumulator.h"
 #include "tilec/ir/builder.h"
 #include "tilec/ir/const_fold.h"
 #include "tilec/ir/float8.h"
 #include "tilec/ir/gemm_policy.h"
+#include "tilec/ir/param_default.h"
 #include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/thread_binding.h"
@@ -30,7 +32,7 @@ constexpr const char* kSupportedLoops =
     "T.thread_binding)";
 constexpr const char* kSupportedStatementCalls =
     "supported statement calls: T.copy, T.fill, T.clear, T.gemm, T.reduce_sum, T.reduce_max, "
-    "T.reduce_min, T.reduce_abssum, T.reduce_absmax, T.evaluate";
+    "T.reduce_min, T.reduce_abssum, T.reduce_absmax, T.reduce, T.evaluate";
 constexpr const char* kSupportedExprCalls =
     "supported T.* functions in expressions: exp, exp2, log, log2, sqrt, rsqrt, tanh, sigmoid, "
     "abs, pow, floor, ceil, max, min, fma, if_then_else, cast, ceildiv, infinity, call_extern, "
@@ -51,36 +53,6 @@ struct Binding {
   const AstStmt* function = nullptr;  // kFunction
   bool macro = false;                 // kFunction decorated with @T.macro
 };
-
-// Constructs of TileLang that only NVIDIA Hopper/Blackwell GPUs execute (tensor memory,
-// mbarriers, clusters, warp specialization, raw PTX): true for their T.* names.
-bool is_hopper_only(const std::string& fn) {
-  static const std::set<std::string> names = {"alloc_tmem",
-                                              "ClusterKernel",
-                                              "ws",
-                                              "warpgroup_arrive",
-                                              "warpgroup_commit_batch",
-                                              "warpgroup_wait",
-                                              "tma_copy",
-                                              "tma_load",
-                                              "tma_store",
-                                              "alloc_barrier",
-                                              "create_list_of_mbarrier",
-                                              "barrier_arrive",
-                                              "barrier_wait",
-                                              "fence_proxy_async",
-                                              "set_max_nreg",
-                                              "inc_max_nreg",
-                                              "dec_max_nreg",
-                                              "wgmma_gemm",
-                                              "tcgen05_gemm",
-                                              "get_mbarrier",
-                                              "cluster_sync",
-                                              "annotate_producer_reg_dealloc",
-                                              "annotate_consumer_reg_alloc"};
-  return names.count(fn) || fn.rfind("mbarrier_", 0) == 0 || fn.rfind("ptx_", 0) == 0 ||
-         fn.rfind("tcgen05", 0) == 0 || fn.rfind("wgmma", 0) == 0;
-}
 
 // Warp-level exchanges between the threads of a block (shuffles, votes, warp reductions).
 bool is_warp_primitive(const std::string& fn) {
@@ -132,6 +104,13 @@ struct BoundArgs {
   std::vector<const AstExpr*> values;  // by parameter index; null when absent
   const AstExpr* operator[](size_t i) const { return values[i]; }
 };
+
+// Whether integer dtype `t` holds v exactly.
+bool integer_fits(int64_t v, DataType t) {
+  if (!t.is_integer()) return false;
+  if (t.is_uint()) return v >= 0 && (t.bits >= 63 || v < (int64_t(1) << t.bits));
+  return t.bits >= 64 || (v >= -(int64_t(1) << (t.bits - 1)) && v < (int64_t(1) << (t.bits - 1)));
+}
 
 bool fits_int32(int64_t v) {
   return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
@@ -740,18 +719,22 @@ class Lowering {
     scopes_.emplace_back();
     out_of_scope_.clear();
     std::vector<Param> params;
+    AttrMap attrs;  // the scalar parameters' defaults
     for (const auto& p : s.params) {
       if (scopes_.back().count(p.name)) fail(p.span, "duplicate parameter '" + p.name + "'");
       if (!p.annotation)
         fail(p.span, "parameter '" + p.name + "' has no annotation",
              "annotate it: " + p.name + ": T.Tensor((M, N), \"float32\") or " + p.name +
                  ": T.int32");
-      if (p.default_value)
-        fail(p.default_value->span, "kernel parameters take no defaults",
-             "put sizes with defaults on a factory: def matmul(M, N, K, block_M=128): ... "
-             "returning the @T.prim_func");
       params.push_back(parameter(p));
       const Param& param = params.back();
+      if (p.default_value) {
+        if (param.is_buffer())
+          fail(p.default_value->span, "tensor parameter '" + p.name + "' takes no default",
+               "only scalar parameters have defaults (n: T.int32 = 4); put sizes with defaults "
+               "on a factory: def matmul(M, N, K, block_M=128): ... returning the @T.prim_func");
+        attrs[param_default_attr(p.name)] = scalar_default(*p.default_value, param.var);
+      }
       if (param.is_buffer())
         bind_local(p.name, {Binding::kBuffer, {}, "", param.buffer}, p.span);
       else
@@ -761,7 +744,23 @@ class Lowering {
         has_top_level_launch(s.body) ? implicit_kernel(s.body, s.span) : block(s.body, s.span);
     scopes_.pop_back();
     require_kernel(body, s, name);
-    return make_prim_func(name, std::move(params), std::move(body), {}, s.span);
+    return make_prim_func(name, std::move(params), std::move(body), std::move(attrs), s.span);
+  }
+
+  // The default of scalar parameter `var` (param_default.h): a constant of its dtype.
+  AttrValue scalar_default(const AstExpr& e, const Var& var) {
+    Binding b = const_value(e, var.name());
+    DataType t = var.dtype();
+    const auto* i = b.kind == Binding::kConst ? b.value.as<IntImmNode>() : nullptr;
+    const auto* f = b.kind == Binding::kConst ? b.value.as<FloatImmNode>() : nullptr;
+    if (t.is_float() && (i || f)) return i ? double(i->value) : f->value;
+    if (i && (t.is_bool() || integer_fits(i->value, t)))
+      return t.is_bool() ? int64_t(i->value != 0) : i->value;
+    fail(e.span,
+         "the default of '" + var.name() + ": T." + t.str() + "' must be " +
+             (t.is_int() ? "an " : "a ") + t.str() + " constant",
+         t.is_float() ? "e.g. " + var.name() + ": T." + t.str() + " = 0.5"
+                      : "e.g. " + var.name() + ": T." + t.str() + " = 4");
   }
 
   // Later stages compile functions that launch one grid, or several one after another
@@ -1972,7 +1971,7 @@ class Lowering {
              "write T.evaluate(T.tvm_storage_sync(\"shared\")) or (\"global\")");
       return guarded(e.span, [&] { return barrier(*scope, e.span); });
     }
-    if (is_hopper_only(fn)) hopper_only(e, fn);
+    hardware_only(e.span, fn);
     if (is_warp_shuffle_name(fn)) {
       auto a = bind_args(e, qualified,
                          {"value", fn == "shfl_sync" ? "srcLane" : "delta", "width", "mask"}, 2);
@@ -2068,8 +2067,8 @@ class Lowering {
       return guarded(e.span, [&] { return cast(*t, v[0], e.span); });
     }
     static const std::set<std::string> statements = {
-        "copy",       "fill",       "clear",         "gemm",          "reduce_sum",
-        "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax", "evaluate"};
+        "copy",       "fill",          "clear",         "gemm",   "reduce_sum", "reduce_max",
+        "reduce_min", "reduce_abssum", "reduce_absmax", "reduce", "evaluate"};
     if (statements.count(fn))
       fail(e.span, qualified + " is a statement, not a value", "call it on its own line");
     if (fn.rfind("alloc_", 0) == 0)
@@ -2140,7 +2139,7 @@ class Lowering {
                          ? language_function(*e.base)
                          : "";
     const std::string q = "T." + fn;
-    if (is_hopper_only(fn)) hopper_only(e, fn);
+    hardware_only(e.span, fn);
     if (e.kind == AstKind::kCall && e.base->kind == AstKind::kName) {
       const Binding* b = lookup(e.base->name);
       if (b && b->kind == Binding::kFunction && b->macro) return expand_macro(e, *b, acc);
@@ -2217,26 +2216,20 @@ class Lowering {
         {"reduce_absmax", ReduceKind::kAbsMax}};
     if (auto it = reduces.find(fn); it != reduces.end()) {
       auto a = bind_args(e, q, {"buffer", "out", "dim", "clear"}, 2);
-      auto n = std::make_shared<ReduceNode>();
-      n->span = s.span;
-      n->reduce_kind = it->second;
-      for (int k = 0; k < 2; ++k) {
-        if (a[k]->kind != AstKind::kName)
-          fail(a[k]->span, q + " operands must be whole buffers",
-               "reduce a whole fragment or shared buffer; copy a region into one first");
-      }
-      n->src = buffer_name(*a[0], q);
-      n->dst = buffer_name(*a[1], q);
-      int64_t dim = a[2] ? int_arg(*a[2], "dim") : -1;
-      int ndim = n->src->ndim();
-      if (dim < -ndim || dim >= ndim)
-        fail(a[2] ? a[2]->span : e.span,
-             "dim " + std::to_string(dim) + " is out of range for the " + std::to_string(ndim) +
-                 "-dimensional buffer '" + n->src->name + "'",
-             "use a dim in [" + std::to_string(-ndim) + ", " + std::to_string(ndim - 1) + "]");
-      n->dim = int(dim < 0 ? dim + ndim : dim);
-      n->clear = a[3] ? bool_arg(*a[3], "clear") : true;
-      return acc.add(Stmt(n));
+      return acc.add(reduce_statement(e, q, it->second, a[0], a[1], a[2], a[3], s.span));
+    }
+    if (fn == "reduce") {
+      // TileLang's generic form, which its T.reduce_<kind> wrappers call:
+      // T.reduce(buffer, out, reduce_type, dim, clear).
+      auto a = bind_args(e, q, {"buffer", "out", "reduce_type", "dim", "clear"}, 4);
+      Binding type = const_value(*a[2], "reduce_type");
+      auto it = type.kind == Binding::kString ? reduces.find("reduce_" + type.text) : reduces.end();
+      if (it == reduces.end())
+        fail(a[2]->span,
+             "T.reduce's reduce_type must be \"sum\", \"max\", \"min\", \"abssum\" or "
+             "\"absmax\"",
+             "T.reduce(A, B, \"sum\", dim, clear) is T.reduce_sum(A, B, dim=dim, clear=clear)");
+      return acc.add(reduce_statement(e, q, it->second, a[0], a[1], a[3], a[4], s.span));
     }
     if (fn == "evaluate") {
       auto a = bind_args(e, q, {"value"}, 1);
@@ -2476,13 +2469,38 @@ class Lowering {
     return guarded(e.span, [&] { return atomic_update(fn, element, v, e.span); });
   }
 
-  [[noreturn]] void hopper_only(const AstExpr& e, const std::string& fn) {
-    fail(e.span,
-         "T." + fn +
-             " is an NVIDIA Hopper/Blackwell-only construct (TileLang's cuda target, "
-             "sm_90 and later); tilec's targets do not lower it",
-         "write the kernel with portable tile operations (T.copy, T.gemm, T.Pipelined) and "
-         "let the backend choose the hardware path");
+  // T.reduce_<kind>(buffer, out, dim=-1, clear=True) and T.reduce(buffer, out, kind, dim,
+  // clear): whole buffers, dim in [-ndim, ndim), clear by default.
+  Stmt reduce_statement(const AstExpr& e, const std::string& q, ReduceKind kind,
+                        const AstExpr* buffer, const AstExpr* out, const AstExpr* dim_arg,
+                        const AstExpr* clear, Span span) {
+    auto n = std::make_shared<ReduceNode>();
+    n->span = span;
+    n->reduce_kind = kind;
+    for (const AstExpr* operand : {buffer, out})
+      if (operand->kind != AstKind::kName)
+        fail(operand->span, q + " operands must be whole buffers",
+             "reduce a whole fragment or shared buffer; copy a region into one first");
+    n->src = buffer_name(*buffer, q);
+    n->dst = buffer_name(*out, q);
+    int64_t dim = dim_arg ? int_arg(*dim_arg, "dim") : -1;
+    int ndim = n->src->ndim();
+    if (dim < -ndim || dim >= ndim)
+      fail(dim_arg ? dim_arg->span : e.span,
+           "dim " + std::to_string(dim) + " is out of range for the " + std::to_string(ndim) +
+               "-dimensional buffer '" + n->src->name + "'",
+           "use a dim in [" + std::to_string(-ndim) + ", " + std::to_string(ndim - 1) + "]");
+    n->dim = int(dim < 0 ? dim + ndim : dim);
+    n->clear = clear ? bool_arg(*clear, "clear") : true;
+    return Stmt(n);
+  }
+
+  // Refuses T.<fn> when it is a Hopper/Blackwell-only construct (hardware_only.h).
+  void hardware_only(Span span, const std::string& fn, const std::string& spelled = "") const {
+    if (fn.empty()) return;
+    if (const HardwareOnlyConstruct* c = find_hardware_only(fn))
+      fail(span, hardware_only_message(spelled.empty() ? "T." + fn : spelled, *c),
+           hardware_only_hint(*c));
   }
 
   // T.GemmWarpPolicy.Square / FullRow / FullCol: how GPU warps split the gemm
@@ -2535,17 +2553,16 @@ class Lowering {
       const std::string& op = reducer.second;
       ElementAccess access = element_access(*a[0], /*is_store=*/false);
       Expr v = expr(*a[1]);
-      if (op == "sum" || op == "max" || op == "min") {
-        return guarded(span, [&] {
-          Expr element = load(access.buffer, access.indices, a[0]->span);
-          return evaluate(
-              atomic_update("atomic_" + std::string(op == "sum" ? "add" : op), element, v, span),
-              span);
-        });
-      }
-      fail(a[0]->span, q + " of a T.alloc_reducer(op=\"" + op + "\") is not supported yet",
-           "reducers with op sum, max and min update atomically; combine bitwise with "
-           "plain stores in a T.serial loop over the reduced dimension instead");
+      // sum -> atomic_add, max/min -> atomic_max/min, bitand/bitor/bitxor -> atomic_and/
+      // or/xor (integer reducers only: the allocation checked the dtype).
+      static const std::map<std::string, std::string> atomics = {
+          {"sum", "atomic_add"},    {"max", "atomic_max"},  {"min", "atomic_min"},
+          {"bitand", "atomic_and"}, {"bitor", "atomic_or"}, {"bitxor", "atomic_xor"}};
+      const std::string& name = atomics.at(op);
+      return guarded(span, [&] {
+        Expr element = load(access.buffer, access.indices, a[0]->span);
+        return evaluate(atomic_update(name, element, v, span), span);
+      });
     }
     // finalize_reducer(r) or finalize_reducer(r, dst)
     auto a = bind_args(e, q, {"reducer", "dst", "batch"}, 1);
@@ -2563,10 +2580,11 @@ class Lowering {
     return guarded(span, [&] { return copy(TileRegion{r, {}}, dst, span); });
   }
 
-  // The identity of a reducer's combine op: sum 0, max the dtype's lowest finite value,
-  // min its highest, as TileLang's T.reducer_init.
+  // The identity of a reducer's combine op: sum, bitor and bitxor 0, bitand all ones, max
+  // the dtype's lowest finite value, min its highest, as TileLang's T.reducer_init.
   Expr reducer_identity(const std::string& op, DataType t, Span span) {
-    if (op == "sum") return make_zero(t);
+    if (op == "sum" || op == "bitor" || op == "bitxor") return make_zero(t);
+    if (op == "bitand") return t.is_uint() ? dtype_limit(t, false) : make_int(-1, t);
     return guarded(span,
                    [&] { return op == "max" ? dtype_limit(t, true) : dtype_limit(t, false); });
   }
@@ -2674,7 +2692,7 @@ class Lowering {
     std::string fn = value.kind == AstKind::kCall && value.base->kind == AstKind::kAttribute
                          ? language_function(*value.base)
                          : "";
-    if (is_hopper_only(fn)) hopper_only(value, fn);
+    hardware_only(value.span, fn);
     if (fn == "alloc_shared" || fn == "alloc_fragment" || fn == "alloc_local" ||
         fn == "alloc_buffer" || fn == "decl_buffer" || fn == "alloc_reducer") {
       std::vector<std::string> names = {"shape", "dtype", "scope"};
@@ -2707,7 +2725,7 @@ class Lowering {
                  "T.alloc_reducer's op is \"sum\", \"max\", \"min\", \"bitand\", "
                  "\"bitor\" or \"bitxor\"");
           reducer_op = op.text;
-          if (reducer_op.rfind("bit", 0) == 0 && !t.is_integer() && !t.is_bool())
+          if (reducer_op.rfind("bit", 0) == 0 && !t.is_integer())
             fail(a[2]->span, "the bitwise reducer op '" + reducer_op +
                                  "' needs an integer dtype, not " + t.str());
         }
@@ -2937,6 +2955,7 @@ class Lowering {
                          ? language_function(*ctx.base)
                          : "";
     if (fn == "If") return if_frame(s);
+    hardware_only(ctx.span, fn, "with T." + fn + "(...)");
     if (fn == "Then" || fn == "Else")
       fail(ctx.span, "`with T." + fn + "():` belongs directly inside `with T.If(cond):`",
            "write with T.If(cond):\n    with T.Then(): ...\n    with T.Else(): ...");
@@ -3449,6 +3468,7 @@ class Lowering {
     n->threads = {128};
     for (const auto& kw : ctx.keywords) {
       if (kw.name == "is_cpu") continue;  // every tilec target runs the same grid
+      hardware_only(kw.span, "Kernel." + kw.name, "T.Kernel(" + kw.name + "=...)");
       if (kw.name != "threads")
         fail(kw.span, "T.Kernel got an unexpected keyword argument '" + kw.name + "'",
              "accepted: grid extents, then threads=N or threads=(x, y, z), is_cpu=");

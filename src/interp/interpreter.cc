@@ -3,6 +3,7 @@
 #include "tilec/transform/work_item_loops.h"
 
 #include "interp_program.h"
+#include "tilec/ir/param_default.h"
 #include "tilec/ir/scoped_bindings.h"
 
 #include "tilec/ir/visitor.h"
@@ -870,8 +871,19 @@ class IndexData : public StmtVisitor {
 };
 }  // namespace
 
-RandomArgs make_random_args(const PrimFunc& func, const std::map<std::string, int64_t>& values,
+RandomArgs make_random_args(const PrimFunc& func, const std::map<std::string, int64_t>& given,
                             uint64_t seed) {
+  // A scalar parameter without a given value takes its default (param_default.h), also
+  // where it names a symbolic dim; a float default is passed as written.
+  std::map<std::string, int64_t> values = given;
+  std::map<std::string, double> float_defaults;
+  for (const auto& p : func->params) {
+    if (p.is_buffer() || values.count(p.name())) continue;
+    std::optional<AttrValue> d = param_default(*func.get(), p.name());
+    if (!d) continue;
+    if (const auto* i = std::get_if<int64_t>(&*d)) values[p.name()] = *i;
+    if (const auto* f = std::get_if<double>(&*d)) float_defaults[p.name()] = *f;
+  }
   WrittenBuffers writes;
   writes.visit(func->body);
   IndexData index_data(values);
@@ -918,6 +930,10 @@ RandomArgs make_random_args(const PrimFunc& func, const std::map<std::string, in
   for (const auto& p : func->params) {
     if (p.is_buffer()) {
       out.args.emplace_back(out.tensors[ti++].view());
+      continue;
+    }
+    if (auto f = float_defaults.find(p.name()); f != float_defaults.end()) {
+      out.args.emplace_back(f->second);
       continue;
     }
     auto it = values.find(p.name());

@@ -2,6 +2,7 @@
 #include "tilec/ir/vector_load.h"
 
 #include "tilec/ir/bounds_call.h"
+#include "tilec/ir/param_default.h"
 #include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/structural.h"
 
@@ -158,6 +159,7 @@ class Printer {
       if (key == "global_symbol" && value == AttrValue(f->name)) continue;
       if (key == kOutputIndicesAttr) continue;
       if (is_pipeline_schedule_attr(key)) continue;  // printed on its loop
+      if (is_param_default_attr(key)) continue;      // printed on its parameter
       out_ << "# attr " << key << " = " << attr(value) << "\n";
     }
     if (auto outputs = output_indices(f); !outputs.empty()) {
@@ -180,6 +182,10 @@ class Printer {
         out_ << ")";
       } else {
         out_ << bind(p.var.get(), p.var.name()) << ": T." << p.var.dtype().str();
+        if (std::optional<AttrValue> d = param_default(*f, p.name())) {
+          const auto* i = std::get_if<int64_t>(&*d);
+          out_ << " = " << (i && p.var.dtype().is_bool() ? (*i ? "True" : "False") : attr(*d));
+        }
       }
     }
     out_ << "):\n";

@@ -181,11 +181,16 @@ const CallNode* as_barrier(const Expr& e) {
 }
 
 Expr atomic_update(const std::string& name, Expr element, Expr value, Span span) {
-  if (name != "atomic_add" && name != "atomic_max" && name != "atomic_min")
-    throw IRError("unknown atomic update '" + name + "': atomic_add, atomic_max or atomic_min");
+  bool bitwise = name == "atomic_and" || name == "atomic_or" || name == "atomic_xor";
+  if (name != "atomic_add" && name != "atomic_max" && name != "atomic_min" && !bitwise)
+    throw IRError("unknown atomic update '" + name +
+                  "': atomic_add, atomic_max, atomic_min, atomic_and, atomic_or or atomic_xor");
   auto* load_node = element.as<LoadNode>();
   if (!load_node) throw IRError("T." + name + " updates one buffer element, e.g. A[i, j]");
   DataType t = element.dtype();
+  if (bitwise && (!t.is_integer() || !t.is_scalar()))
+    throw IRError("T." + name + " on a " + t.str() +
+                  " element is not supported: bitwise atomics take integer elements");
   bool supported =
       t.is_integer() || (t.is_float() && (t.bits == 16 || t.bits == 32 || t.bits == 64));
   if (!supported || !t.is_scalar())
@@ -207,6 +212,9 @@ const CallNode* as_atomic(const Expr& e) {
 BinaryOp atomic_op(const CallNode& atomic) {
   if (atomic.name == "atomic_max") return BinaryOp::kMax;
   if (atomic.name == "atomic_min") return BinaryOp::kMin;
+  if (atomic.name == "atomic_and") return BinaryOp::kBitAnd;
+  if (atomic.name == "atomic_or") return BinaryOp::kBitOr;
+  if (atomic.name == "atomic_xor") return BinaryOp::kBitXor;
   return BinaryOp::kAdd;
 }
 

@@ -118,8 +118,9 @@ static inline float tilec_round_bf16(float f) { return tilec_bf16_to_f32(tilec_f
 )CL";
 
 // Atomic updates (ir::atomic_update) by address space: OpenCL 1.2's atomic_add/max/min
-// for 32-bit integers, a compare-and-swap loop on the bits for float adds, max and min
-// (combining as the IR's kAdd/kMax/kMin do); private elements are one work-item's own.
+// (and atomic_and/or/xor for bitwise reducers) for 32-bit integers, a compare-and-swap loop on the
+// bits for float adds, max and min (combining as the IR's kAdd/kMax/kMin do); private elements are
+// one work-item's own.
 const char* kAtomic = R"CL(
 #define TILEC_CL_CAS_F32(NAME, SPACE, NEXT)                                \
   static inline float NAME(volatile SPACE float* p, float v) {             \
@@ -144,7 +145,13 @@ const char* kAtomic = R"CL(
   TILEC_CL_INT(tilec_atomic_min_i32_##S, SPACE, int, atomic_min)           \
   TILEC_CL_INT(tilec_atomic_add_u32_##S, SPACE, uint, atomic_add)          \
   TILEC_CL_INT(tilec_atomic_max_u32_##S, SPACE, uint, atomic_max)          \
-  TILEC_CL_INT(tilec_atomic_min_u32_##S, SPACE, uint, atomic_min)
+  TILEC_CL_INT(tilec_atomic_min_u32_##S, SPACE, uint, atomic_min)          \
+  TILEC_CL_INT(tilec_atomic_and_i32_##S, SPACE, int, atomic_and)           \
+  TILEC_CL_INT(tilec_atomic_or_i32_##S, SPACE, int, atomic_or)             \
+  TILEC_CL_INT(tilec_atomic_xor_i32_##S, SPACE, int, atomic_xor)           \
+  TILEC_CL_INT(tilec_atomic_and_u32_##S, SPACE, uint, atomic_and)          \
+  TILEC_CL_INT(tilec_atomic_or_u32_##S, SPACE, uint, atomic_or)            \
+  TILEC_CL_INT(tilec_atomic_xor_u32_##S, SPACE, uint, atomic_xor)
 TILEC_CL_ATOMICS(__global, global)
 TILEC_CL_ATOMICS(__local, local)
 #define TILEC_CL_PRIVATE(NAME, T, NEXT) \
@@ -158,6 +165,12 @@ TILEC_CL_PRIVATE(tilec_atomic_min_i32_private, int, v < cur ? v : cur)
 TILEC_CL_PRIVATE(tilec_atomic_add_u32_private, uint, cur + v)
 TILEC_CL_PRIVATE(tilec_atomic_max_u32_private, uint, cur < v ? v : cur)
 TILEC_CL_PRIVATE(tilec_atomic_min_u32_private, uint, v < cur ? v : cur)
+TILEC_CL_PRIVATE(tilec_atomic_and_i32_private, int, cur & v)
+TILEC_CL_PRIVATE(tilec_atomic_or_i32_private, int, cur | v)
+TILEC_CL_PRIVATE(tilec_atomic_xor_i32_private, int, cur ^ v)
+TILEC_CL_PRIVATE(tilec_atomic_and_u32_private, uint, cur & v)
+TILEC_CL_PRIVATE(tilec_atomic_or_u32_private, uint, cur | v)
+TILEC_CL_PRIVATE(tilec_atomic_xor_u32_private, uint, cur ^ v)
 )CL";
 
 // 16-bit float elements (stored as ushort): OpenCL 1.2 has no 16-bit compare-and-swap,

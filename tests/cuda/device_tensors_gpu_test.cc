@@ -3,6 +3,8 @@
 // allocated, filled and read back with the CUDA driver API (loaded with dlopen, as tilec
 // does), the kernel is called on device tensors on a stream created here, with host and
 // device tensors mixed, and the results match the host computation.
+#include "add_kernel.h"
+
 #include "tilec/engine/compile.h"
 #include "tilec/exec/cuda_backends.h"
 #include "tilec/exec/execution_backend.h"
@@ -17,16 +19,8 @@
 namespace tilec {
 namespace {
 
-constexpr const char* kAdd = R"PY(
-import tilelang.language as T
-
-@T.prim_func
-def add(A: T.Tensor((4096,), "float32", read_only=True), B: T.Tensor((4096,), "float32", read_only=True),
-        C: T.Tensor((4096,), "float32")):
-    with T.Kernel(32, threads=128) as bx:
-        for i in T.Parallel(128):
-            C[bx * 128 + i] = A[bx * 128 + i] + B[bx * 128 + i]
-)PY";
+using testing::kAdd;
+using testing::kAddLength;
 
 // The driver entry points this test uses (tilec's execution backend retains device 0's
 // primary context, which these calls then use).
@@ -57,7 +51,7 @@ struct Driver {
 };
 
 struct Tensor {
-  std::array<int64_t, 1> shape{4096};
+  std::array<int64_t, 1> shape{kAddLength};
   DLTensor dl{};
   Tensor(void* data, DLDeviceType type) {
     dl.data = data;
@@ -77,8 +71,8 @@ TEST(CudaDeviceTensorsOnGpu, DeviceTensorsOnAStreamAndMixedArgumentsMatchTheHost
   Kernel kernel =
       compile(ir::parse_kernel_source(kAdd), "auto", std::nullopt, "nvrtc");  // the GPU here
   ASSERT_EQ(kernel.context().target().kind(), "cuda");
-  std::vector<float> a(4096), b(4096), c(4096, 0.0f);
-  for (int i = 0; i < 4096; ++i) {
+  std::vector<float> a(kAddLength), b(kAddLength), c(kAddLength, 0.0f);
+  for (int i = 0; i < kAddLength; ++i) {
     a[size_t(i)] = float(i) * 0.5f;
     b[size_t(i)] = 3.0f - float(i);
   }
@@ -86,12 +80,12 @@ TEST(CudaDeviceTensorsOnGpu, DeviceTensorsOnAStreamAndMixedArgumentsMatchTheHost
   {
     Tensor ta(a.data(), kDLCPU), tb(b.data(), kDLCPU), tc(c.data(), kDLCPU);
     kernel.call(std::vector<DLTensor*>{&ta.dl, &tb.dl, &tc.dl});
-    for (int i = 0; i < 4096; ++i) ASSERT_EQ(c[size_t(i)], a[size_t(i)] + b[size_t(i)]) << i;
+    for (int i = 0; i < kAddLength; ++i) ASSERT_EQ(c[size_t(i)], a[size_t(i)] + b[size_t(i)]) << i;
   }
   void* context = nullptr;
   ASSERT_EQ(d.primary_retain(&context, 0), 0);
   ASSERT_EQ(d.ctx_set_current(context), 0);
-  const size_t bytes = 4096 * sizeof(float);
+  const size_t bytes = kAddLength * sizeof(float);
   Driver::Ptr da = 0, db = 0, dc = 0;
   ASSERT_EQ(d.mem_alloc(&da, bytes), 0);
   ASSERT_EQ(d.mem_alloc(&db, bytes), 0);
@@ -107,16 +101,18 @@ TEST(CudaDeviceTensorsOnGpu, DeviceTensorsOnAStreamAndMixedArgumentsMatchTheHost
     for (Tensor* t : {&ta, &tb, &tc}) args.push_back(TilecArg{kTilecArgTensor, {.tensor = &t->dl}});
     kernel.call("add", args, CallOptions{stream});
     ASSERT_EQ(d.stream_sync(stream), 0);
-    std::vector<float> out(4096, -1.0f);
+    std::vector<float> out(kAddLength, -1.0f);
     ASSERT_EQ(d.dtoh(out.data(), dc, bytes), 0);
-    for (int i = 0; i < 4096; ++i) ASSERT_EQ(out[size_t(i)], a[size_t(i)] + b[size_t(i)]) << i;
+    for (int i = 0; i < kAddLength; ++i)
+      ASSERT_EQ(out[size_t(i)], a[size_t(i)] + b[size_t(i)]) << i;
   }
   {
     // Mixed: A on the device, B and C on the host, on the default stream.
-    std::vector<float> out(4096, -1.0f);
+    std::vector<float> out(kAddLength, -1.0f);
     Tensor ta(device(da), kDLCUDA), tb(b.data(), kDLCPU), tc(out.data(), kDLCPU);
     kernel.call(std::vector<DLTensor*>{&ta.dl, &tb.dl, &tc.dl});
-    for (int i = 0; i < 4096; ++i) ASSERT_EQ(out[size_t(i)], a[size_t(i)] + b[size_t(i)]) << i;
+    for (int i = 0; i < kAddLength; ++i)
+      ASSERT_EQ(out[size_t(i)], a[size_t(i)] + b[size_t(i)]) << i;
   }
   d.stream_destroy(stream);
   d.mem_free(da);

@@ -12,6 +12,8 @@
 // scripts/gpu_check.sh's.
 #include "../engine/test_support.h"
 
+#include "add_kernel.h"
+
 #include "tilec/engine/compile.h"
 #include "tilec/exec/cuda_backends.h"
 #include "tilec/exec/execution_backend.h"
@@ -29,16 +31,8 @@
 namespace tilec {
 namespace {
 
-constexpr const char* kAdd = R"PY(
-import tilelang.language as T
-
-@T.prim_func
-def add(A: T.Tensor((256,), "float32", read_only=True), B: T.Tensor((256,), "float32", read_only=True),
-        C: T.Tensor((256,), "float32")):
-    with T.Kernel(2, threads=128) as bx:
-        for i in T.Parallel(128):
-            C[bx * 128 + i] = A[bx * 128 + i] + B[bx * 128 + i]
-)PY";
+using testing::kAdd;
+using testing::kAddLength;
 
 // What the host entry asked of the device, in order.
 struct Recorder {
@@ -91,10 +85,10 @@ struct Recorder {
 constexpr TilecDeviceApi kRecordingApi{&Recorder::alloc, &Recorder::release, &Recorder::copy,
                                        &Recorder::launch};
 
-// A 1-D float32 tensor of 256 elements on `device`.
+// A 1-D float32 tensor of kAddLength elements on `device`.
 struct Tensor {
-  std::vector<float> host = std::vector<float>(256, 1.0f);
-  std::array<int64_t, 1> shape{256};
+  std::vector<float> host = std::vector<float>(kAddLength, 1.0f);
+  std::array<int64_t, 1> shape{kAddLength};
   DLTensor dl{};
   Tensor(DLDeviceType type, int id, void* device_pointer = nullptr) {
     dl.data = type == kDLCPU ? host.data() : device_pointer;

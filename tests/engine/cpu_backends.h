@@ -1,8 +1,12 @@
 // The CPU (target, execution backend) pairs the end-to-end tests run every kernel on:
 // `c` with native, and (built with LLVM) `llvm` with llvm_jit and with native. Tests
 // parametrized over them skip, saying why, when this build has no LLVM.
+// runnable_backends() adds opencl (PoCL here) to them, for tests of constructs every
+// backend that can run on this machine must execute; TILEC_SKIP_UNLESS_RUNNABLE skips a
+// pair whose target is not built or whose execution backend is unavailable, saying why.
 #pragma once
 
+#include "tilec/exec/execution_backend.h"
 #include "tilec/tilec.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +26,13 @@ inline std::vector<CpuBackend> cpu_backends() {
   return {{"c", "native"}, {"llvm", "llvm_jit"}, {"llvm", "native"}};
 }
 
+// The CPU pairs, then opencl with its own execution backend.
+inline std::vector<CpuBackend> runnable_backends() {
+  std::vector<CpuBackend> out = cpu_backends();
+  out.push_back({"opencl", "opencl"});
+  return out;
+}
+
 // Empty when the pair can run in this build, else why not.
 inline std::string cpu_backend_missing(const CpuBackend& backend) {
 #ifdef TILEC_HAVE_LLVM
@@ -39,6 +50,15 @@ inline std::string cpu_backend_missing(const CpuBackend& backend) {
   do {                                                                                     \
     std::string tilec_missing = ::tilec::testing::cpu_backend_missing(backend);            \
     if (!tilec_missing.empty()) GTEST_SKIP() << (backend).name() << ": " << tilec_missing; \
+  } while (0)
+
+// opencl's host code is C, so it needs what `c` needs; then the execution backend must load.
+#define TILEC_SKIP_UNLESS_RUNNABLE(backend)                                                    \
+  do {                                                                                         \
+    TILEC_SKIP_UNLESS_BUILT((::tilec::testing::CpuBackend{                                     \
+        (backend).target == "opencl" ? "c" : (backend).target, (backend).execution_backend})); \
+    auto tilec_builder = ::tilec::exec::get_execution_backend((backend).execution_backend);    \
+    if (!tilec_builder->available()) GTEST_SKIP() << tilec_builder->unavailable_reason();      \
   } while (0)
 
 namespace tilec::testing {

@@ -67,20 +67,11 @@ void PrintTo(const ExampleCase& example, std::ostream* out) {
 
 using ExampleOnBackend = std::tuple<ExampleCase, testing::CpuBackend>;
 
-// The CPU backends, then the SIMT lowering on OpenCL (PoCL's CPU device here).
-std::vector<testing::CpuBackend> backends_to_run() {
-  std::vector<testing::CpuBackend> backends = testing::cpu_backends();
-  backends.push_back({"opencl", "opencl"});
-  return backends;
-}
-
 class Examples : public testing::EngineTest,
                  public ::testing::WithParamInterface<ExampleOnBackend> {
  protected:
   void SetUp() override {
-    TILEC_SKIP_UNLESS_BUILT(std::get<1>(GetParam()));
-    auto builder = exec::get_execution_backend(std::get<1>(GetParam()).execution_backend);
-    if (!builder->available()) GTEST_SKIP() << builder->unavailable_reason();
+    TILEC_SKIP_UNLESS_RUNNABLE(std::get<1>(GetParam()));
     EngineTest::SetUp();
   }
 };
@@ -101,7 +92,7 @@ TEST_P(Examples, MatchesTheInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(AllExamples, Examples,
                          ::testing::Combine(::testing::ValuesIn(example_cases()),
-                                            ::testing::ValuesIn(backends_to_run())),
+                                            ::testing::ValuesIn(testing::runnable_backends())),
                          [](const ::testing::TestParamInfo<ExampleOnBackend>& info) {
                            std::string name = std::get<0>(info.param).name() + "_" +
                                               std::get<1>(info.param).name();

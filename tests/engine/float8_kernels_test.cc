@@ -80,19 +80,11 @@ bool same_bits_or_both_nan(const ir::HostTensor& a, const ir::HostTensor& b, int
   return x == y && std::signbit(x) == std::signbit(y);
 }
 
-std::vector<testing::CpuBackend> backends_to_run() {
-  std::vector<testing::CpuBackend> backends = testing::cpu_backends();
-  backends.push_back({"opencl", "opencl"});
-  return backends;
-}
-
 class Float8Kernels : public testing::EngineTest,
                       public ::testing::WithParamInterface<testing::CpuBackend> {
  protected:
   void SetUp() override {
-    TILEC_SKIP_UNLESS_BUILT(GetParam());
-    auto builder = exec::get_execution_backend(GetParam().execution_backend);
-    if (!builder->available()) GTEST_SKIP() << builder->unavailable_reason();
+    TILEC_SKIP_UNLESS_RUNNABLE(GetParam());
     EngineTest::SetUp();
   }
 };
@@ -172,7 +164,7 @@ def fp8_gemm(M=32, N=32, K=64, block=16, block_K=32):
   EXPECT_TRUE(result.ok) << result.detail;
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, Float8Kernels, ::testing::ValuesIn(backends_to_run()),
+INSTANTIATE_TEST_SUITE_P(Backends, Float8Kernels, ::testing::ValuesIn(testing::runnable_backends()),
                          [](const ::testing::TestParamInfo<testing::CpuBackend>& info) {
                            return info.param.name();
                          });

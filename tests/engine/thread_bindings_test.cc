@@ -186,20 +186,7 @@ def f(A: T.Tensor((8, 64), "float32"), C: T.Tensor((8,), "float32")):
   };
 }
 
-struct Backend {
-  std::string target, execution_backend;
-  std::string name() const { return target + "_" + execution_backend; }
-};
-void PrintTo(const Backend& b, std::ostream* out) {
-  *out << b.name();
-}
-
-std::vector<Backend> backends() {
-  std::vector<Backend> out;
-  for (const auto& b : testing::cpu_backends()) out.push_back({b.target, b.execution_backend});
-  out.push_back({"opencl", "opencl"});
-  return out;
-}
+using Backend = testing::CpuBackend;
 
 using Param = std::tuple<ThreadCase, Backend>;
 
@@ -218,10 +205,7 @@ ir::IRModule parse(const ThreadCase& c) {
 
 TEST_P(ThreadBindings, CompilesAndMatchesTheInterpreter) {
   const auto& [c, backend] = GetParam();
-  TILEC_SKIP_UNLESS_BUILT((testing::CpuBackend{backend.target == "opencl" ? "c" : backend.target,
-                                               backend.execution_backend}));
-  auto builder = exec::get_execution_backend(backend.execution_backend);
-  if (!builder->available()) GTEST_SKIP() << builder->unavailable_reason();
+  TILEC_SKIP_UNLESS_RUNNABLE(backend);
   ir::IRModule mod = parse(c);
   ASSERT_EQ(mod.functions().size(), 1u);
   Kernel kernel = compile(mod, backend.target, std::nullopt, backend.execution_backend);
@@ -232,7 +216,7 @@ TEST_P(ThreadBindings, CompilesAndMatchesTheInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(PerThreadCode, ThreadBindings,
                          ::testing::Combine(::testing::ValuesIn(cases()),
-                                            ::testing::ValuesIn(backends())),
+                                            ::testing::ValuesIn(testing::runnable_backends())),
                          [](const ::testing::TestParamInfo<Param>& info) {
                            return std::get<0>(info.param).name + "_" +
                                   std::get<1>(info.param).name();

@@ -2,11 +2,13 @@
 // written as TileLang users write it: T.Pipelined with order=/stage= (same results as the
 // serial loop), T.atomic_addx2/x4 on float16, bfloat16 and float32 (mixed dtypes, sliced
 // destinations), T.atomic_add into float16, TVM script's if-frames, multi-context `with`,
-// T.Kernel without grid extents and a factory computing its sizes with tilelang.math,
-// bit_length, isinstance, `in` and DataType(...).bits. Each is parsed, checked, compiled
-// on every CPU backend pair and on opencl (PoCL here; skipped, saying why, without a
-// platform) and compared with the reference interpreter. 16-bit atomics under contention
-// are checked against exact sums.
+// T.Kernel without grid extents, the generic T.reduce(buf, out, kind, dim, clear), scalar
+// parameters with defaults (no value given), bitwise reducers
+// (bitand/bitor/bitxor, updated atomically from the block's threads) and a factory
+// computing its sizes with tilelang.math, bit_length, isinstance, `in` and
+// DataType(...).bits. Each is parsed, checked, compiled on every CPU backend pair and on
+// opencl (PoCL here; skipped, saying why, without a platform) and compared with the
+// reference interpreter. 16-bit atomics under contention are checked against exact sums.
 #include "cpu_backends.h"
 #include "test_support.h"
 
@@ -55,6 +57,65 @@ def matmul(M, N, K, block_M=16, block_N=16, block_K=8, order=None, stage=None, t
     return main
 )",
        {{"M", "32"}, {"N", "32"}, {"K", "32"}, {"order", "[2, 0, 1]"}, {"stage", "[0, 0, 1]"}}},
+      {"GenericReduce", R"(
+@T.prim_func
+def f(A: T.Tensor((8, 16), "float32"), S: T.Tensor((8,), "float32"),
+      M: T.Tensor((8,), "float32"), N: T.Tensor((16,), "float32"),
+      AS: T.Tensor((8,), "float32"), AM: T.Tensor((8,), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        a = T.alloc_fragment((8, 16), "float32")
+        s = T.alloc_fragment((8,), "float32")
+        m = T.alloc_fragment((8,), "float32")
+        n = T.alloc_fragment((16,), "float32")
+        abs_sum = T.alloc_fragment((8,), "float32")
+        abs_max = T.alloc_fragment((8,), "float32")
+        T.copy(A, a)
+        T.fill(abs_max, 0.75)
+        T.reduce(a, s, "sum", 1, True)
+        T.reduce(a, m, "max", dim=1, clear=True)
+        T.reduce(a, n, "min", 0, True)
+        T.reduce(a, abs_sum, "abssum", -1, True)
+        T.reduce(a, abs_max, reduce_type="absmax", dim=1, clear=False)
+        T.copy(s, S)
+        T.copy(m, M)
+        T.copy(n, N)
+        T.copy(abs_sum, AS)
+        T.copy(abs_max, AM)
+)"},
+      {"ScalarParameterDefaults", R"(
+@T.prim_func
+def f(A: T.Tensor((4, 16), "float32"), B: T.Tensor((4, 16), "float32"), n: T.int32 = 11,
+      scale: T.float32 = 0.5, shift: T.int32 = -3, flip: T.int32 = 1):
+    with T.Kernel(4, threads=16) as bx:
+        for j in T.Parallel(16):
+            if flip != 0 and j < n:
+                B[bx, j] = A[bx, j] * scale + shift
+            else:
+                B[bx, j] = A[bx, j]
+)"},
+      {"BitwiseReducers", R"(
+@T.prim_func
+def f(I: T.Tensor((64, 16), "int32"), U: T.Tensor((64, 16), "uint32"),
+      And: T.Tensor((4,), "int32"), Or: T.Tensor((4,), "uint32"), Xor: T.Tensor((4,), "int32")):
+    with T.Kernel(1, threads=64) as bx:
+        a = T.alloc_reducer((4,), "int32", op="bitand")
+        o = T.alloc_reducer((4,), "uint32", op="bitor")
+        x = T.alloc_reducer((4,), "int32", op="bitxor")
+        T.reducer_init(a)
+        T.reducer_init(o)
+        T.reducer_init(x)
+        for i, j in T.Parallel(64, 16):
+            T.reducer_update(a[j % 4], I[i, j] | 3855)
+            T.reducer_update(o[j // 4], U[i, j] & 65793)
+            T.reducer_update(x[i % 4], I[i, j])
+        a_out = T.alloc_fragment((4,), "int32")
+        T.finalize_reducer(a, a_out)
+        T.finalize_reducer(o)
+        T.finalize_reducer(x)
+        T.copy(a_out, And)
+        T.copy(o, Or)
+        T.copy(x, Xor)
+)"},
       {"AtomicAddx2Float16", R"(
 @tilelang.jit
 def atomic_addx2(M=16, N=32, block_M=8, block_N=16, dtype=T.float16):
@@ -139,21 +200,7 @@ def softmax(M, N, dtype="float32"):
   };
 }
 
-struct Backend {
-  std::string target, execution_backend;
-  std::string name() const { return target + "_" + execution_backend; }
-};
-
-void PrintTo(const Backend& b, std::ostream* out) {
-  *out << b.name();
-}
-
-std::vector<Backend> backends() {
-  std::vector<Backend> out;
-  for (const auto& b : testing::cpu_backends()) out.push_back({b.target, b.execution_backend});
-  out.push_back({"opencl", "opencl"});
-  return out;
-}
+using Backend = testing::CpuBackend;
 
 ir::IRModule parse(const RealCase& c) {
   ir::ParseOptions options;
@@ -169,20 +216,12 @@ Kernel compile_on(const ir::IRModule& mod, const Backend& backend) {
   return compile(mod, backend.target, std::nullopt, backend.execution_backend);
 }
 
-#define SKIP_UNLESS_RUNNABLE(backend)                                                          \
-  do {                                                                                         \
-    TILEC_SKIP_UNLESS_BUILT((testing::CpuBackend{                                              \
-        (backend).target == "opencl" ? "c" : (backend).target, (backend).execution_backend})); \
-    auto builder = exec::get_execution_backend((backend).execution_backend);                   \
-    if (!builder->available()) GTEST_SKIP() << builder->unavailable_reason();                  \
-  } while (0)
-
 using Param = std::tuple<RealCase, Backend>;
 class RealConstructs : public testing::EngineTest, public ::testing::WithParamInterface<Param> {};
 
 TEST_P(RealConstructs, CompilesAndMatchesTheInterpreter) {
   const auto& [c, backend] = GetParam();
-  SKIP_UNLESS_RUNNABLE(backend);
+  TILEC_SKIP_UNLESS_RUNNABLE(backend);
   ir::IRModule mod = parse(c);
   ASSERT_EQ(mod.functions().size(), 1u);
   Kernel kernel = compile_on(mod, backend);
@@ -193,7 +232,7 @@ TEST_P(RealConstructs, CompilesAndMatchesTheInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(TileLang, RealConstructs,
                          ::testing::Combine(::testing::ValuesIn(cases()),
-                                            ::testing::ValuesIn(backends())),
+                                            ::testing::ValuesIn(testing::runnable_backends())),
                          [](const ::testing::TestParamInfo<Param>& info) {
                            return std::get<0>(info.param).name + "_" +
                                   std::get<1>(info.param).name();
@@ -207,7 +246,7 @@ class SixteenBitAtomics : public testing::EngineTest,
 
 TEST_P(SixteenBitAtomics, AreAtomicUnderContention) {
   const auto& [dtype, backend] = GetParam();
-  SKIP_UNLESS_RUNNABLE(backend);
+  TILEC_SKIP_UNLESS_RUNNABLE(backend);
   const int64_t blocks = 64, per_block = dtype == "float16" ? 16 : 2;  // 1024 or 128 each
   RealCase c{"contention_" + dtype, R"(
 @T.prim_func
@@ -242,7 +281,7 @@ def f(B: T.Tensor((4,), ")" + dtype + R"("), S: T.Tensor((4,), ")" +
 
 INSTANTIATE_TEST_SUITE_P(TileLang, SixteenBitAtomics,
                          ::testing::Combine(::testing::Values("float16", "bfloat16"),
-                                            ::testing::ValuesIn(backends())),
+                                            ::testing::ValuesIn(testing::runnable_backends())),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + std::get<1>(info.param).name();
                          });

@@ -49,6 +49,7 @@ void interpret(const PrimFunc& func, const std::vector<ArgValue>& args);
 // another access (`A[offsets[i]]`): those get values in [0, n), n the smallest
 // extent of a dimension they index (fill_random_indices), so random data stays in
 // range.
+// A scalar parameter given no value takes its default (tilec/ir/param_default.h).
 // Throws IRError naming a missing symbolic dim or scalar and listing what is needed.
 struct RandomArgs {
   std::vector<HostTensor> tensors;  // one per buffer parameter, in order

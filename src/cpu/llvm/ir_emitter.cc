@@ -544,13 +544,16 @@ llvm::Value* IREmitter::emit_atomic(const CallNode* op) {
   BinaryOp combine = atomic_op(*op);
   if (t.is_float() && t.bits == 16) return emit_atomic16(combine, address, value, t);
   using Rmw = llvm::AtomicRMWInst;
-  Rmw::BinOp rmw = combine == BinaryOp::kAdd   ? (t.is_float() ? Rmw::FAdd : Rmw::Add)
-                   : combine == BinaryOp::kMax ? (t.is_float() ? Rmw::FMax
-                                                  : t.is_int() ? Rmw::Max
-                                                               : Rmw::UMax)
-                                               : (t.is_float() ? Rmw::FMin
-                                                  : t.is_int() ? Rmw::Min
-                                                               : Rmw::UMin);
+  Rmw::BinOp rmw = combine == BinaryOp::kAdd      ? (t.is_float() ? Rmw::FAdd : Rmw::Add)
+                   : combine == BinaryOp::kMax    ? (t.is_float() ? Rmw::FMax
+                                                     : t.is_int() ? Rmw::Max
+                                                                  : Rmw::UMax)
+                   : combine == BinaryOp::kBitAnd ? Rmw::And
+                   : combine == BinaryOp::kBitOr  ? Rmw::Or
+                   : combine == BinaryOp::kBitXor ? Rmw::Xor
+                                                  : (t.is_float() ? Rmw::FMin
+                                                     : t.is_int() ? Rmw::Min
+                                                                  : Rmw::UMin);
   return builder_.CreateAtomicRMW(rmw, address, value, llvm::MaybeAlign(t.bytes()),
                                   llvm::AtomicOrdering::Monotonic);
 }
