@@ -250,8 +250,8 @@ class GemmStmt : public CStmt {
           require_written(*c.box.slot, *c.box.info, off, span_);
           acc = c.box.info->read(c.box.slot->data, off);
         }
-        const Slot* ar = &at[size_t(m * k_size)];
-        const Slot* br = &bt[size_t(n * k_size)];
+        const Slot* ar = at.data() + m * k_size;  // at/bt are empty when K = 0
+        const Slot* br = bt.data() + n * k_size;
         if (ct.is_float()) {
           double sum = acc.f;
           for (int64_t k = 0; k < k_size; ++k)
@@ -296,10 +296,10 @@ class GemmStmt : public CStmt {
         acc[size_t(n)] = !clear_ && off >= 0 ? F(c.box.info->read(c.box.slot->data, off).f) : F(0);
       }
       F* sum = acc.data();
-      const F* arow = &a[size_t(m * k_size)];
+      const F* arow = a.data() + m * k_size;  // not &a[..]: a is empty when K = 0
       for (int64_t k = 0; k < k_size; ++k) {
         F ak = arow[k];
-        const F* brow = &b[size_t(k * n_size)];
+        const F* brow = b.data() + k * n_size;
         for (int64_t n = 0; n < n_size; ++n) sum[n] = sum[n] + ak * brow[n];
       }
       for (int64_t n = 0; n < n_size; ++n)

@@ -100,9 +100,10 @@ TEST(LlvmCodegen, UnloweredModulesAreAClearError) {
   }
   EXPECT_THROW(generate_llvm_host(raw, llvm), ir::IRError);
   // A plain function pointer, so every manifest declaring it shares one codegen.
+  // The codegen outlives the pointer into its std::function's storage.
+  auto codegen = make_llvm_host_codegen();
   auto* fn =
-      make_llvm_host_codegen()
-          .build.target<backend::CodeArtifact (*)(const ir::IRModule&, const target::Target&)>();
+      codegen.build.target<backend::CodeArtifact (*)(const ir::IRModule&, const target::Target&)>();
   ASSERT_NE(fn, nullptr);
   EXPECT_EQ(*fn, &generate_llvm_host);
 }
