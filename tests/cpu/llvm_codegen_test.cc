@@ -64,6 +64,34 @@ TEST(LlvmCodegen, DeviceIrHasNoaliasBuffersAndExplicitVectors) {
   EXPECT_FALSE(contains(device.source, "llvm.loop.vectorize.enable")) << device.source;
 }
 
+constexpr const char* kTileGemm = R"(
+import tilelang.language as T
+@T.prim_func
+def mm(A: T.Tensor((64, 64), "float32"), B: T.Tensor((64, 64), "float32"), C: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1, 1, threads=128) as (bx, by):
+        A_s = T.alloc_shared((64, 32), "float32")
+        B_s = T.alloc_shared((32, 64), "float32")
+        C_l = T.alloc_fragment((64, 64), "float32")
+        T.clear(C_l)
+        for k in T.Pipelined(2, num_stages=2):
+            T.copy(A[0, k * 32], A_s)
+            T.copy(B[k * 32, 0], B_s)
+            T.gemm(A_s, B_s, C_l)
+        T.copy(C_l, C[0, 0])
+)";
+
+// A contiguous access in a vector body takes its address from lane 0's index computed as
+// a scalar: an index built as a vector and its lane 0 extracted kept the GEMM
+// micro-kernel's address arithmetic in vector registers, and spilled its accumulators.
+TEST(LlvmCodegen, ContiguousVectorAccessesAddressFromAScalarIndex) {
+  for (const char* source : {kScale, kTileGemm}) {
+    backend::CodeArtifact device =
+        generate_llvm_device(lowered(source), target::Target::parse("llvm"));
+    EXPECT_TRUE(contains(device.source, "load <")) << device.source;
+    EXPECT_FALSE(contains(device.source, "extractelement")) << device.source;
+  }
+}
+
 TEST(LlvmCodegen, AGuardPerLaneMasksTheVectorLoadsAndStores) {
   backend::CodeArtifact device =
       generate_llvm_device(lowered(kGuarded), target::Target::parse("llvm"));

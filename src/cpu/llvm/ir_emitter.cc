@@ -778,7 +778,12 @@ void IREmitter::emit_store(const StoreNode* op) {
 
 void IREmitter::emit_let(const LetNode* op) {
   llvm::Value* value = emit(op->value);
-  if (vector_lanes_) lane_strides_[op->var.get()] = lane_stride(op->value);
+  if (vector_lanes_) {
+    std::optional<int64_t> stride = lane_stride(op->value);
+    lane_strides_[op->var.get()] = stride;
+    if (stride && *stride != 0)
+      if (llvm::Value* first = first_lane(op->value)) first_lanes_[op->var.get()] = first;
+  }
   value->setName(op->var.name());
   var_bounds_[op->var.get()] = transform::bounds_of(op->value, var_bounds_);
   bind_var(op->var, value);
@@ -1058,6 +1063,7 @@ void IREmitter::emit_body(const PrimFunc& func, llvm::Function* fn) {
   var_bounds_.clear();
   vector_lanes_ = 0;
   lane_strides_.clear();
+  first_lanes_.clear();
   lane_mask_ = nullptr;
   division_flag_ = nullptr;
   bounds_record_ = nullptr;

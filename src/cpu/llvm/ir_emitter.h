@@ -137,6 +137,11 @@ class IREmitter {
   unsigned vector_lanes_for(const ir::ForNode* op, int64_t extent);
   // Stride of an index along the vector lanes: 0 uniform, 1 contiguous, nullopt unknown.
   std::optional<int64_t> lane_stride(const ir::Expr& e);
+  // Lane 0's value of an integer expression of the vector body as a scalar, emitted from
+  // the scalar first-lane values of its varying variables; null where that is not
+  // possible (the caller then extracts lane 0). A contiguous access's address computed
+  // this way stays in scalar registers and folds into the loop's induction variables.
+  llvm::Value* first_lane(const ir::Expr& e);
   llvm::Value* splat(llvm::Value* v, unsigned lanes);
   // The vector-or-scalar version of a scalar type, shaped like v.
   llvm::Type* like(llvm::Value* v, llvm::Type* scalar);
@@ -200,6 +205,8 @@ class IREmitter {
   // In a vector body: its lane count (0 outside) and the lane strides of its variables.
   unsigned vector_lanes_ = 0;
   std::unordered_map<const ir::VarNode*, std::optional<int64_t>> lane_strides_;
+  // Scalar lane-0 values of the vector body's varying variables, where known.
+  std::unordered_map<const ir::VarNode*, llvm::Value*> first_lanes_;
   // Under lane-dependent conditions: the lanes that run (i1 vector); null for all.
   llvm::Value* lane_mask_ = nullptr;
 };

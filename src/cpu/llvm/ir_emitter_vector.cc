@@ -251,6 +251,39 @@ std::optional<int64_t> IREmitter::lane_stride(const Expr& e) {
   return varies ? std::nullopt : std::optional<int64_t>(0);
 }
 
+llvm::Value* IREmitter::first_lane(const Expr& e) {
+  // Only integer arithmetic on variables: anything else would emit differently (or
+  // twice) outside the vector body.
+  std::vector<const VarNode*> varying;
+  bool ok = true;
+  post_order_visit(e, [&](const Expr& x) {
+    if (x.kind() == ExprKind::kLoad || x.kind() == ExprKind::kCall ||
+        x.kind() == ExprKind::kSelect || !x.dtype().is_integer())
+      ok = false;
+    if (auto* v = x.as<VarNode>()) {
+      auto stride = lane_strides_.find(v);
+      if (stride == lane_strides_.end() || stride->second == std::optional<int64_t>(0)) return;
+      if (first_lanes_.count(v)) {
+        varying.push_back(v);
+      } else {
+        ok = false;
+      }
+    }
+  });
+  if (!ok) return nullptr;
+  std::vector<std::pair<const VarNode*, llvm::Value*>> saved;
+  for (const VarNode* v : varying) {
+    saved.emplace_back(v, vars_[v]);
+    vars_[v] = first_lanes_[v];
+  }
+  unsigned lanes = vector_lanes_;
+  vector_lanes_ = 0;
+  llvm::Value* scalar = emit(e);
+  vector_lanes_ = lanes;
+  for (const auto& [v, value] : saved) vars_[v] = value;
+  return scalar->getType()->isVectorTy() ? nullptr : scalar;
+}
+
 unsigned IREmitter::vector_lanes_for(const ForNode* op, int64_t extent) {
   VectorBodyCheck check(op->var.get());
   if (!check.ok(op->body)) return 0;
@@ -276,9 +309,11 @@ bool IREmitter::try_vectorize(const ForNode* op) {
     lane_strides_[op->var.get()] = 1;
     var_bounds_[op->var.get()] = {*lo, *hi - 1};
     bind_var(op->var, builder_.CreateAdd(splat(first, lanes), lane_offsets, op->var.name()));
+    first_lanes_[op->var.get()] = first;
     emit_stmt(op->body);
     vector_lanes_ = 0;
     lane_strides_.clear();
+    first_lanes_.clear();
   };
   if (extent == lanes) {
     body(llvm::ConstantInt::get(type, static_cast<uint64_t>(*lo), true));
@@ -305,7 +340,8 @@ IREmitter::VectorAccess IREmitter::vector_access(const Buffer& buffer, const Exp
   }
   access.type = llvm::FixedVectorType::get(element, vector_lanes_);
   if (lane_stride(index_expr) == std::optional<int64_t>(1)) {
-    llvm::Value* first = builder_.CreateExtractElement(index, uint64_t(0));
+    llvm::Value* first = first_lane(index_expr);
+    if (!first) first = builder_.CreateExtractElement(index, uint64_t(0));
     access.address =
         builder_.CreateInBoundsGEP(element, slot.ptr, builder_.CreateSExtOrTrunc(first, i64()));
     return access;
