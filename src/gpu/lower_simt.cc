@@ -394,6 +394,9 @@ class Distributor : public StmtMutator {
     Stmt body = mutate(nest.body);
     mode_ = saved_mode;
     split_ = saved_split;
+    if (auto vectorized = layout_split_vectorized(nest, body, layout, leader.dims, tid_, reg,
+                                                  vector_bytes_, span))
+      return *vectorized;
     VarMap inverse{{layout.thread_var.get(), tid_}, {layout.register_var.get(), reg}};
     Expr holds = transform::simplify(substitute(layout.holds, inverse));
     if (!is_const_int(holds, 1)) body = if_then_else(holds, body, {}, span);

@@ -30,14 +30,14 @@ FragmentLayout micro_tile_layout(int64_t M, int64_t N, const MicroTile& tile) {
         const Var& i = l.index_vars[0];
         const Var& j = l.index_vars[1];
         l.thread_of =
-            floormod(i, make_int(tile.tm)) * make_int(tile.tn) + floormod(j, make_int(tile.tn));
+            floormod(i, make_int(tile.tm)) * make_int(tile.tn) + floordiv(j, make_int(tile.TN));
         l.register_of =
-            floordiv(i, make_int(tile.tm)) * make_int(tile.TN) + floordiv(j, make_int(tile.tn));
+            floordiv(i, make_int(tile.tm)) * make_int(tile.TN) + floormod(j, make_int(tile.TN));
         const Var& t = l.thread_var;
         const Var& r = l.register_var;
         l.element_of = {
             floordiv(r, make_int(tile.TN)) * make_int(tile.tm) + floordiv(t, make_int(tile.tn)),
-            floormod(r, make_int(tile.TN)) * make_int(tile.tn) + floormod(t, make_int(tile.tn))};
+            floormod(t, make_int(tile.tn)) * make_int(tile.TN) + floormod(r, make_int(tile.TN))};
       });
 }
 
@@ -71,7 +71,7 @@ Stmt register_blocked(const GemmNode& op, const transform::GemmOperands& g, Simt
     step.push_back(store(a, {make_int(ri)}, cast(t, op.transpose_a ? g.a.at(k, m) : g.a.at(m, k))));
   }
   for (int64_t rj = 0; rj < tile.TN; ++rj) {
-    Expr n = make_int(rj * tile.tn) + tx;
+    Expr n = tx * make_int(tile.TN) + make_int(rj);
     step.push_back(store(b, {make_int(rj)}, cast(t, op.transpose_b ? g.b.at(n, k) : g.b.at(k, n))));
   }
   for (int64_t ri = 0; ri < tile.TM; ++ri) {

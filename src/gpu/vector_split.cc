@@ -22,7 +22,9 @@ struct Access {
 // What the body of a nest does, as far as vectorizing its innermost loop is concerned.
 class BodyScan {
  public:
-  explicit BodyScan(const VarNode* j) : j_(j) {}
+  // `reg`: the register variable of a layout split (nullptr: none), at which the
+  // fragments split with the nest are accessed (their registers, consecutive per lane).
+  explicit BodyScan(const VarNode* j, const VarNode* reg = nullptr) : j_(j), reg_(reg) {}
 
   bool ok = true;
   std::vector<Access> contiguous;  // accesses that differ between lanes
@@ -125,6 +127,8 @@ class BodyScan {
   }
 
   bool access(const Buffer& b, const std::vector<Expr>& raw, bool store) {
+    if (reg_ && b->scope == StorageScope::kLocal && raw.size() == 1 && raw[0].get() == reg_)
+      return true;  // a split fragment's register: the lane's own
     if (b->scope != StorageScope::kGlobal && b->scope != StorageScope::kShared) {
       // Per-thread variables (T.alloc_var) may be read when every lane reads the same.
       if (store || b->scope != StorageScope::kVar) return false;
@@ -155,6 +159,7 @@ class BodyScan {
   }
 
   const VarNode* j_;
+  const VarNode* reg_;
   VarMap lets_;
 };
 
@@ -187,6 +192,88 @@ Expr flat_index(const Access& a) {
   return flat;
 }
 
+// Whether every access's first element at j = q * lanes (any q) is proven a multiple of
+// `lanes` elements.
+bool proven_aligned(const Access& a, const Var& j, int64_t lanes) {
+  Var q = make_var("q", j.dtype());
+  Expr at = substitute(flat_index(a), VarMap{{j.get(), q * make_int(lanes, j.dtype())}});
+  return divisible_by(at, lanes) || divisible_by(transform::simplify(at), lanes);
+}
+
+// The widest lane count from `widest` down (halving, dividing `run`) whose alignment is
+// proven for every access; else `widest`, to be checked at run time (*runtime true).
+int64_t choose_lanes(const BodyScan& scan, const Var& j, int64_t widest, int64_t run,
+                     bool* runtime) {
+  for (int64_t v = widest; v >= 2; v /= 2) {
+    if (run % v != 0) continue;
+    bool proven = true;
+    for (const auto& a : scan.contiguous) proven = proven && proven_aligned(a, j, v);
+    if (proven) {
+      *runtime = false;
+      return v;
+    }
+  }
+  *runtime = true;
+  return widest;
+}
+
+// One vector step at lane 0's innermost index j0: the vector lane loop where every mask
+// holds at its tightest lane and every access is aligned, else the scalar body lane by
+// lane. `at_lane` maps j (and a layout split's register) to their values at lane `lane`.
+Stmt vector_step(const Stmt& body, const BodyScan& scan, const Var& j, const Var& j0,
+                 const Var& lane, const VarMap& at_lane, int64_t chosen, bool runtime_alignment,
+                 const Span& span) {
+  Stmt vector_body = substitute(DropMasks(scan.mask_ifs, scan.mask_selects).mutate(body), at_lane);
+  Stmt scalar_body = substitute(body, at_lane);
+  Stmt vector_loop = for_loop(lane, make_zero(j.dtype()), make_int(chosen, j.dtype()), vector_body,
+                              ForKind::kVectorized, 1, span);
+  Stmt scalar_loop = for_loop(lane, make_zero(j.dtype()), make_int(chosen, j.dtype()), scalar_body,
+                              ForKind::kSerial, 1, span);
+  Expr ok = make_bool(true);
+  Expr last = j0 + make_int(chosen - 1, j.dtype());
+  for (const auto& m : scan.masks)
+    ok = logical_and(ok, substitute(m.cond, VarMap{{j.get(), m.at_last_lane ? last : Expr(j0)}}));
+  if (runtime_alignment) {
+    for (const auto& a : scan.contiguous) {
+      if (proven_aligned(a, j, chosen)) continue;
+      Expr first = substitute(flat_index(a), VarMap{{j.get(), Expr(j0)}});
+      ok = logical_and(ok, eq(floormod(first, make_int(chosen, DataType::Int64())),
+                              make_zero(DataType::Int64())));
+    }
+  }
+  ok = transform::simplify(ok);
+  return is_const_int(ok, 1) ? vector_loop : if_then_else(ok, vector_loop, scalar_loop, span);
+}
+
+// The longest run (a power of two dividing the registers, at most `limit`) such that
+// every thread's registers q * run .. q * run + run - 1 hold consecutive elements along
+// fragment dimension `dim`, starting at a multiple of the run, all present or all
+// absent; 1 when there is none. Checked on the layout's constants.
+int64_t register_run(const FragmentLayout& layout, size_t dim, int64_t limit) {
+  if (layout.replicated || layout.num_threads * layout.registers > (int64_t(1) << 16)) return 1;
+  for (int64_t run = limit; run >= 2; run /= 2) {
+    if (layout.registers % run != 0) continue;
+    bool ok = true;
+    for (int64_t t = 0; t < layout.num_threads && ok; ++t) {
+      for (int64_t q = 0; q < layout.registers && ok; q += run) {
+        auto first = layout.element_at(t, q);
+        ok = !first || (*first)[dim] % run == 0;
+        for (int64_t l = 1; l < run && ok; ++l) {
+          auto e = layout.element_at(t, q + l);
+          if (!first || !e) {
+            ok = bool(first) == bool(e);
+            continue;
+          }
+          for (size_t d = 0; d < e->size() && ok; ++d)
+            ok = (*e)[d] == (*first)[d] + (d == dim ? l : 0);
+        }
+      }
+    }
+    if (ok) return run;
+  }
+  return 1;
+}
+
 }  // namespace
 
 std::optional<Stmt> split_nest_vectorized(const ParallelNest& nest, const Stmt& body,
@@ -213,19 +300,8 @@ std::optional<Stmt> split_nest_vectorized(const ParallelNest& nest, const Stmt& 
     lanes /= 2;
   if (lanes < 2) return std::nullopt;
   // Prefer the widest vector whose alignment is proven; else the widest, checked at run time.
-  int64_t chosen = 0;
-  Var q_proof = make_var("q", j.dtype());
-  for (int64_t v = lanes; v >= 2 && !chosen; v /= 2) {
-    if (*inner % v != 0) continue;
-    bool proven = true;
-    for (const auto& a : scan.contiguous) {
-      Expr at = substitute(flat_index(a), VarMap{{j.get(), q_proof * make_int(v, j.dtype())}});
-      proven = proven && (divisible_by(at, v) || divisible_by(transform::simplify(at), v));
-    }
-    if (proven) chosen = v;
-  }
-  bool runtime_alignment = chosen == 0;
-  if (!chosen) chosen = lanes;
+  bool runtime_alignment = false;
+  int64_t chosen = choose_lanes(scan, j, lanes, *inner, &runtime_alignment);
 
   DataType t = DataType::Int32();
   int64_t per_row = *inner / chosen;
@@ -235,31 +311,8 @@ std::optional<Stmt> split_nest_vectorized(const ParallelNest& nest, const Stmt& 
 
   Var reg = make_var("r", t), flat = make_var("f", t), lane = make_var("l", j.dtype());
   Var j0 = make_var(j.name() + "0", j.dtype());
-  VarMap at_lane{{j.get(), j0 + lane}};
-  Stmt vector_body = substitute(DropMasks(scan.mask_ifs, scan.mask_selects).mutate(body), at_lane);
-  Stmt scalar_body = substitute(body, at_lane);
-  Stmt vector_loop = for_loop(lane, make_zero(j.dtype()), make_int(chosen, j.dtype()), vector_body,
-                              ForKind::kVectorized, 1, span);
-  Stmt scalar_loop = for_loop(lane, make_zero(j.dtype()), make_int(chosen, j.dtype()), scalar_body,
-                              ForKind::kSerial, 1, span);
-
-  // The vector path: every mask holds at the first and the last lane, every access aligned.
-  Expr ok = make_bool(true);
-  Expr last = j0 + make_int(chosen - 1, j.dtype());
-  for (const auto& m : scan.masks)
-    ok = logical_and(ok, substitute(m.cond, VarMap{{j.get(), m.at_last_lane ? last : Expr(j0)}}));
-  if (runtime_alignment) {
-    for (const auto& a : scan.contiguous) {
-      Expr proof =
-          substitute(flat_index(a), VarMap{{j.get(), q_proof * make_int(chosen, j.dtype())}});
-      if (divisible_by(proof, chosen) || divisible_by(transform::simplify(proof), chosen)) continue;
-      Expr first = substitute(flat_index(a), VarMap{{j.get(), Expr(j0)}});
-      ok = logical_and(ok, eq(floormod(first, make_int(chosen, DataType::Int64())),
-                              make_zero(DataType::Int64())));
-    }
-  }
-  ok = transform::simplify(ok);
-  Stmt step = is_const_int(ok, 1) ? vector_loop : if_then_else(ok, vector_loop, scalar_loop, span);
+  Stmt step = vector_step(body, scan, j, j0, lane, VarMap{{j.get(), j0 + lane}}, chosen,
+                          runtime_alignment, span);
 
   // Coordinates of vector f: the outer variables as in the scalar split, j0 = lane 0's j.
   Expr q = nest.vars.size() == 1 ? Expr(flat) : floormod(flat, make_int(per_row));
@@ -277,6 +330,47 @@ std::optional<Stmt> split_nest_vectorized(const ParallelNest& nest, const Stmt& 
   step = let(flat, reg * make_int(threads) + tid, step);
   Expr steps = transform::simplify(ceildiv(total, make_int(threads)));
   return for_loop(reg, make_zero(t), steps, step, ForKind::kSerial, 1, span);
+}
+
+std::optional<Stmt> layout_split_vectorized(const ParallelNest& nest, const Stmt& body,
+                                            const FragmentLayout& layout,
+                                            const std::vector<int>& dims, const Var& tid,
+                                            const Var& reg, int64_t vector_bytes,
+                                            const Span& span) {
+  if (vector_bytes < 2 || nest.vars.empty() || dims.back() < 0) return std::nullopt;
+  const Var& j = nest.vars.back();
+  size_t dim = size_t(dims.back());
+  if (dim + 1 != layout.shape.size() || !j.dtype().is_integer()) return std::nullopt;
+  BodyScan scan(j.get(), reg.get());
+  scan.scan(body);
+  if (!scan.ok || scan.contiguous.empty()) return std::nullopt;
+  int64_t widest = vector_bytes / scan.max_bytes;
+  int64_t run = widest >= 2 ? register_run(layout, dim, widest) : 1;
+  if (run < 2) return std::nullopt;
+  bool runtime_alignment = false;
+  int64_t chosen = choose_lanes(scan, j, run, run, &runtime_alignment);
+
+  // for q in [0, registers / lanes): rq = q * lanes; (i, ..., j0) = element_of(tid, rq);
+  // if holds: the vector step over registers rq .. rq + lanes - 1 (elements j0 + lane).
+  DataType t = DataType::Int32();
+  Var q = make_var("q", t), rq = make_var("rq", t), lane = make_var("l", j.dtype());
+  Var j0 = make_var(j.name() + "0", j.dtype());
+  VarMap at_lane{{j.get(), j0 + lane}, {reg.get(), rq + cast(t, lane)}};
+  Stmt step = vector_step(body, scan, j, j0, lane, at_lane, chosen, runtime_alignment, span);
+  VarMap inverse{{layout.thread_var.get(), tid}, {layout.register_var.get(), rq}};
+  Expr holds = transform::simplify(substitute(layout.holds, inverse));
+  if (!is_const_int(holds, 1)) step = if_then_else(holds, step, {}, span);
+  step = let(j0, cast(j.dtype(), transform::simplify(substitute(layout.element_of[dim], inverse))),
+             step);
+  for (size_t k = nest.vars.size() - 1; k-- > 0;) {
+    Expr value = dims[k] < 0
+                     ? make_zero(nest.vars[k].dtype())
+                     : transform::simplify(substitute(layout.element_of[size_t(dims[k])], inverse));
+    step = let(nest.vars[k], cast(nest.vars[k].dtype(), value), step);
+  }
+  step = let(rq, q * make_int(chosen), step);
+  return for_loop(q, make_int(0), make_int(layout.registers / chosen), step, ForKind::kSerial, 1,
+                  span);
 }
 
 }  // namespace tilec::gpu

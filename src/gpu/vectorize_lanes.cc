@@ -34,6 +34,8 @@ class LaneRewriter : public StmtMutator {
  protected:
   Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
     Expr value = mutate(op->value);
+    if (own_register(op->buffer, op->indices))
+      return store(op->buffer, op->indices, value, op->span);
     Buffer reg = staged(op->buffer, op->indices, true);
     if (!reg) {
       ok = false;
@@ -47,6 +49,7 @@ class LaneRewriter : public StmtMutator {
       return self;
     }
     if (op->indices.size() == 1 && !mentions(inlined(op->indices[0]), lane_.get())) return self;
+    if (own_register(op->buffer, op->indices)) return self;
     Buffer reg = staged(op->buffer, op->indices, false);
     if (!reg) {
       ok = false;
@@ -73,6 +76,15 @@ class LaneRewriter : public StmtMutator {
     return self;
   }
   Expr inlined(const Expr& e) { return substitute(e, lets_); }
+
+  // A fragment's register that each lane addresses as its own (a layout split gives a
+  // thread consecutive registers for consecutive elements): the unrolled lanes move it
+  // as it is, beside the vector of the memory side.
+  bool own_register(const Buffer& b, const std::vector<Expr>& indices) {
+    if (b->scope != StorageScope::kLocal || indices.size() != 1) return false;
+    auto c = affine_coefficient(inlined(indices[0]), lane_.get());
+    return c && is_const_int(*c, 1);
+  }
 
   Buffer staged(const Buffer& b, const std::vector<Expr>& indices, bool write) {
     if (!vector_memory(b) || indices.size() != 1 || !b->dtype.is_scalar()) return nullptr;

@@ -55,8 +55,7 @@ def mm(A: T.Tensor((64, 32), "float32"), B: T.Tensor((32, 64), "float32"), C: T.
   // Register-blocked: 256 threads as 16 x 16, each holding a 4 x 4 micro-tile.
   std::string c = testing::layout_of(mod, "C_l");
   EXPECT_NE(c.find("micro-tile 4x4 over 256 threads"), std::string::npos) << c;
-  EXPECT_NE(c.find("thread i % 16 * 16 + j % 16, register i // 16 * 4 + j // 16"),
-            std::string::npos)
+  EXPECT_NE(c.find("thread i % 16 * 16 + j // 4, register i // 16 * 4 + j % 4"), std::string::npos)
       << c;
   EXPECT_NE(c.find("16 registers per thread"), std::string::npos) << c;
   EXPECT_NE(c.find("accumulator of T.gemm at line 12"), std::string::npos) << c;

@@ -32,7 +32,7 @@ TEST(LayoutAlgebra, FactoriesAreBijectionsOntoTheirRegisters) {
   }
 }
 
-TEST(LayoutAlgebra, MicroTileSplitPrefersFewLoadsAndNeighbouringColumns) {
+TEST(LayoutAlgebra, MicroTileSplitPrefersFewLoadsAndVectorsOfColumns) {
   auto tile = gpu::choose_micro_tile(64, 64, 128);
   ASSERT_TRUE(tile);
   EXPECT_EQ(tile->tm, 8);
@@ -40,13 +40,15 @@ TEST(LayoutAlgebra, MicroTileSplitPrefersFewLoadsAndNeighbouringColumns) {
   EXPECT_EQ(tile->TM, 8);
   EXPECT_EQ(tile->TN, 4);
   gpu::FragmentLayout l = gpu::micro_tile_layout(64, 64, *tile);
-  // Neighbouring threads hold neighbouring columns; a thread's registers step by 16.
+  // A thread holds 4 consecutive columns (one vector), neighbouring threads the next 4.
   EXPECT_EQ(l.thread_at({0, 0}), 0);
-  EXPECT_EQ(l.thread_at({0, 1}), 1);
+  EXPECT_EQ(l.thread_at({0, 3}), 0);
+  EXPECT_EQ(l.thread_at({0, 4}), 1);
   EXPECT_EQ(l.thread_at({1, 0}), 16);
-  EXPECT_EQ(l.register_at({0, 16}), 1);
+  EXPECT_EQ(l.register_at({0, 1}), 1);
+  EXPECT_EQ(l.register_at({0, 4}), 0);
   EXPECT_EQ(l.register_at({8, 0}), 4);
-  EXPECT_EQ(l.element_at(17, 5), (std::vector<int64_t>{8 + 1, 16 + 1}));
+  EXPECT_EQ(l.element_at(17, 5), (std::vector<int64_t>{8 + 1, 4 + 1}));
   // No split: the thread count has no factorisation dividing the tile, or too few elements.
   EXPECT_FALSE(gpu::choose_micro_tile(16, 32, 96));
   EXPECT_FALSE(gpu::choose_micro_tile(8, 8, 128));

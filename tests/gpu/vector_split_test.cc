@@ -201,7 +201,7 @@ def k(A: T.Tensor((64, 64), "float16"), B: T.Tensor((64,), "float32"), C: T.Tens
 }
 
 TEST(VectorSplit, FragmentsGathersAndDisabledTargetsStayScalar) {
-  // Fragments are laid out element by element over threads.
+  // Cyclic fragments are laid out element by element over threads.
   IRModule frag = lower_vectorized(R"PY(
 import tilelang.language as T
 
@@ -234,6 +234,65 @@ def k(A: T.Tensor((64, 64), "float32"), C: T.Tensor((64, 64), "float32")):
       lower_vectorized(copy_kernel("float32", "(64, 128)", "(16, 32)", "A[by * 16, bx * 32]"),
                        "opencl -vector_bytes=8");
   EXPECT_EQ(vector_moves(eight)[2], 2) << print(eight);
+}
+
+// Vector moves whose destination is `buffer`.
+int vector_stores_to(const IRModule& mod, const std::string& buffer) {
+  int n = 0;
+  post_order_visit(mod.functions().front()->body, [&](const Stmt* s, const Expr*) {
+    auto* st = s ? s->as<StoreNode>() : nullptr;
+    auto* v = st ? st->value.as<LoadNode>() : nullptr;
+    if (v && !v->dtype.is_scalar() && st->buffer->name == buffer) ++n;
+  });
+  return n;
+}
+
+TEST(VectorSplit, MicroTileFragmentsMoveVectorsOfTheirRuns) {
+  // The accumulator's micro-tile (8 x 4 over 128 threads) gives each thread 4 consecutive
+  // columns per row: the copies out of it and its elementwise epilogue (a global bias
+  // read) move 4-lane vectors, register by register, with the scalar tail at C's edges
+  // (100 x 90: the last tiles are partial, 90 leaves a run straddling the edge).
+  IRModule mod = lower_vectorized(R"PY(
+import tilelang.language as T
+
+@T.prim_func
+def mm(A: T.Tensor((100, 32), "float32"), B: T.Tensor((32, 90), "float32"),
+       Bias: T.Tensor((90,), "float32"), C: T.Tensor((100, 90), "float32")):
+    with T.Kernel(2, 2, threads=128) as (bx, by):
+        A_s = T.alloc_shared((64, 32), "float32")
+        B_s = T.alloc_shared((32, 64), "float32")
+        C_l = T.alloc_fragment((64, 64), "float32")
+        T.copy(A[by * 64, 0], A_s)
+        T.copy(B[0, bx * 64], B_s)
+        T.gemm(A_s, B_s, C_l, clear_accum=True)
+        for i, j in T.Parallel(64, 64):
+            C_l[i, j] = C_l[i, j] + Bias[bx * 64 + j]
+        T.copy(C_l, C[by * 64, bx * 64])
+)PY");
+  std::string text = print(mod);
+  EXPECT_EQ(vector_stores_to(mod, "C"), 1) << text;
+  EXPECT_EQ(vector_stores_to(mod, "Bias_v"), 1) << text;  // the bias, staged for the lanes
+  // The registers of a run: rq .. rq + 3, one vector step per run.
+  EXPECT_NE(text.find("rq = q * 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("else"), std::string::npos) << "the scalar tail\n" << text;
+  // vector_bytes=0: no vectors.
+  IRModule off = lower_vectorized(R"PY(
+import tilelang.language as T
+
+@T.prim_func
+def mm(A: T.Tensor((64, 32), "float32"), B: T.Tensor((32, 64), "float32"),
+       C: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        A_s = T.alloc_shared((64, 32), "float32")
+        B_s = T.alloc_shared((32, 64), "float32")
+        C_l = T.alloc_fragment((64, 64), "float32")
+        T.copy(A, A_s)
+        T.copy(B, B_s)
+        T.gemm(A_s, B_s, C_l, clear_accum=True)
+        T.copy(C_l, C)
+)PY",
+                                  "opencl -vector_bytes=0");
+  EXPECT_TRUE(vector_moves(off).empty()) << print(off);
 }
 
 }  // namespace

@@ -100,5 +100,39 @@ def k(A: T.Tensor((M, N), "float16"), Bias: T.Tensor((N,), "float32"), C: T.Tens
   EXPECT_NE(source.find("vload4("), std::string::npos) << source;
 }
 
+TEST_F(VectorizedOpenCL, MicroTileAccumulatorsMoveVectorsAndMatchAtOddEdges) {
+  // C = A @ B + Bias over 64 x 64 tiles on 128 threads (micro-tiles of 8 x 4: runs of 4
+  // float32) at M = 77, N = 45: partial tiles in both dimensions, rows of 45 elements
+  // (unaligned, checked at run time) and runs straddling column 45, in float32 and with
+  // float16 inputs and output.
+  for (const char* out : {"float32", "float16"}) {
+    SCOPED_TRACE(out);
+    std::string source = expect_matches(fmt::format(R"PY(
+import tilelang.language as T
+
+M = T.symbolic("M")
+N = T.symbolic("N")
+
+@T.prim_func
+def mm(A: T.Tensor((M, 32), "{0}"), B: T.Tensor((32, N), "{0}"), Bias: T.Tensor((128,), "float32"),
+       C: T.Tensor((M, N), "{0}")):
+    with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128) as (bx, by):
+        A_s = T.alloc_shared((64, 32), "{0}")
+        B_s = T.alloc_shared((32, 64), "{0}")
+        C_l = T.alloc_fragment((64, 64), "float32")
+        T.copy(A[by * 64, 0], A_s)
+        T.copy(B[0, bx * 64], B_s)
+        T.gemm(A_s, B_s, C_l, clear_accum=True)
+        for i, j in T.Parallel(64, 64):
+            C_l[i, j] = C_l[i, j] + Bias[bx * 64 + j]
+        T.copy(C_l, C[by * 64, bx * 64])
+)PY",
+                                                    out));
+    if (source.empty()) return;
+    // The store of C from the accumulator's registers is one vector per run.
+    EXPECT_NE(source.find("vstore4("), std::string::npos) << source;
+  }
+}
+
 }  // namespace
 }  // namespace tilec

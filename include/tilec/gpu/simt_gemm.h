@@ -2,8 +2,10 @@
 // backend registers a faster one (CUDA's tensor cores). Register-blocked: the block's
 // threads form a tm x tn grid over the accumulator fragment, and each thread computes a
 // TM x TN micro-tile of it (TM = M / tm, TN = N / tn), its rows strided by tm and its
-// columns by tn, so neighbouring threads read neighbouring columns of B and write
-// neighbouring elements of C. Per k it loads its TM values of A and TN values of B from
+// columns TN consecutive ones (thread column tx holds columns tx * TN .. tx * TN + TN - 1),
+// so a thread's registers along a row are consecutive elements: copies of C and
+// elementwise code over it move TN-element vectors (gpu/vector_split.h), neighbouring
+// threads neighbouring vectors. Per k it loads its TM values of A and TN values of B from
 // shared memory into registers and updates its TM x TN accumulators: (TM + TN) loads for
 // TM * TN multiply-adds, k ascending as the interpreter sums. The accumulator fragment
 // gets the matching layout (micro_tile_layout), which every other use of that fragment
@@ -30,7 +32,7 @@ struct MicroTile {
 // no split exists.
 std::optional<MicroTile> choose_micro_tile(int64_t M, int64_t N, int64_t num_threads);
 
-// Element (i, j) in thread (i % tm) * tn + j % tn, register (i / tm) * TN + j / tn.
+// Element (i, j) in thread (i % tm) * tn + j / TN, register (i / tm) * TN + j % TN.
 FragmentLayout micro_tile_layout(int64_t M, int64_t N, const MicroTile& tile);
 
 transform::TileOpImpl simt_gemm_impl(int priority);

@@ -1,5 +1,6 @@
 // Vectorized thread splits of T.Parallel nests (and of the copy/fill nests the tile ops
-// lower to): each thread takes `lanes` consecutive elements of the innermost loop per
+// lower to, fragments' included where their layout allows, see layout_split_vectorized):
+// each thread takes `lanes` consecutive elements of the innermost loop per
 // step and consecutive threads take consecutive vectors, so a warp's accesses are
 // coalesced and each thread's are one wide load/store (gpu.vectorize_lanes turns the
 // lane loop into vector moves after flattening).
@@ -17,6 +18,7 @@
 // original scalar body lane by lane (a scalar tail), so results are unchanged.
 #pragma once
 
+#include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/parallel_nest.h"
 
 #include <optional>
@@ -29,5 +31,19 @@ namespace tilec::gpu {
 std::optional<ir::Stmt> split_nest_vectorized(const ParallelNest& nest, const ir::Stmt& body,
                                               const ir::Var& tid, int64_t threads,
                                               int64_t vector_bytes, const ir::Span& span);
+
+// The split of `nest` by a fragment's `layout` (the distributor's layout-led split: thread
+// tid runs its registers, `body` addresses the split fragments' registers at `reg`;
+// `dims`, per nest variable, the fragment dimension it indexes or -1), vectorized where
+// the layout gives each thread runs of consecutive registers holding consecutive
+// elements of the fragment's last dimension, which the innermost variable indexes (the
+// micro-tile accumulator, simt_gemm.h): the memory side of each run moves as one vector,
+// the registers lane by lane, with the masks and alignment rules above. nullopt when
+// the layout has no such runs or the nest does not qualify.
+std::optional<ir::Stmt> layout_split_vectorized(const ParallelNest& nest, const ir::Stmt& body,
+                                                const FragmentLayout& layout,
+                                                const std::vector<int>& dims, const ir::Var& tid,
+                                                const ir::Var& reg, int64_t vector_bytes,
+                                                const ir::Span& span);
 
 }  // namespace tilec::gpu
