@@ -23,6 +23,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/Instrumentation/AddressSanitizer.h>
+#include <llvm/Transforms/Scalar/ScalarizeMaskedMemIntrin.h>
 
 #include <mutex>
 
@@ -123,6 +124,34 @@ bool instrument_for_asan() {
   return detail::process_has_address_sanitizer();
 }
 
+// AddressSanitizer instrumentation, after the O3 pipeline so checks guard the accesses
+// that remain. LLVM 16's pass does not check llvm.masked.scatter/gather (measured: a
+// data-indexed store Y[I[i]] = X[i], emitted or vectorized as a scatter, went unchecked),
+// so they are first expanded into per-lane accesses: ScalarizeMaskedMemIntrinPass does
+// that for whatever the target cannot do natively, and these analysis managers carry
+// the target-independent TargetTransformInfo, to which no scatter/gather is native.
+// Globals are registered by a module constructor calling __asan_register_globals (not
+// the ELF-section form, whose __start_/__stop_ symbols only a static linker defines)
+// and without ODR indicators, so the same object links in the JIT and into a shared
+// library alike.
+void instrument(llvm::Module& module) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder;
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  llvm::ModulePassManager passes;
+  passes.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::ScalarizeMaskedMemIntrinPass()));
+  passes.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions{}, /*UseGlobalGC=*/false,
+                                            /*UseOdrIndicator=*/false));
+  passes.run(module, modules);
+}
+
 void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -136,20 +165,8 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
   llvm::ModulePassManager pipeline =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  if (instrument_for_asan()) {
-    // After the whole O3 pipeline, so checks guard the accesses that remain. Not at
-    // the OptimizerLast extension point, where clang puts it: there LLVM 16's pass
-    // leaves llvm.masked.scatter/gather unchecked (measured with opt-16: a loop the
-    // vectorizer turned into a scatter, Y[I[i]] = X[i], got no store check), while as a
-    // pass of its own after the pipeline it checks every lane. Globals are registered
-    // by a module constructor calling __asan_register_globals (not the ELF-section
-    // form, whose __start_/__stop_ symbols only a static linker defines) and without
-    // ODR indicators, so the same object links in the JIT and into a shared library.
-    pipeline.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions{},
-                                                /*UseGlobalGC=*/false,
-                                                /*UseOdrIndicator=*/false));
-  }
   pipeline.run(module, modules);
+  if (instrument_for_asan()) instrument(module);
 }
 
 }  // namespace
