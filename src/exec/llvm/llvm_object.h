@@ -6,9 +6,9 @@
 // mattr is given, the host's own feature list is used, so AVX-512 is not lost on a CPU
 // that LLVM 16 names `generic`. Modules are optimized at O3 before emission; in a
 // process that carries AddressSanitizer's runtime (scripts/test_asan.sh) they are also
-// instrumented by LLVM's AddressSanitizerPass, run after the O3 pipeline so that
-// masked scatters and gathers are checked too, and the machine identity (hence the
-// kernel cache key) says so. UndefinedBehaviorSanitizer's checks are inserted by the C
+// instrumented by LLVM's AddressSanitizerPass after the O3 pipeline, masked scatters
+// and gathers first expanded into per-lane accesses so they are checked too, and the
+// machine identity (hence the kernel cache key) says so. UndefinedBehaviorSanitizer's checks are inserted by the C
 // front end, not by an IR pass, so LLVM-built kernels do not get them.
 #pragma once
 
