@@ -210,14 +210,16 @@ TEST(CuteGemm, TheAccumulatorTakesTheTiledMmaPartitionAndItsLoopsFollowIt) {
                      "&B_s[k % 2 * 32 * 64], &C_l[0], tilec_cute::flat_thread())"),
             std::string::npos)
       << src;
-  // T.clear, the element-wise update and the copy out each run over the thread's 32
-  // registers of the partition.
+  // T.clear and the element-wise update run over the thread's 32 registers of the
+  // partition; the copy out moves its 16 runs of 2 consecutive columns as 8-byte vectors.
   size_t loops = 0;
   for (const char* r : {"r", "r_1", "r_2", "r_3", "r_4", "r_5", "r_6", "r_7"}) {
     if (src.find(fmt::format("for (int32_t {0} = 0; {0} < 32; ++{0})", r)) != std::string::npos)
       ++loops;
   }
-  EXPECT_EQ(loops, 3u) << src;
+  EXPECT_EQ(loops, 2u) << src;
+  EXPECT_NE(src.find("for (int32_t q = 0; q < 16; ++q)"), std::string::npos) << src;
+  EXPECT_NE(src.find("*(uint2*)(C + "), std::string::npos) << src;
   // The barriers around the gemm: before it (the copies into A_s/B_s) and before the next
   // iteration's copies (the gemm read them).
   EXPECT_NE(src.find("__syncthreads();"), std::string::npos);
