@@ -1158,8 +1158,29 @@ class Lowering {
         tensors.insert(st->target->name);
     scopes_.emplace_back();
     out_of_scope_.clear();
-    bind_parameters(s, {}, {}, /*from_defines=*/true, tensors);
+    // `alpha: T.float32` / `layer: T.int32` in the signature: a runtime scalar argument of
+    // the kernel (TileLang passes it at each call), unless -D fixes its value.
     std::map<std::string, Param> inputs;
+    AttrMap attrs;  // the scalar parameters' defaults
+    for (const auto& p : s.params) {
+      std::optional<DataType> t = scalar_annotation(p);
+      if (!t || tensors.count(p.name)) continue;
+      tensors.insert(p.name);
+      if (auto define = options_.defines.find(p.name); define != options_.defines.end()) {
+        Expr zero = t->is_float()  ? make_float(0, *t)
+                    : t->is_bool() ? make_bool(false)
+                                   : make_int(0, *t);
+        scopes_.back()[p.name] = define_value(p.name, define->second, {Binding::kConst, zero});
+        used_defines_.insert(p.name);
+        continue;
+      }
+      Param param = parameter(p);
+      if (p.default_value)
+        attrs[param_default_attr(p.name)] = scalar_default(*p.default_value, param.var);
+      inputs.emplace(p.name, param);
+      scopes_.back()[p.name] = Binding{Binding::kVar, param.var, "", {}};
+    }
+    bind_parameters(s, {}, {}, /*from_defines=*/true, tensors);
     std::vector<Param> outputs;
     BlockAccumulator acc;
     for (const auto& st : s.body) {
@@ -1214,7 +1235,15 @@ class Lowering {
     Stmt body = acc.finish(s.span);
     scopes_.pop_back();
     require_kernel(body, s, name);
-    return make_prim_func(name, std::move(params), std::move(body), {}, s.span);
+    return make_prim_func(name, std::move(params), std::move(body), std::move(attrs), s.span);
+  }
+
+  // The dtype of a `name: T.int32`-style annotation (a TIR scalar type), else none.
+  std::optional<DataType> scalar_annotation(const AstParam& p) const {
+    if (!p.annotation || p.annotation->kind != AstKind::kAttribute) return std::nullopt;
+    std::string fn = language_function(*p.annotation);
+    if (fn.empty()) return std::nullopt;
+    return DataType::parse(fn);
   }
 
   Param parameter(const AstParam& p) { return parameter(p.name, *p.annotation, p.span); }
@@ -1366,8 +1395,12 @@ class Lowering {
       if (auto* i = v.as<IntImmNode>(); i && i->value <= 0)
         fail(d->span, "shape dimensions must be positive, got " + std::to_string(i->value));
       if (parameter && !v.as<IntImmNode>() && !v.as<VarNode>())
-        fail(d->span, "tensor shape dimensions must be constants or symbolic names",
-             "declare a symbolic dimension at module level: M = T.symbolic(\"M\")");
+        fail(d->span,
+             "tensor shape dimensions must be constants or symbolic names, not an expression "
+             "of symbolic names",
+             "give the dimension its own name: ND = T.symbolic(\"ND\") at module level, or "
+             "ND = T.const(\"ND\") / T.dynamic(\"ND\") in a @tilelang.jit function; or fix the "
+             "names it uses with -D NAME=VALUE");
       shape.push_back(v);
     }
     return shape;

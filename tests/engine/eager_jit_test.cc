@@ -1,0 +1,270 @@
+// The eager @tilelang.jit style (issue 11) as TileLang users write it: the decorated
+// function takes its tensors as arguments with shapes from T.const / T.dynamic, may take
+// runtime scalars (`n: T.int32`) and compile-time options (`block: int = 8`), and
+// allocates its outputs with T.empty. Each kernel runs twice on every CPU backend pair
+// against the interpreter: specialised (-D gives every T.const) and symbolic (the
+// dimensions stay variables, their values given at the call).
+#include "cpu_backends.h"
+#include "test_support.h"
+
+#include "tilec/frontend/parser.h"
+#include "tilec/ir/check.h"
+#include "tilec/ir/param_default.h"
+#include "tilec/ir/printer.h"
+#include "tilec/ir/source_error.h"
+#include "tilec/ir/structural.h"
+
+namespace tilec {
+namespace {
+
+struct EagerCase {
+  std::string name;
+  std::string source;                          // after the imports
+  std::map<std::string, std::string> defines;  // the specialised run
+  std::map<std::string, int64_t> values;       // the symbolic run (and runtime scalars)
+  size_t params;                               // kernel parameters when symbolic
+};
+
+void PrintTo(const EagerCase& c, std::ostream* out) {
+  *out << c.name;
+}
+
+const char* kImports = "import tilelang\nimport tilelang.language as T\n\n";
+
+std::vector<EagerCase> cases() {
+  return {
+      {"GemmSubscriptTensors",
+       R"(
+@tilelang.jit
+def gemm(A, B, block_M: int = 8, block_N: int = 8, block_K: int = 4,
+         in_dtype: T.dtype = T.float32, accum_dtype: T.dtype = T.float32, threads=32):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor[[M, K], in_dtype]
+    B: T.Tensor[[K, N], in_dtype]
+    C = T.empty((M, N), accum_dtype)
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+        A_shared = T.alloc_shared((block_M, block_K), in_dtype)
+        B_shared = T.alloc_shared((block_K, block_N), in_dtype)
+        C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+        T.clear(C_local)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+            T.copy(A[by * block_M, k * block_K], A_shared)
+            T.copy(B[k * block_K, bx * block_N], B_shared)
+            T.gemm(A_shared, B_shared, C_local)
+        T.copy(C_local, C[by * block_M, bx * block_N])
+    return C
+)",
+       {{"M", "16"}, {"N", "16"}, {"K", "8"}},
+       {{"M", 16}, {"N", 16}, {"K", 8}},
+       3},
+      {"DynamicTokensConstHidden",
+       R"(
+@tilelang.jit(out_idx=[-1])
+def scale_rows(X, W, scale: float = 2.0, block: int = 4, dtype: T.dtype = T.float32):
+    num_tokens = T.dynamic('num_tokens')
+    hidden = T.const('hidden')
+    X: T.Tensor[(num_tokens, hidden), dtype]
+    W: T.Tensor[hidden, dtype]
+    Y = T.empty((num_tokens, hidden), dtype)
+    with T.Kernel(T.ceildiv(num_tokens, block), threads=32) as pid:
+        for i, j in T.Parallel(block, hidden):
+            row = pid * block + i
+            if row < num_tokens:
+                Y[row, j] = X[row, j] * W[j] * scale
+    return Y
+)",
+       {{"hidden", "12"}, {"num_tokens", "10"}},
+       {{"hidden", 12}, {"num_tokens", 10}},
+       3},
+      {"OutputArgumentNoReturn",
+       R"(
+@tilelang.jit()
+def rowmax(A, Out):
+    N = T.const("N")
+    B = T.dynamic("B")
+    A: T.Tensor[[B, N], T.float32]
+    Out: T.Tensor[[B], T.float32]
+    with T.Kernel(B) as b:
+        tmp = T.alloc_fragment((N,), T.float32)
+        tmp_max = T.alloc_fragment(1, T.float32)
+        T.copy(A[b, :], tmp)
+        T.reduce_max(tmp, tmp_max, dim=0)
+        Out[b] = tmp_max[0]
+)",
+       {{"N", "12"}, {"B", "5"}},
+       {{"N", 12}, {"B", 5}},
+       2},
+      {"RuntimeScalarArguments",
+       R"(
+@tilelang.jit
+def axpy(X, Y, n_valid: T.int32, alpha: T.float32 = 1.5, block: int = 8):
+    N = T.const("N")
+    X: T.Tensor((N,), "float32")
+    Y: T.Tensor((N,), "float32")
+    Out = T.empty((N,), "float32")
+    with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+        for i in T.Parallel(block):
+            idx = bx * block + i
+            if idx < N:
+                if idx < n_valid:
+                    Out[idx] = alpha * X[idx] + Y[idx]
+                else:
+                    Out[idx] = Y[idx]
+    return Out
+)",
+       {{"N", "20"}, {"n_valid", "13"}, {"alpha", "0.5"}},
+       {{"N", 20}, {"n_valid", 13}},
+       5},
+      {"DerivedConstantsAndFlags",
+       R"(
+@tilelang.jit
+def headnorm(Q, Out, eps: float = 1e-6, use_bias: bool = False, threads=32):
+    B, H, D = T.const("B, H, D")
+    scale = T.rsqrt(T.cast(D, "float32"))
+    Q: T.Tensor[(B, H, D), "float32"]
+    Out: T.Tensor[(B, H), "float32"]
+    with T.Kernel(B * H, threads=threads) as bbh:
+        bb, bh = bbh // H, bbh % H
+        acc = T.alloc_fragment((1,), "float32")
+        acc[0] = 0.0
+        for d in T.serial(D):
+            acc[0] += Q[bb, bh, d] * Q[bb, bh, d]
+        if use_bias:
+            acc[0] += 1.0
+        Out[bb, bh] = acc[0] * scale + eps
+)",
+       {{"B", "2"}, {"H", "3"}, {"D", "8"}, {"use_bias", "True"}},
+       {{"B", 2}, {"H", 3}, {"D", 8}},
+       2},
+  };
+}
+
+ir::IRModule parse(const EagerCase& c, const std::map<std::string, std::string>& defines) {
+  ir::ParseOptions options;
+  options.filename = c.name + ".py";
+  options.defines = defines;
+  std::string source = kImports + c.source;
+  ir::IRModule mod = ir::parse_kernel_source(source, options);
+  ir::check_module_or_throw(mod, options.filename, source);
+  return mod;
+}
+
+using Param = std::tuple<EagerCase, testing::CpuBackend>;
+
+class EagerJit : public testing::EngineTest, public ::testing::WithParamInterface<Param> {};
+
+TEST_P(EagerJit, SpecialisedWithDefinesMatchesTheInterpreter) {
+  const auto& [c, backend] = GetParam();
+  TILEC_SKIP_UNLESS_BUILT(backend);
+  ir::IRModule mod = parse(c, c.defines);
+  ASSERT_EQ(mod.functions().size(), 1u);
+  // -D fixes every dimension and runtime scalar it names: none is left symbolic.
+  EXPECT_TRUE(ir::symbolic_shape_vars(mod.functions()[0]).empty());
+  Kernel kernel = compile(mod, backend.target, std::nullopt, backend.execution_backend);
+  auto result = testing::run_and_compare(kernel, mod.functions()[0]);
+  EXPECT_TRUE(result.ok) << result.detail;
+}
+
+TEST_P(EagerJit, SymbolicMatchesTheInterpreter) {
+  const auto& [c, backend] = GetParam();
+  TILEC_SKIP_UNLESS_BUILT(backend);
+  ir::IRModule mod = parse(c, {});
+  ASSERT_EQ(mod.functions().size(), 1u);
+  EXPECT_EQ(mod.functions()[0]->params.size(), c.params);
+  EXPECT_FALSE(ir::symbolic_shape_vars(mod.functions()[0]).empty());
+  Kernel kernel = compile(mod, backend.target, std::nullopt, backend.execution_backend);
+  auto result = testing::run_and_compare(kernel, mod.functions()[0], c.values);
+  EXPECT_TRUE(result.ok) << result.detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(TileLang, EagerJit,
+                         ::testing::Combine(::testing::ValuesIn(cases()),
+                                            ::testing::ValuesIn(testing::cpu_backends())),
+                         [](const ::testing::TestParamInfo<Param>& info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::get<1>(info.param).name();
+                         });
+
+// The lowered eager function prints as a @T.prim_func that parses back to the same IR
+// (runtime scalars keep their defaults).
+TEST(EagerJitFrontEnd, PrintedFunctionRoundTrips) {
+  for (const auto& c : cases()) {
+    SCOPED_TRACE(c.name);
+    ir::IRModule mod = parse(c, {});
+    std::string text = ir::print(mod);
+    ir::ParseOptions options;
+    options.filename = "printed.py";
+    ir::IRModule again = ir::parse_kernel_source(text, options);
+    EXPECT_TRUE(ir::structural_equal(mod, again)) << text;
+  }
+}
+
+TEST(EagerJitFrontEnd, RuntimeScalarKeepsItsDefaultAndDtype) {
+  ir::IRModule mod = parse(cases()[3], {});
+  const auto& params = mod.functions()[0]->params;
+  ASSERT_EQ(params.size(), 5u);  // X, Y, n_valid, alpha, then the T.empty output
+  EXPECT_EQ(params[2].name(), "n_valid");
+  EXPECT_TRUE(params[2].var.dtype().is_int());
+  EXPECT_EQ(params[3].name(), "alpha");
+  EXPECT_TRUE(params[3].var.dtype().is_float());
+  EXPECT_TRUE(params[4].is_buffer());
+  auto d = ir::param_default(*mod.functions()[0].get(), "alpha");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_DOUBLE_EQ(std::get<double>(*d), 1.5);
+  EXPECT_FALSE(ir::param_default(*mod.functions()[0].get(), "n_valid").has_value());
+}
+
+TEST(EagerJitFrontEnd, DefineFixesARuntimeScalar) {
+  ir::IRModule mod = parse(cases()[3], {{"N", "20"}, {"n_valid", "13"}});
+  const auto& params = mod.functions()[0]->params;
+  ASSERT_EQ(params.size(), 4u);  // n_valid is now the constant 13
+  for (const auto& p : params) EXPECT_NE(p.name(), "n_valid");
+}
+
+void expect_error(const std::string& source, const std::map<std::string, std::string>& defines,
+                  const std::string& message, const std::string& hint) {
+  ir::ParseOptions options;
+  options.filename = "bad.py";
+  options.defines = defines;
+  try {
+    ir::parse_kernel_source(kImports + source, options);
+    ADD_FAILURE() << "no error for:\n" << source;
+  } catch (const ir::SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find(hint), std::string::npos) << e.hint();
+  }
+}
+
+TEST(EagerJitFrontEnd, ErrorsNameTheProblemAndTheFix) {
+  // A computed dimension is not a tensor parameter's shape in TileLang either.
+  expect_error(R"(
+@tilelang.jit
+def f(X):
+    N, D = T.const("N, D")
+    X: T.Tensor((N * D,), "float32")
+    with T.Kernel(1) as bx:
+        X[0] = 1.0
+)",
+               {}, "not an expression of symbolic names", "T.const(\"ND\")");
+  expect_error(R"(
+@tilelang.jit
+def f(X, n: T.int32 = 0.5):
+    N = T.const("N")
+    X: T.Tensor((N,), "float32")
+    with T.Kernel(1) as bx:
+        X[0] = 1.0
+)",
+               {}, "the default of 'n: T.int32' must be an int32 constant", "n: T.int32 = 4");
+  expect_error(R"(
+@tilelang.jit
+def f(X, alpha: T.float32):
+    N = T.const("N")
+    X: T.Tensor((N,), "float32")
+    with T.Kernel(1) as bx:
+        X[0] = alpha
+)",
+               {{"alpha", "big"}}, "'alpha' is a float constant", "-D alpha=VALUE");
+}
+
+}  // namespace
+}  // namespace tilec
