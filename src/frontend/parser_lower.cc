@@ -40,7 +40,21 @@ struct Binding {
   // kTuple: a tuple or list of constants (a factory's `block = (64, 64)`); kFunction: a
   // module or factory level `def` that is not a kernel (a helper returning a value, or a
   // @T.macro expanded where it is called); kNone: Python's None.
-  enum Kind { kConst, kString, kVar, kBuffer, kVarBuffer, kModule, kTuple, kFunction, kNone };
+  // kView: T.reshape(A, shape) / T.view(A, shape): `buffer` is A (the root buffer when A
+  // is itself a view) and `items` hold the view's shape; element accesses are remapped
+  // through the row-major linear index, so the view aliases A's data.
+  enum Kind {
+    kConst,
+    kString,
+    kVar,
+    kBuffer,
+    kVarBuffer,
+    kModule,
+    kTuple,
+    kFunction,
+    kNone,
+    kView
+  };
   Binding(Kind k = kNone, Expr v = {}, std::string t = {}, Buffer b = {})
       : kind(k), value(std::move(v)), text(std::move(t)), buffer(std::move(b)) {}
   Kind kind;
@@ -503,6 +517,7 @@ class Lowering {
       case Binding::kModule:
       case Binding::kBuffer:
       case Binding::kVarBuffer:
+      case Binding::kView:
         bad("'" + name + "' is not a number or a dtype string");
         [[fallthrough]];  // bad() throws
       case Binding::kString: {
@@ -1411,6 +1426,7 @@ class Lowering {
       const Binding* b = lookup(e.name);
       if (b && (b->kind == Binding::kBuffer || b->kind == Binding::kVarBuffer)) return b->buffer;
       if (!b) fail(e.span, "name '" + e.name + "' is not defined");
+      if (b->kind == Binding::kView) view_in_tile_op(e, fn);
     }
     fail(e.span, fn + " expects a buffer here",
          "pass a tensor parameter or a buffer from T.alloc_shared / T.alloc_fragment / "
@@ -1696,6 +1712,9 @@ class Lowering {
         fail(e.span, "'" + e.name + "' is a function; call it");
       case Binding::kNone:
         fail(e.span, "'" + e.name + "' is None, not a value");
+      case Binding::kView:
+        fail(e.span, "view '" + e.name + "' is used as a value",
+             "index it, e.g. " + e.name + "[i]");
     }
     fail(e.span, "unsupported name");
   }
@@ -2723,6 +2742,10 @@ class Lowering {
                          ? language_function(*value.base)
                          : "";
     hardware_only(value.span, fn);
+    if (fn == "reshape" || fn == "view") {
+      bind_local(name, view_binding(value, fn), target.span);
+      return;
+    }
     if (fn == "alloc_shared" || fn == "alloc_fragment" || fn == "alloc_local" ||
         fn == "alloc_buffer" || fn == "decl_buffer" || fn == "alloc_reducer") {
       std::vector<std::string> names = {"shape", "dtype", "scope"};
@@ -2861,7 +2884,8 @@ class Lowering {
     }
     const Binding* b = lookup(e.base->name);
     if (!b) fail(e.base->span, "name '" + e.base->name + "' is not defined");
-    if (b->kind != Binding::kBuffer && b->kind != Binding::kVarBuffer) {
+    if (b->kind != Binding::kBuffer && b->kind != Binding::kVarBuffer &&
+        b->kind != Binding::kView) {
       fail(e.span,
            "'" + e.base->name +
                (is_store ? "' is not a buffer" : "' is not a buffer and cannot be subscripted"));
@@ -2879,7 +2903,74 @@ class Lowering {
       }
       indices.push_back(expr(*c));
     }
+    if (b->kind == Binding::kView) return view_access(*b, std::move(indices), e);
     return {b->buffer, std::move(indices)};
+  }
+
+  // V[i, j] of a view V = T.reshape(A, (R, C)): A at the element whose row-major linear
+  // index is i * C + j (a reshape keeps the element order, as TileLang's does).
+  ElementAccess view_access(const Binding& view, std::vector<Expr> indices, const AstExpr& e) {
+    if (indices.size() != view.items.size())
+      fail(e.span, "view '" + e.base->name + "' has " + std::to_string(view.items.size()) +
+                       " dimension(s); it is indexed with " + std::to_string(indices.size()));
+    Expr linear = indices[0];
+    for (size_t k = 1; k < indices.size(); ++k) linear = linear * view.items[k].value + indices[k];
+    const std::vector<Expr>& shape = view.buffer->shape;
+    std::vector<Expr> source(shape.size());
+    for (size_t k = shape.size(); k-- > 0;) {
+      source[k] = k == 0 ? linear : floormod(linear, shape[k]);
+      if (k > 0) linear = floordiv(linear, shape[k]);
+    }
+    return {view.buffer, std::move(source)};
+  }
+
+  [[noreturn]] void view_in_tile_op(const AstExpr& e, const std::string& fn) {
+    fail(e.span, fn + " does not take the view '" + e.name + "' (from T.reshape / T.view)",
+         "views are read and written element by element (" + e.name +
+             "[i]); pass the viewed buffer itself to " + fn);
+  }
+
+  // V = T.reshape(A, shape) / T.view(A, shape=None, dtype=None) in a kernel body.
+  Binding view_binding(const AstExpr& value, const std::string& fn) {
+    const std::string q = "T." + fn;
+    auto a = fn == "reshape" ? bind_args(value, q, {"src", "shape"}, 2)
+                             : bind_args(value, q, {"src", "shape", "dtype"}, 1);
+    const AstExpr& src = *a[0];
+    const Binding* b = src.kind == AstKind::kName ? lookup(src.name) : nullptr;
+    if (!b || (b->kind != Binding::kBuffer && b->kind != Binding::kView))
+      fail(src.span, q + " expects a buffer as its first argument",
+           "pass a tensor parameter or a buffer from T.alloc_shared / T.alloc_fragment");
+    Buffer root = b->buffer;
+    if (fn == "view" && a[2] && dtype_arg(*a[2]) != root->dtype)
+      fail(a[2]->span,
+           q + " to dtype " + dtype_arg(*a[2]).str() + " reinterprets the bits of '" + src.name +
+               "' (" + root->dtype.str() + "); tilec views keep the dtype",
+           "read the elements and convert them with T.cast(x, dtype)");
+    std::vector<Expr> shape = a[1]                        ? shape_arg(*a[1], false)
+                              : b->kind == Binding::kView ? std::vector<Expr>{}
+                                                          : root->shape;
+    Binding view(Binding::kView, {}, "", root);
+    if (!a[1] && b->kind == Binding::kView) {
+      view.items = b->items;
+      return view;
+    }
+    auto count = [](const std::vector<Expr>& dims) -> std::optional<int64_t> {
+      int64_t n = 1;
+      for (const auto& d : dims) {
+        const auto* i = d.as<IntImmNode>();
+        if (!i) return std::nullopt;
+        n *= i->value;
+      }
+      return n;
+    };
+    std::optional<int64_t> have = count(root->shape), want = count(shape);
+    if (have && want && *have != *want)
+      fail(value.span,
+           q + " of '" + src.name + "' to " + std::to_string(*want) + " elements: the buffer has " +
+               std::to_string(*have),
+           "a view keeps the element count; its shape's product must be " + std::to_string(*have));
+    for (const auto& d : shape) view.items.push_back({Binding::kConst, d, "", {}});
+    return view;
   }
 
   Stmt element_store(const AstExpr& target, Expr value, Span span) {

@@ -5,13 +5,13 @@
 // against the interpreter: specialised (-D gives every T.const) and symbolic (the
 // dimensions stay variables, their values given at the call).
 #include "cpu_backends.h"
+#include "expect_source_error.h"
 #include "test_support.h"
 
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/check.h"
 #include "tilec/ir/param_default.h"
 #include "tilec/ir/printer.h"
-#include "tilec/ir/source_error.h"
 #include "tilec/ir/structural.h"
 
 namespace tilec {
@@ -223,16 +223,7 @@ TEST(EagerJitFrontEnd, DefineFixesARuntimeScalar) {
 
 void expect_error(const std::string& source, const std::map<std::string, std::string>& defines,
                   const std::string& message, const std::string& hint) {
-  ir::ParseOptions options;
-  options.filename = "bad.py";
-  options.defines = defines;
-  try {
-    ir::parse_kernel_source(kImports + source, options);
-    ADD_FAILURE() << "no error for:\n" << source;
-  } catch (const ir::SourceError& e) {
-    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
-    EXPECT_NE(e.hint().find(hint), std::string::npos) << e.hint();
-  }
+  testing::expect_source_error(kImports + source, defines, message, hint);
 }
 
 TEST(EagerJitFrontEnd, ErrorsNameTheProblemAndTheFix) {

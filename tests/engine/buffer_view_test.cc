@@ -1,0 +1,97 @@
+// T.reshape(A, shape) and T.view(A, shape) in a kernel body (TileLang's
+// tilelang/language/customize.py: a new buffer over A's data): element accesses go to A
+// at the same row-major linear index. Checked against the meaning itself (the output is
+// the input's data in order), then on every CPU backend pair against the interpreter.
+#include "cpu_backends.h"
+#include "expect_source_error.h"
+#include "test_support.h"
+
+#include "tilec/frontend/parser.h"
+#include "tilec/ir/check.h"
+
+namespace tilec {
+namespace {
+
+const char* kViews = R"(import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit
+def regroup(A):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), "float32")
+    C = T.empty((3, 8), "float32")
+    with T.Kernel(1, threads=32) as bx:
+        V = T.reshape(A, (3, 8))
+        flat = T.view(C, (24,))
+        for i, j in T.Parallel(3, 8):
+            flat[i * 8 + j] = V[i, j] + 1.0
+    return C
+)";
+
+ir::IRModule parse_views(const std::map<std::string, std::string>& defines) {
+  ir::ParseOptions options;
+  options.filename = "views.py";
+  options.defines = defines;
+  ir::IRModule mod = ir::parse_kernel_source(kViews, options);
+  ir::check_module_or_throw(mod, options.filename, kViews);
+  return mod;
+}
+
+TEST(BufferViews, ReshapeKeepsTheRowMajorElementOrder) {
+  ir::IRModule mod = parse_views({{"M", "4"}, {"N", "6"}});
+  ir::RandomArgs args = ir::make_random_args(mod.functions()[0], {}, 3);
+  std::vector<ir::ArgValue> values(args.args.begin(), args.args.end());
+  ir::interpret(mod.functions()[0], values);
+  ASSERT_EQ(args.tensors.size(), 2u);
+  for (int64_t f = 0; f < 24; ++f)
+    EXPECT_FLOAT_EQ(float(args.tensors[1].get(f)), float(args.tensors[0].get(f) + 1.0)) << f;
+}
+
+class BufferViewBackends : public testing::EngineTest,
+                           public ::testing::WithParamInterface<testing::CpuBackend> {};
+
+TEST_P(BufferViewBackends, MatchTheInterpreterSpecialisedAndSymbolic) {
+  const testing::CpuBackend& backend = GetParam();
+  TILEC_SKIP_UNLESS_BUILT(backend);
+  ir::IRModule fixed = parse_views({{"M", "4"}, {"N", "6"}});
+  Kernel k1 = compile(fixed, backend.target, std::nullopt, backend.execution_backend);
+  auto r1 = testing::run_and_compare(k1, fixed.functions()[0]);
+  EXPECT_TRUE(r1.ok) << r1.detail;
+  ir::IRModule symbolic = parse_views({});
+  Kernel k2 = compile(symbolic, backend.target, std::nullopt, backend.execution_backend);
+  auto r2 = testing::run_and_compare(k2, symbolic.functions()[0], {{"M", 2}, {"N", 12}});
+  EXPECT_TRUE(r2.ok) << r2.detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(TileLang, BufferViewBackends, ::testing::ValuesIn(testing::cpu_backends()),
+                         [](const ::testing::TestParamInfo<testing::CpuBackend>& info) {
+                           return info.param.name();
+                         });
+
+void expect_view_error(const std::string& body, const std::string& message,
+                       const std::string& hint) {
+  std::string source = std::string(R"(import tilelang
+import tilelang.language as T
+
+
+@T.prim_func
+def f(A: T.Tensor((4, 6), "float32"), C: T.Tensor((24,), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+)") + body;
+  testing::expect_source_error(source, {}, message, hint);
+}
+
+TEST(BufferViews, MisuseIsAClearError) {
+  expect_view_error("        V = T.reshape(A, (5, 5))\n        C[0] = V[0, 0]\n",
+                    "to 25 elements: the buffer has 24", "product must be 24");
+  expect_view_error("        V = T.view(A, (24,), \"int32\")\n        C[0] = 1.0\n",
+                    "reinterprets the bits of 'A'", "T.cast");
+  expect_view_error("        V = T.reshape(A, (24,))\n        T.copy(V, C)\n",
+                    "does not take the view 'V'", "pass the viewed buffer itself");
+  expect_view_error("        V = T.reshape(A, (2, 12))\n        C[0] = V[1]\n",
+                    "view 'V' has 2 dimension(s); it is indexed with 1", "");
+}
+
+}  // namespace
+}  // namespace tilec
