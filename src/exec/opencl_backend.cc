@@ -119,8 +119,9 @@ std::string device_info(cl_device_id d, cl_device_info what) {
 // first with RTLD_DEEPBIND, so it and its dependencies resolve symbols among themselves;
 // the loader's later dlopen of the same library returns that handle. AddressSanitizer
 // and ThreadSanitizer abort on RTLD_DEEPBIND (google/sanitizers#611), so a sanitized
-// tilec loads the drivers without it: the sanitized test suite runs PoCL unisolated
-// (which every example and OpenCL test survives), the plain suite runs it isolated.
+// tilec loads the drivers without it, and where its own LLVM is in the process too the
+// backend is unavailable (OpenCLBackend::unavailable_reason): unisolated, PoCL's clang
+// runs LLVM 16's passes on its LLVM 15 module and crashes in every kernel build.
 void isolate_icd_drivers() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -565,6 +566,12 @@ class OpenCLBackend final : public ExecutionBackend {
   bool available() const override { return unavailable_reason().empty(); }
 
   std::string unavailable_reason() const override {
+    if (detail::sanitizer_forbids_deepbind() && detail::process_has_global_llvm())
+      return "OpenCL drivers cannot be isolated from tilec's LLVM in a sanitized process: "
+             "AddressSanitizer and ThreadSanitizer refuse dlopen(RTLD_DEEPBIND) "
+             "(google/sanitizers#611), and PoCL's LLVM would bind to tilec's and crash "
+             "building a kernel; run OpenCL in the plain build (scripts/test.sh), or "
+             "sanitize a tilec configured with -DTILEC_LLVM=OFF";
     cl_int status = CL_SUCCESS;
     if (enumerate_devices(&status).empty()) return no_platform_reason(status);
     return native_execution_backend()->unavailable_reason();

@@ -21,4 +21,9 @@ bool sanitizer_forbids_deepbind() {
   return forbids;
 }
 
+bool process_has_global_llvm() {
+  static const bool loaded = defined_in_process("LLVMContextCreate");
+  return loaded;
+}
+
 }  // namespace tilec::exec::detail

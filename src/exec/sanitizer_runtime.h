@@ -14,4 +14,9 @@ bool process_has_address_sanitizer();
 // ThreadSanitizer; google/sanitizers#611) is loaded.
 bool sanitizer_forbids_deepbind();
 
+// Some LLVM is bound in the process's global scope (tilec's own LLVM 16 when built
+// with it): a driver built on another LLVM, loaded without RTLD_DEEPBIND, would bind to
+// its symbols.
+bool process_has_global_llvm();
+
 }  // namespace tilec::exec::detail
