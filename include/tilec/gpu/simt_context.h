@@ -12,6 +12,7 @@
 #pragma once
 
 #include "tilec/gpu/fragment_layout.h"
+#include "tilec/ir/function.h"
 
 #include <map>
 #include <string>
@@ -27,6 +28,9 @@ class SimtContext {
   int64_t num_threads() const { return threads_; }
   const std::string& function_name() const { return function_; }
   bool planning() const { return layouts_ == nullptr; }
+  // The attributes of the function being lowered (T.gemm's policy=, gemm_policy.h).
+  const ir::AttrMap& function_attrs() const { return attrs_; }
+  void set_function_attrs(ir::AttrMap attrs) { attrs_ = std::move(attrs); }
 
   // The registers of `fragment` (see the header comment). While planning, a second use
   // requiring another mapping is an IRError naming both uses; while lowering, `layout`
@@ -46,6 +50,7 @@ class SimtContext {
   ir::Var tid_;
   int64_t threads_;
   std::string function_;
+  ir::AttrMap attrs_;
   LayoutRequirements required_;
   const FragmentLayouts* layouts_ = nullptr;
   std::map<const ir::BufferNode*, ir::Buffer> registers_;
