@@ -158,8 +158,7 @@ std::optional<Stmt> lower_gemm_mma(const Stmt& stmt, const target::Target& targe
   const int64_t* K = as_const_int(g.K);
   if (!M || !N || !K || *K % 16 != 0) return std::nullopt;
   if (!ldmatrix_operand(g.a) || !ldmatrix_operand(g.b)) return std::nullopt;
-  auto tiling = choose_warp_tiling(*M, *N, ctx->num_threads(),
-                                   ir::gemm_warp_policy(ctx->function_attrs(), op->span));
+  auto tiling = choose_warp_tiling(*M, *N, ctx->num_threads(), ctx->gemm_policies().of(*op));
   if (!tiling) return std::nullopt;
 
   std::string use =

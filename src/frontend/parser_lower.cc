@@ -2504,7 +2504,7 @@ class Lowering {
   }
 
   // T.GemmWarpPolicy.Square / FullRow / FullCol: how GPU warps split the gemm
-  // (gemm_policy.h), recorded as a function attribute by the gemm's source place.
+  // (gemm_policy.h), kept by the gemm's source place until the function is built.
   GemmWarpPolicy gemm_policy(const AstExpr& e) {
     if (e.kind == AstKind::kAttribute && e.base->kind == AstKind::kAttribute &&
         language_function(*e.base) == "GemmWarpPolicy") {
@@ -3196,14 +3196,18 @@ class Lowering {
   // The function with its pipelined loops' schedules as attributes (pipeline_schedule.h),
   // found by the loops' source places (a macro expanded twice repeats its schedule).
   PrimFunc with_pipeline_schedules(PrimFunc fn) const {
-    // The gemms' warp policies go with them (gemm_policy.h): Square is the default.
-    std::map<std::string, std::string> policies;
+    // The gemms' warp policies go with them by index (gemm_policy.h; gemms are leaves, so
+    // the post-order visit meets them in source order): Square is the default.
+    std::vector<std::pair<std::string, std::string>> policies;
+    int64_t gemms = 0;
     post_order_visit(fn->body, [&](const Stmt* s, const Expr*) {
       const auto* g = s ? s->as<GemmNode>() : nullptr;
-      if (!g || !g->span.known()) return;
+      if (!g) return;
+      int64_t k = gemms++;
+      if (!g->span.known()) return;
       auto it = gemm_policies_.find({g->span.line, g->span.col});
       if (it != gemm_policies_.end() && it->second != GemmWarpPolicy::kSquare)
-        policies[gemm_policy_attr(g->span)] = to_string(it->second);
+        policies.emplace_back(gemm_policy_attr(k), to_string(it->second));
     });
     for (const auto& [key, value] : policies) fn = with_attr(fn, key, value);
     std::vector<const ForNode*> loops = pipelined_loops(fn->body);

@@ -80,13 +80,15 @@ std::string layout_of(const Kernel& kernel) {
 TEST(GemmWarpPolicy, TheFrontEndRecordsThePolicyPerGemm) {
   ir::IRModule mod = ir::parse_kernel_source(policy_kernel(", policy=T.GemmWarpPolicy.FullRow"));
   const auto& attrs = mod.functions()[0]->attrs;
-  auto it = attrs.find("tilec.gemm_policy.13:13");
+  auto it = attrs.find("tilec.gemm_policy.0");
   ASSERT_NE(it, attrs.end()) << "attributes: " << attrs.size();
   EXPECT_EQ(std::get<std::string>(it->second), "FullRow");
+  EXPECT_EQ(ir::gemm_warp_policy(attrs, 0), GemmWarpPolicy::kFullRow);
+  EXPECT_EQ(ir::gemm_warp_policy(attrs, 1), GemmWarpPolicy::kSquare);
   // Square is the default: nothing recorded.
   ir::IRModule square = ir::parse_kernel_source(policy_kernel(", policy=T.GemmWarpPolicy.Square"));
   for (const auto& [key, value] : square.functions()[0]->attrs)
-    EXPECT_EQ(key.rfind("tilec.gemm_policy.", 0), std::string::npos) << key;
+    EXPECT_FALSE(ir::is_gemm_policy_attr(key)) << key;
 }
 
 TEST(GemmWarpPolicy, EachPolicysKernelCompilesWithItsSplit) {
