@@ -79,7 +79,9 @@ TEST(SharedSwizzle, IsABijectionKeepingChunksContiguous) {
     for (int64_t f = 0; f < size; ++f) {
       int64_t p = cuda::swizzled_offset(s, f);
       EXPECT_EQ(p / row_elems, f / row_elems) << f;  // stays in its row
-      if (f % 8) EXPECT_EQ(p, cuda::swizzled_offset(s, f - f % 8) + f % 8) << f;
+      if (f % 8) {
+        EXPECT_EQ(p, cuda::swizzled_offset(s, f - f % 8) + f % 8) << f;
+      }
       seen.insert(p);
     }
     EXPECT_EQ(int64_t(seen.size()), size);
