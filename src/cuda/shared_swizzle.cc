@@ -44,7 +44,8 @@ int64_t swizzled_offset(const SharedSwizzle& s, int64_t flat) {
 Expr swizzled_index(const SharedSwizzle& s, const Expr& flat) {
   DataType t = flat.dtype();
   auto c = [&](int64_t v) { return make_int(v, t); };
-  Expr chunk_xor = floordiv(floormod(floordiv(flat, c(s.row_elems)), c(8)), c(1 << (3 - s.bits)));
+  Expr chunk_xor = floormod(floordiv(flat, c(s.row_elems)), c(8));
+  if (s.bits < 3) chunk_xor = floordiv(chunk_xor, c(1 << (3 - s.bits)));
   return binary(BinaryOp::kBitXor, flat, chunk_xor * c(s.chunk_elems));
 }
 
