@@ -531,7 +531,7 @@ void CodeGenC::print_store(const StoreNode* op) {
 
 void CodeGenC::print_vector_move(const StoreNode* op, const LoadNode* src) {
   line() << fmt::format(
-      "for (int tilec_lane = 0; tilec_lane < {}; ++tilec_lane) {}[{} + tilec_lane] = {}[{} + "
+      "for (int tilec_lane = 0; tilec_lane < {}; ++tilec_lane) {}[({}) + tilec_lane] = {}[({}) + "
       "tilec_lane];\n",
       src->dtype.lanes, buffer_name(op->buffer), flat_index(op->buffer, op->indices),
       buffer_name(src->buffer), flat_index(src->buffer, src->indices));

@@ -3,6 +3,7 @@
 #include "tilec/codegen/host_codegen_c.h"
 #include "tilec/cuda/codegen_cuda.h"
 #include "tilec/cuda/cp_async.h"
+#include "tilec/cuda/shared_swizzle.h"
 #include "tilec/exec/cuda_backends.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/source_backend.h"
@@ -18,9 +19,12 @@ constexpr int64_t kDLCPU = 1;
 }  // namespace
 
 const transform::PassPipeline& cuda_pipeline() {
-  // T.Pipelined's cp.async pipeline on sm_80+ (cp_async.h) around the shared SIMT passes.
-  static const transform::PassPipeline pipeline = gpu::make_simt_pipeline(
-      "cuda", kDLCPU, {{inject_cp_async_pipeline_pass()}, {lower_cp_async_pass()}});
+  // T.Pipelined's cp.async pipeline on sm_80+ (cp_async.h) and the tensor-core gemm's
+  // swizzled shared tiles (shared_swizzle.h) around the shared SIMT passes.
+  static const transform::PassPipeline pipeline =
+      gpu::make_simt_pipeline("cuda", kDLCPU,
+                              {{inject_cp_async_pipeline_pass(), plan_shared_swizzle_pass()},
+                               {swizzle_shared_pass(), lower_cp_async_pass()}});
   return pipeline;
 }
 

@@ -521,7 +521,9 @@ void CodeGenCUDA::print_vector_move(const StoreNode* op, const LoadNode* src) {
     default:
       return CodeGenC::print_vector_move(op, src);
   }
-  line() << fmt::format("*({0}*)({1} + {2}) = *(const {0}*)({3} + {4});\n", type,
+  // The indices in parentheses: one may be an XOR (a swizzled shared tile, shared_swizzle.h),
+  // which binds more loosely than the pointer's +.
+  line() << fmt::format("*({0}*)({1} + ({2})) = *(const {0}*)({3} + ({4}));\n", type,
                         buffer_name(op->buffer), flat_index(op->buffer, op->indices),
                         buffer_name(src->buffer), flat_index(src->buffer, src->indices));
 }

@@ -1,30 +1,80 @@
 #include "tilec/cuda/mma_gemm.h"
 
 #include "tilec/gpu/simt_context.h"
+#include "tilec/ir/gemm_policy.h"
 #include "tilec/transform/gemm_operands.h"
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <regex>
 
 namespace tilec::cuda {
 
 using namespace ir;
 
-std::optional<WarpTiling> choose_warp_tiling(int64_t M, int64_t N, int64_t num_threads) {
-  std::optional<WarpTiling> best;
-  if (num_threads % 32 != 0 || M <= 0 || N <= 0) return best;
-  int64_t warps = num_threads / 32;
-  for (int64_t wn = 1; wn <= warps; ++wn) {
-    if (warps % wn != 0) continue;
-    int64_t wm = warps / wn;
-    if (M % (wm * 16) != 0 || N % (wn * 8) != 0) continue;
-    WarpTiling t{wm, wn, M / wm, N / wn};
-    // ldmatrix per k step and warp: one x4 per A tile, one x2 per B tile.
-    auto cost = [](const WarpTiling& w) { return 2 * w.tiles_m() + w.tiles_n(); };
-    if (!best || cost(t) <= cost(*best)) best = t;
+namespace {
+
+constexpr int64_t kMPerWarp = 16, kNPerWarp = 8;  // one m16n8 mma tile
+
+// TileLang's ComputeWarpPartition for mma.sync (GemmWarpPolicy, not the Hopper wgmma one):
+// the warps_m x warps_n split of `warps` warps over an M x N accumulator.
+std::pair<int64_t, int64_t> tilelang_partition(int64_t M, int64_t N, int64_t warps,
+                                               ir::GemmWarpPolicy policy) {
+  int64_t m = 1, n = 1;
+  switch (policy) {
+    case ir::GemmWarpPolicy::kFullRow:
+      // All warps along M; where M cannot take them, as many as it can and the rest on N.
+      m = warps;
+      if (M % (m * kMPerWarp) != 0) {
+        m = std::max<int64_t>(1, M / kMPerWarp);
+        n = std::max<int64_t>(1, warps / m);
+      }
+      break;
+    case ir::GemmWarpPolicy::kFullCol:
+      n = warps;
+      if (N % (n * kNPerWarp) != 0) {
+        n = std::max<int64_t>(1, N / kNPerWarp);
+        m = std::max<int64_t>(1, warps / n);
+      }
+      break;
+    case ir::GemmWarpPolicy::kSquare: {
+      // The split whose per-warp tile (in m16n8 tiles) is closest to the accumulator's
+      // M / N ratio, the first (fewest warps along M) on a tie. tilec asks only among the
+      // splits that tile the accumulator exactly (TileLang assumes it does).
+      const double ideal = double(M) / double(N);
+      double best = 0;
+      bool found = false;
+      for (int64_t wm = 1; wm <= warps && wm <= M / kMPerWarp; ++wm) {
+        int64_t wn = warps / wm;
+        if (wm * wn != warps || wn > N / kNPerWarp) continue;
+        if (M % (wm * kMPerWarp) != 0 || N % (wn * kNPerWarp) != 0) continue;
+        double m_per_warp = double(M) / double(wm * kMPerWarp);
+        double n_per_warp = double(N) / double(wn * kNPerWarp);
+        double balance = std::abs(m_per_warp / n_per_warp - ideal);
+        if (!found || balance < best) {
+          found = true;
+          best = balance;
+          m = wm;
+          n = wn;
+        }
+      }
+      break;
+    }
   }
-  return best;
+  return {m, n};
+}
+
+}  // namespace
+
+std::optional<WarpTiling> choose_warp_tiling(int64_t M, int64_t N, int64_t num_threads,
+                                             ir::GemmWarpPolicy policy) {
+  if (num_threads % 32 != 0 || M <= 0 || N <= 0) return std::nullopt;
+  const int64_t warps = num_threads / 32;
+  auto [wm, wn] = tilelang_partition(M, N, warps, policy);
+  if (wm * wn != warps || M % (wm * kMPerWarp) != 0 || N % (wn * kNPerWarp) != 0)
+    return std::nullopt;
+  return WarpTiling{wm, wn, M / wm, N / wn};
 }
 
 gpu::FragmentLayout mma_accumulator_layout(int64_t M, int64_t N, const WarpTiling& w) {
@@ -108,7 +158,7 @@ std::optional<Stmt> lower_gemm_mma(const Stmt& stmt, const target::Target& targe
   const int64_t* K = as_const_int(g.K);
   if (!M || !N || !K || *K % 16 != 0) return std::nullopt;
   if (!ldmatrix_operand(g.a) || !ldmatrix_operand(g.b)) return std::nullopt;
-  auto tiling = choose_warp_tiling(*M, *N, ctx->num_threads());
+  auto tiling = choose_warp_tiling(*M, *N, ctx->num_threads(), ctx->gemm_policies().of(*op));
   if (!tiling) return std::nullopt;
 
   std::string use =

@@ -7,10 +7,12 @@
 #include "tilec/ir/builder.h"
 #include "tilec/ir/const_fold.h"
 #include "tilec/ir/float8.h"
+#include "tilec/ir/gemm_policy.h"
 #include "tilec/ir/param_default.h"
 #include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/thread_binding.h"
+#include "tilec/ir/visitor.h"
 #include "tilec/ir/warp_shuffle.h"
 
 #include <cctype>
@@ -2242,7 +2244,7 @@ class Lowering {
                          {"A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum",
                           "k_pack", "wg_wait"},
                          3);
-      if (a[5]) gemm_policy(*a[5]);
+      if (a[5]) gemm_policies_[{s.span.line, s.span.col}] = gemm_policy(*a[5]);
       if (a[7]) {
         int64_t k_pack = int_arg(*a[7], "k_pack");
         if (k_pack < 1) fail(a[7]->span, "k_pack must be at least 1");
@@ -2553,14 +2555,15 @@ class Lowering {
            hardware_only_hint(*c));
   }
 
-  // T.GemmWarpPolicy.Square / FullRow / FullCol (or an int): a warp layout hint.
-  void gemm_policy(const AstExpr& e) {
+  // T.GemmWarpPolicy.Square / FullRow / FullCol: how GPU warps split the gemm
+  // (gemm_policy.h), kept by the gemm's source place until the function is built.
+  GemmWarpPolicy gemm_policy(const AstExpr& e) {
     if (e.kind == AstKind::kAttribute && e.base->kind == AstKind::kAttribute &&
         language_function(*e.base) == "GemmWarpPolicy") {
-      static const std::set<std::string> policies = {"Square", "FullRow", "FullCol"};
-      if (!policies.count(e.name))
+      std::optional<GemmWarpPolicy> policy = parse_gemm_warp_policy(e.name);
+      if (!policy)
         fail(e.span, "unknown T.GemmWarpPolicy." + e.name, "policies: Square, FullRow, FullCol");
-      return;
+      return *policy;
     }
     fail(e.span, "policy must be a T.GemmWarpPolicy", "e.g. policy=T.GemmWarpPolicy.FullRow");
   }
@@ -3317,6 +3320,20 @@ class Lowering {
   // The function with its pipelined loops' schedules as attributes (pipeline_schedule.h),
   // found by the loops' source places (a macro expanded twice repeats its schedule).
   PrimFunc with_pipeline_schedules(PrimFunc fn) const {
+    // The gemms' warp policies go with them by index (gemm_policy.h; gemms are leaves, so
+    // the post-order visit meets them in source order): Square is the default.
+    std::vector<std::pair<std::string, std::string>> policies;
+    int64_t gemms = 0;
+    post_order_visit(fn->body, [&](const Stmt* s, const Expr*) {
+      const auto* g = s ? s->as<GemmNode>() : nullptr;
+      if (!g) return;
+      int64_t k = gemms++;
+      if (!g->span.known()) return;
+      auto it = gemm_policies_.find({g->span.line, g->span.col});
+      if (it != gemm_policies_.end() && it->second != GemmWarpPolicy::kSquare)
+        policies.emplace_back(gemm_policy_attr(k), to_string(it->second));
+    });
+    for (const auto& [key, value] : policies) fn = with_attr(fn, key, value);
     std::vector<const ForNode*> loops = pipelined_loops(fn->body);
     for (size_t k = 0; k < loops.size(); ++k) {
       auto it = pipeline_schedules_.find({loops[k]->span.line, loops[k]->span.col});
@@ -3641,6 +3658,7 @@ class Lowering {
   std::string factory_first_kernel_;
   // T.Pipelined schedules by the loop's source place (line, column).
   std::map<std::pair<int, int>, PipelineSchedule> pipeline_schedules_;
+  std::map<std::pair<int, int>, GemmWarpPolicy> gemm_policies_;
   struct VectorLane {
     Var lane;
     int64_t lanes;

@@ -475,7 +475,7 @@ struct LoweredKernel {
 };
 
 LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
-                           const target::Target& target) {
+                           const GemmPolicies& policies, const target::Target& target) {
   int64_t threads = 1;
   for (int64_t t : k->threads) threads *= t;
   int64_t limit = target.get_int("max_threads_per_block", 0);
@@ -520,6 +520,7 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   // against the target's budget; then lower the tile ops for real.
   auto plan = [&](const Stmt& body) {
     auto context = std::make_unique<SimtContext>(tid, threads, function);
+    context->set_gemm_policies(policies);
     ScopedSimtContext current(*context);
     post_order_visit(body, [&](const Stmt* s, const Expr*) {
       if (s && s->kind() == StmtKind::kGemm) transform::lower_tile_op(*s, target);
@@ -580,19 +581,20 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
 
 class KernelFinder : public StmtMutator {
  public:
-  KernelFinder(const std::string& function, const target::Target& target)
-      : function_(function), target_(target) {}
+  KernelFinder(const std::string& function, GemmPolicies policies, const target::Target& target)
+      : function_(function), policies_(std::move(policies)), target_(target) {}
   std::vector<std::pair<std::string, std::string>> layouts;
 
  protected:
   Stmt mutate_kernel(const KernelNode* op, const Stmt& self) override {
-    LoweredKernel lowered = lower_kernel(op, function_, target_);
+    LoweredKernel lowered = lower_kernel(op, function_, policies_, target_);
     for (auto& l : lowered.layouts) layouts.push_back(std::move(l));
     return lowered.kernel;
   }
 
  private:
   const std::string& function_;
+  GemmPolicies policies_;
   const target::Target& target_;
 };
 
@@ -604,7 +606,7 @@ IRModule lower_simt(const IRModule& mod, const target::Target& target) {
     // Per-thread code obeys the same rules on every target: what the CPU model rejects
     // (a barrier under a condition on the thread index, ...) is rejected here too.
     transform::work_item_loops(f);
-    KernelFinder finder(f->name, target);
+    KernelFinder finder(f->name, GemmPolicies(f), target);
     Stmt body = finder.mutate(f->body);
     PrimFunc g = with_body(f, body);
     for (const auto& [name, text] : finder.layouts)

@@ -2,6 +2,7 @@
 #include "tilec/ir/vector_load.h"
 
 #include "tilec/ir/bounds_call.h"
+#include "tilec/ir/gemm_policy.h"
 #include "tilec/ir/param_default.h"
 #include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/structural.h"
@@ -155,10 +156,12 @@ class Printer {
   void function(const PrimFunc& f) {
     function_attrs_ = &f->attrs;
     pipelined_loops_seen_ = 0;
+    gemms_seen_ = 0;
     for (const auto& [key, value] : f->attrs) {
       if (key == "global_symbol" && value == AttrValue(f->name)) continue;
       if (key == kOutputIndicesAttr) continue;
       if (is_pipeline_schedule_attr(key)) continue;  // printed on its loop
+      if (is_gemm_policy_attr(key)) continue;        // printed on its gemm
       if (is_param_default_attr(key)) continue;      // printed on its parameter
       out_ << "# attr " << key << " = " << attr(value) << "\n";
     }
@@ -492,7 +495,7 @@ class Printer {
         auto* g = s.as<GemmNode>();
         line(indent) << "T.gemm(" << region(g->a) << ", " << region(g->b) << ", " << region(g->c)
                      << (g->transpose_a ? ", transpose_A=True" : "")
-                     << (g->transpose_b ? ", transpose_B=True" : "")
+                     << (g->transpose_b ? ", transpose_B=True" : "") << gemm_policy_arg()
                      << (g->clear_accum ? ", clear_accum=True" : "") << ")\n";
         return;
       }
@@ -654,6 +657,15 @@ class Printer {
     return text && !text->empty() ? ", " + *text : "";
   }
 
+  // ", policy=T.GemmWarpPolicy.X" of the next T.gemm of the function being printed
+  // (gemm_policy.h: gemms are counted in the order they are printed); none for Square.
+  std::string gemm_policy_arg() {
+    if (!function_attrs_) return "";
+    GemmWarpPolicy p = gemm_warp_policy(*function_attrs_, gemms_seen_++);
+    if (p == GemmWarpPolicy::kSquare) return "";
+    return std::string(", policy=T.GemmWarpPolicy.") + to_string(p);
+  }
+
   void if_stmt(const IfNode& node, int indent) {
     const IfNode* cur = &node;
     line(indent) << "if " << expr(cur->cond) << ":\n";
@@ -696,6 +708,7 @@ class Printer {
 
   std::ostringstream out_;
   const AttrMap* function_attrs_ = nullptr;  // of the function being printed
+  int64_t gemms_seen_ = 0;                   // its T.gemms printed so far
   size_t pipelined_loops_seen_ = 0;          // its T.Pipelined loops printed so far
   std::unordered_map<const void*, std::string> names_;
   std::set<std::string> used_;

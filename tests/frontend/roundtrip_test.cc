@@ -2,6 +2,7 @@
 // is a fixed point, for every example file and for a kernel using every construct.
 #include "build_paths.h"
 #include "tilec/frontend/parser.h"
+#include "tilec/ir/gemm_policy.h"
 #include "tilec/ir/printer.h"
 #include "tilec/ir/structural.h"
 
@@ -97,6 +98,41 @@ def everything(A: T.Tensor((M, 64), "float16", read_only=True), B: T.Buffer((64,
         T.evaluate(n)
 )";
   IRModule m = parse_kernel_source(source);
+  expect_round_trip(m);
+}
+
+// T.gemm's policy= is kept by the gemm's index (gemm_policy.h), not its source place, so
+// printing (which moves every statement) and parsing again keeps each gemm's policy.
+TEST(RoundTrip, GemmWarpPolicies) {
+  const char* source = R"(import tilelang.language as T
+
+
+@T.prim_func
+def policies(A: T.Tensor((64, 64), "float16"), B: T.Tensor((64, 64), "float16"), C: T.Tensor((64, 64), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        a = T.alloc_shared((64, 64), "float16")
+        b = T.alloc_shared((64, 64), "float16")
+        c = T.alloc_fragment((64, 64), "float32")
+        T.copy(A, a)
+        T.copy(B, b)
+        T.gemm(a, b, c, policy=T.GemmWarpPolicy.FullRow, clear_accum=True)
+        T.gemm(a, b, c, policy=T.GemmWarpPolicy.Square)
+        for k in T.serial(2):
+            T.gemm(a, b, c, transpose_B=True, policy=T.GemmWarpPolicy.FullCol)
+        T.copy(c, C)
+)";
+  IRModule m = parse_kernel_source(source);
+  const AttrMap& attrs = m.functions()[0]->attrs;
+  EXPECT_EQ(gemm_warp_policy(attrs, 0), GemmWarpPolicy::kFullRow);
+  EXPECT_EQ(gemm_warp_policy(attrs, 1), GemmWarpPolicy::kSquare);
+  EXPECT_EQ(gemm_warp_policy(attrs, 2), GemmWarpPolicy::kFullCol);
+  std::string text = print(m);
+  EXPECT_NE(text.find("T.gemm(a, b, c, policy=T.GemmWarpPolicy.FullRow, clear_accum=True)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("transpose_B=True, policy=T.GemmWarpPolicy.FullCol)"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("tilec.gemm_policy"), std::string::npos) << text;
   expect_round_trip(m);
 }
 

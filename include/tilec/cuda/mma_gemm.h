@@ -1,8 +1,8 @@
 // CUDA's tensor-core T.gemm ("cuda.gemm_mma", the cuda gemm implementation, priority above
 // simt.gemm): float16 x float16 or bfloat16 x bfloat16 operands in shared memory, a float32
 // accumulator fragment, on sm_80 and newer. The block's warps tile the accumulator
-// (warps_m x warps_n, each warp a WM x WN tile of m16n8 mma tiles, the split with the
-// fewest operand loads per k step, as TileLang's GemmWarpPolicy.Square picks); per 16-wide
+// (warps_m x warps_n, each warp a WM x WN tile of m16n8 mma tiles, split as T.gemm's
+// policy= says, choose_warp_tiling); per 16-wide
 // k step each warp loads its A tiles with ldmatrix.x4 and its B tiles with ldmatrix.x2
 // (.trans where the tile in shared memory is k-major for B or m-major for A) and issues
 // mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 per (A, B) tile pair.
@@ -19,6 +19,7 @@
 #pragma once
 
 #include "tilec/gpu/fragment_layout.h"
+#include "tilec/ir/gemm_policy.h"
 #include "tilec/transform/tile_op_impl.h"
 
 #include <optional>
@@ -38,7 +39,15 @@ struct WarpTiling {
   int64_t tiles_n() const { return WN / 8; }
 };
 
-std::optional<WarpTiling> choose_warp_tiling(int64_t M, int64_t N, int64_t num_threads);
+// The split TileLang's ComputeWarpPartition (mma.sync) picks for `policy`: FullRow puts
+// every warp along M (as many as M / 16 allows, the rest along N), FullCol every warp along
+// N (up to N / 8, the rest along M), Square the split whose per-warp tile is closest to M / N
+// in shape, among those that tile M x N exactly. nullopt when the threads are not whole
+// warps or the policy's split does not tile the accumulator exactly in m16n8 tiles (the
+// gemm then goes to simt.gemm).
+std::optional<WarpTiling> choose_warp_tiling(
+    int64_t M, int64_t N, int64_t num_threads,
+    ir::GemmWarpPolicy policy = ir::GemmWarpPolicy::kSquare);
 
 // Element (i, j) of the accumulator in warp (i / WM) * warps_n + j / WN, lane
 // (i % 8) * 4 + (j % 8) / 2, register 4 * (its m16n8 tile within the warp's) + c_k, where

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "tilec/gpu/fragment_layout.h"
+#include "tilec/ir/gemm_policy.h"
 
 #include <map>
 #include <string>
@@ -27,6 +28,9 @@ class SimtContext {
   int64_t num_threads() const { return threads_; }
   const std::string& function_name() const { return function_; }
   bool planning() const { return layouts_ == nullptr; }
+  // The warp policies (T.gemm's policy=, gemm_policy.h) of the function being lowered.
+  const ir::GemmPolicies& gemm_policies() const { return gemm_policies_; }
+  void set_gemm_policies(ir::GemmPolicies policies) { gemm_policies_ = std::move(policies); }
 
   // The registers of `fragment` (see the header comment). While planning, a second use
   // requiring another mapping is an IRError naming both uses; while lowering, `layout`
@@ -46,6 +50,7 @@ class SimtContext {
   ir::Var tid_;
   int64_t threads_;
   std::string function_;
+  ir::GemmPolicies gemm_policies_;
   LayoutRequirements required_;
   const FragmentLayouts* layouts_ = nullptr;
   std::map<const ir::BufferNode*, ir::Buffer> registers_;
