@@ -10,7 +10,6 @@
 //   for sm_80 / sm_90.
 #include "../engine/test_support.h"
 
-#include "tilec/cuda/backend.h"
 #include "tilec/cuda/shared_swizzle.h"
 #include "tilec/exec/cuda_backends.h"
 #include "tilec/exec/cuda_toolkit.h"
@@ -149,8 +148,10 @@ TEST(SharedSwizzle, TheTensorCoreGemmsOperandTilesAreSwizzledEverywhere) {
   for (const char* arch : {"sm_80", "sm_90"}) {
     SCOPED_TRACE(arch);
     std::string target = std::string("cuda -arch=") + arch;
-    IRModule lowered =
-        cuda::cuda_pipeline().lower(parse_kernel_source(kGemm), target::Target::parse(target));
+    // Through the engine, which registers the cuda backend's tensor-core gemm.
+    Kernel kernel =
+        compile(parse_kernel_source(kGemm), target, std::nullopt, nvrtc ? "nvrtc" : "source");
+    const IRModule& lowered = kernel.lowered();
     std::map<std::string, TileAccesses> tiles = shared_accesses(lowered);
     for (const char* name : {"A_s", "B_s"}) {
       SCOPED_TRACE(name);
@@ -162,8 +163,6 @@ TEST(SharedSwizzle, TheTensorCoreGemmsOperandTilesAreSwizzledEverywhere) {
       for (const auto& [key, value] : f->attrs)
         EXPECT_EQ(key.rfind(cuda::kSharedSwizzleAttrPrefix, 0), std::string::npos) << key;
 
-    Kernel kernel =
-        compile(parse_kernel_source(kGemm), target, std::nullopt, nvrtc ? "nvrtc" : "source");
     if (!nvrtc || !fs::exists(ptxas)) continue;
     fs::path ptx = kernel.library_path().parent_path() / "device.ptx";
     ASSERT_TRUE(fs::exists(ptx));
@@ -176,8 +175,8 @@ TEST(SharedSwizzle, TheTensorCoreGemmsOperandTilesAreSwizzledEverywhere) {
 TEST(SharedSwizzle, AFloat32GemmOnSimtKeepsPlainTiles) {
   // No ldmatrix reads these tiles (simt.gemm): nothing is swizzled.
   std::string source = gemm_source("float32", 64);
-  IRModule lowered = cuda::cuda_pipeline().lower(parse_kernel_source(source),
-                                                 target::Target::parse("cuda -arch=sm_80"));
+  Kernel kernel = compile(parse_kernel_source(source), "cuda -arch=sm_80", std::nullopt, "source");
+  const IRModule& lowered = kernel.lowered();
   for (const auto& [name, n] : shared_accesses(lowered)) {
     SCOPED_TRACE(name);
     EXPECT_EQ(n.swizzled, 0);
