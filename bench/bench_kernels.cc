@@ -61,8 +61,8 @@ std::vector<std::pair<std::string, std::string>> env_assignments(const char* nam
   return out;
 }
 
-// TILEC_BENCH_PASS_CONFIG="cpu.gemm_micro_rows=8,cpu.prefetch=true" sets integer and
-// boolean pass-config keys (for trying other micro-kernel shapes, or with prefetch;
+// TILEC_BENCH_PASS_CONFIG="cpu.gemm_micro_rows=8,cpu.prefetch=false" sets integer and
+// boolean pass-config keys (for trying other micro-kernel shapes, or without prefetch;
 // unset: the defaults the compiler derives).
 tilec::PassConfig bench_pass_config() {
   tilec::PassConfig config;

@@ -75,10 +75,10 @@ transform::PassPipeline make_cpu_pipeline() {
   transform::SplitHostDeviceOptions split{kDLCPU, bind_blocks_to_task_range};
   return transform::PassPipeline(
       "cpu", {transform::work_item_loops_pass(), prefetch_pipelined_copies_pass(),
-              transform::lower_tile_ops_pass(), transpose_copies_pass(), transform::simplify_pass(),
-              transform::bounds_check_pass(), transform::flatten_buffers_pass(),
-              transform::simplify_pass(), transform::vectorize_loops_pass(),
-              transform::split_host_device_pass(split)});
+              transform::lower_tile_ops_pass(), spread_prefetches_pass(), transpose_copies_pass(),
+              transform::simplify_pass(), transform::bounds_check_pass(),
+              transform::flatten_buffers_pass(), transform::simplify_pass(),
+              transform::vectorize_loops_pass(), transform::split_host_device_pass(split)});
 }
 
 }  // namespace tilec::cpu

@@ -63,34 +63,36 @@ std::optional<Stmt> prefetch_next(const CopyNode& copy, const Var& var, const Ex
   }
   if (!moves) return std::nullopt;  // the same tile every iteration: already in cache
   // One prefetch per cache line of each row (the last dimension), plus the row's last
-  // element, whose line a row not aligned to lines ends in.
+  // element, whose line a row not aligned to lines ends in. The lines form one loop over
+  // a linear index (rows outer, lines inner) so that spread_prefetches can hand each
+  // slot of the compute that follows its own range of them.
   const int64_t elem_bytes = std::max(1, src.buffer->dtype.bytes());
   const int64_t per_line = std::max<int64_t>(1, kCacheLineBytes / elem_bytes);
   const int64_t row = extents.back();
+  const int64_t lines = (row + per_line - 1) / per_line + 1;
   DataType it = starts.back().dtype();
-  Var line = make_var("pf_line", it);
+  auto c = [&](int64_t v) { return make_int(v, it); };
+  int64_t total = lines;
+  for (int d = 0; d + 1 < nd; ++d) total *= extents[d];
+  Var pf = make_var("pf_line", it);
+  Expr line = floormod(pf, c(lines)), rest = floordiv(pf, c(lines));
   std::vector<Expr> index(starts);
-  Expr col =
-      min(starts.back() + line * make_int(per_line, it), starts.back() + make_int(row - 1, it));
+  Expr col = min(starts.back() + line * c(per_line), starts.back() + c(row - 1));
   Expr in_bounds = col < cast(it, src.buffer->shape.back());
   index.back() = col;
-  std::vector<Var> outer;
-  for (int d = 0; d + 1 < nd; ++d) {
-    Var v = make_var("pf_row" + std::to_string(d), starts[d].dtype());
-    outer.push_back(v);
-    index[d] = starts[d] + v;
-    in_bounds = logical_and(in_bounds, index[d] < cast(starts[d].dtype(), src.buffer->shape[d]));
+  for (int d = nd - 1; d-- > 0;) {
+    DataType dt = starts[d].dtype();
+    Expr r = floormod(rest, c(extents[d]));
+    rest = floordiv(rest, c(extents[d]));
+    index[d] = starts[d] + (dt == it ? r : cast(dt, r));
+    in_bounds = logical_and(in_bounds, index[d] < cast(dt, src.buffer->shape[d]));
   }
   for (auto& i : index) i = transform::simplify(i);
   for (int d = 0; d < nd; ++d)
     in_bounds = logical_and(in_bounds, index[d] >= make_zero(index[d].dtype()));
   Stmt body =
       if_then_else(transform::simplify(in_bounds), evaluate(prefetch(load(src.buffer, index))));
-  body = for_loop(line, make_zero(it), make_int((row + per_line - 1) / per_line + 1, it), body);
-  for (int d = nd - 1; d-- > 0;)
-    body = for_loop(outer[d], make_zero(outer[d].dtype()), make_int(extents[d], outer[d].dtype()),
-                    body);
-  return body;
+  return for_loop(pf, make_zero(it), c(total), body);
 }
 
 class PrefetchPipelinedCopies : public StmtMutator {

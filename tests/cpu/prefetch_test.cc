@@ -1,13 +1,20 @@
 // cpu/prefetch.h: T.Pipelined loops get a prefetch of the next iteration's global tiles
-// (guarded to the tensor and to iterations that have a next one), other loops none.
+// (guarded to the tensor and to iterations that have a next one), other loops none;
+// spread_prefetches deals each copy's lines out over the slot loops of the compute after
+// them, every line to exactly one slot.
 // tests/engine/cpu_prefetch_test.cc checks what the codegens print; results are covered
 // by the end-to-end tests of every pipelined example.
 #include "tilec/cpu/prefetch.h"
 
 #include "tilec/frontend/parser.h"
+#include "tilec/ir/mutator.h"
+#include "tilec/ir/printer.h"
 #include "tilec/ir/visitor.h"
+#include "tilec/transform/simplify.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace tilec::cpu {
 namespace {
@@ -60,6 +67,78 @@ TEST(CpuPrefetch, PipelinedLoopsPrefetchTheNextIterationsTiles) {
     if (s && s->kind() == StmtKind::kIf) ++guards;
   });
   EXPECT_EQ(guards, 2);
+}
+
+// The pipelined loop's prefetch block, from prefetch_pipelined_copies on kPipelined.
+Stmt prefetch_block() {
+  Stmt body = prefetch_pipelined_copies(parse_kernel_source(kPipelined).functions()[0]->body);
+  Stmt block;
+  post_order_visit(body, [&](const Stmt* s, const Expr*) {
+    if (auto* f = s ? s->as<ForNode>() : nullptr; f && f->num_stages > 0)
+      block = f->body.as<SeqNode>()->stmts.front();
+  });
+  return block;
+}
+
+TEST(CpuPrefetch, SpreadDealsEveryLineToExactlyOneSlot) {
+  Stmt block = prefetch_block();
+  ASSERT_TRUE(block);
+  // Lines per copy: A 32 rows x (1 line + the last element's), B 16 rows x (2 + 1).
+  auto* guard = block.as<IfNode>();
+  ASSERT_NE(guard, nullptr);
+  std::vector<int64_t> lines;
+  for (const Stmt& s : guard->then_case.as<SeqNode>()->stmts)
+    lines.push_back(*as_const_int(s.as<ForNode>()->end));
+  EXPECT_EQ(lines, (std::vector<int64_t>{64, 48}));
+
+  // Compute after the block: a light loop, then a 3 x 5 nest (the heaviest statement).
+  Buffer out = make_buffer("out", {make_int(1)}, DataType::Float32(), StorageScope::kLocal);
+  Var a = make_var("a"), b = make_var("b"), light = make_var("light");
+  Stmt work = store(out, {make_int(0)}, make_float(1.0, DataType::Float32()));
+  Stmt nest = for_loop(a, make_int(0), make_int(3), for_loop(b, make_int(2), make_int(7), work));
+  Stmt spread =
+      spread_prefetches(seq({block, for_loop(light, make_int(0), make_int(2), work), nest}));
+
+  auto* top = spread.as<SeqNode>();
+  ASSERT_NE(top, nullptr);
+  ASSERT_EQ(top->stmts.size(), 2u);               // the block left the top
+  EXPECT_EQ(count_prefetches(top->stmts[0]), 0);  // and the light loop got none
+  auto* outer = top->stmts[1].as<ForNode>();
+  ASSERT_NE(outer, nullptr);
+  auto* inner = outer->body.as<ForNode>();
+  ASSERT_NE(inner, nullptr);
+  auto* slot = inner->body.as<SeqNode>()->stmts.front().as<IfNode>();
+  ASSERT_NE(slot, nullptr);  // if (next iteration) { slices }
+  const auto& slices = slot->then_case.as<SeqNode>()->stmts;
+  ASSERT_EQ(slices.size(), lines.size());
+  for (size_t c = 0; c < slices.size(); ++c) {
+    std::vector<int> dealt(size_t(lines[c]), 0);
+    auto* end_let = slices[c].as<LetNode>();  // pf_end = min(...)
+    ASSERT_NE(end_let, nullptr);
+    auto* slice = end_let->body.as<ForNode>();
+    ASSERT_NE(slice, nullptr);
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 2; j < 7; ++j) {
+        VarMap at{{outer->var.get(), make_int(i)}, {inner->var.get(), make_int(j)}};
+        Expr b0 = transform::simplify(substitute(slice->begin, at));
+        Expr e0 = transform::simplify(substitute(end_let->value, at));
+        const int64_t *begin = as_const_int(b0), *end = as_const_int(e0);
+        ASSERT_TRUE(begin && end) << print(b0) << " " << print(e0);
+        for (int64_t l = *begin; l < *end; ++l) ++dealt.at(size_t(l));
+      }
+    EXPECT_EQ(std::count(dealt.begin(), dealt.end(), 1), lines[c]) << "copy " << c;
+  }
+}
+
+TEST(CpuPrefetch, SpreadLeavesTheBlockWhereNoSlotLoopFollows) {
+  Stmt block = prefetch_block();
+  ASSERT_TRUE(block);
+  Buffer out = make_buffer("out", {make_int(1)}, DataType::Float32(), StorageScope::kLocal);
+  Stmt work = store(out, {make_int(0)}, make_float(1.0, DataType::Float32()));
+  Stmt spread = spread_prefetches(seq({block, work}));
+  auto* top = spread.as<SeqNode>();
+  ASSERT_NE(top, nullptr);
+  EXPECT_TRUE(top->stmts[0].same_as(block));
 }
 
 }  // namespace
