@@ -561,7 +561,8 @@ void CodeGenC::bind_loop_to_thread(const ForNode* op) {
                     "must have step 1",
                     op->var.name(), op->step, op->thread_tag));
   }
-  std::string begin = print(op->begin).text;
+  // `begin + index`: a begin that binds looser than + (a select, a comparison) is wrapped.
+  std::string begin = wrap(print(op->begin), kAddPrec);
   std::string index = thread_index(op->thread_tag);
   std::string v = declare_var(op->var);
   set_loop_bounds(op);
@@ -578,7 +579,9 @@ void CodeGenC::print_c_loop(const ForNode* op) {
     (p[0] == '#' ? body_ : line()) << p << "\n";  // preprocessor lines start at column 0
   }
   std::string begin = print(op->begin).text;
-  std::string end = print(op->end).text;
+  // `v < end`: an end that binds looser than the comparison (T.min's select) is wrapped,
+  // else `i < a < b ? a : b` would compare (i < a) and never stop.
+  std::string end = wrap(print(op->end), kShiftPrec);
   std::string v = declare_var(op->var);
   std::string cmp = op->step > 0 ? "<" : ">";
   std::string incr = op->step == 1    ? "++" + v

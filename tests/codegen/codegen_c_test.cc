@@ -131,6 +131,28 @@ TEST(CodeGenC, AllocationsLetsIfsAndUniqueNames) {
   EXPECT_NE(c.find("huge[INFINITY_] = acc;"), std::string::npos) << c;  // macro name avoided
 }
 
+TEST(CodeGenC, LoopBoundsThatBindLooserThanTheComparisonAreParenthesized) {
+  // for i in [select(a < b, 1, 0) .. min(a, b)) summed: a = 7, b = 3 runs i = 0, 1, 2;
+  // a = 4, b = 9 runs i = 1, 2, 3. Printed unparenthesized, `i < b < a ? b : a` never ends.
+  Buffer out = make_buffer("out", {Expr(1)}, DataType::Int32());
+  Param a = scalar("a", DataType::Int32()), b = scalar("b", DataType::Int32());
+  Var i = make_var("i");
+  Expr begin = select(var_of(a) < var_of(b), Expr(1), Expr(0));
+  Stmt body = seq(
+      {store(out, {Expr(0)}, Expr(0)), for_loop(i, begin, min(var_of(a), var_of(b)),
+                                                store(out, {Expr(0)}, load(out, {Expr(0)}) + i))});
+  CodeGenC gen;
+  gen.add_function(make_prim_func("f", {tensor(out), a, b}, body));
+  std::string src = gen.finish();
+  EXPECT_NE(src.find("i < (b < a ? b : a)"), std::string::npos) << src;
+  std::string out_text =
+      compile_and_run(src,
+                      "  int32_t r[1];\n  f(r, 7, 3);\n  printf(\"%d \", r[0]);\n"
+                      "  f(r, 4, 9);\n  printf(\"%d\\n\", r[0]);",
+                      "loop_bounds");
+  EXPECT_EQ(out_text, "3 6\n") << src;
+}
+
 TEST(CodeGenC, RejectsUnloweredAndMultiDimensionalIR) {
   Buffer a = make_buffer("A", {Expr(4), Expr(4)}, DataType::Float32());
   CodeGenC gen;
