@@ -8,6 +8,7 @@
 #include "tilec/cpu/pipeline.h"
 #include "tilec/cpu/tile_ops.h"
 #include "tilec/exec/execution_backend.h"
+#include "tilec/target/detect.h"
 #include "tilec/target/llvm_support.h"
 
 #ifdef TILEC_HAVE_LLVM
@@ -24,12 +25,21 @@ bool is_llvm_target(const target::Target& target) {
 }
 #else
 // A build without LLVM still owns the `llvm` kind, so asking for it says why it cannot
-// run instead of "no backend for kind llvm".
-backend::CodeArtifact llvm_not_built(const ir::IRModule&, const target::Target& target) {
+// run instead of "no backend for kind llvm": at resolution (a normalizer, so `tilec
+// resolve` and every target or host given as `llvm` fail before lowering) and, for callers
+// that hand the module an unnormalized target, at device codegen.
+[[noreturn]] void throw_llvm_not_built(const target::Target& target) {
   throw backend::BackendError(
       "target '" + target.str() +
       "' needs LLVM, but this tilec was built without it (-DTILEC_LLVM=OFF); use --target c, "
       "or rebuild with -DTILEC_LLVM=ON (Debian package llvm-16-dev)");
+}
+backend::CodeArtifact llvm_not_built(const ir::IRModule&, const target::Target& target) {
+  throw_llvm_not_built(target);
+}
+std::optional<target::Target> reject_llvm_targets(const target::Target& target) {
+  if (target.kind() == "llvm") throw_llvm_not_built(target);
+  return std::nullopt;
 }
 #endif
 
@@ -87,6 +97,9 @@ void register_cpu_backend() {
 #ifdef TILEC_HAVE_LLVM
   // From now on `auto` on this CPU and the default host target are `llvm`.
   target::enable_llvm_host_cpu(&llvm_host_cpu_name);
+#else
+  target::register_target_normalizer(kLlvmUnavailableNormalizerName, reject_llvm_targets,
+                                     /*override=*/true);
 #endif
 }
 

@@ -308,6 +308,7 @@ const std::vector<Case>& cases() {
        2,
        {"tilec: error: $K/gather.py:12:", "load 'X' at index [5000] is outside its shape [1000]",
         "bounds-checked build"}},
+#ifdef TILEC_HAVE_LLVM  // without LLVM, `--target llvm` is refused (CliResolve)
       {"BoundsCheckReportsOutOfRangeIndexDataOnLlvmJit",
        {"run", "$K/gather.py", "--target", "llvm", "--execution-backend", "llvm_jit",
         "--bounds-check", "--inputs", "I=$D/i_bad.npy"},
@@ -318,6 +319,7 @@ const std::vector<Case>& cases() {
         "--bounds-check", "--inputs", "I=$D/i_bad.npy"},
        2,
        {"tilec: error: $K/gather.py:12:", "load 'X' at index [5000] is outside its shape [1000]"}},
+#endif
       {"BoundsCheckWithInRangeDataRuns",
        {"run", "$K/gather.py", "--target", "c", "--bounds-check", "--check"},
        0,

@@ -179,6 +179,24 @@ TEST(CliResolve, AutoResolvesToTheCpuHere) {
 #endif
 }
 
+TEST(CliResolve, TheLlvmKindResolvesOnlyWhenLlvmIsBuiltIn) {
+  auto result = tilec_cli({"resolve", "--target", "llvm", "--json"});
+#ifdef TILEC_HAVE_LLVM
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(parse_json(result).at("execution_backend"), "llvm_jit");
+#else
+  // Without LLVM, resolving says why at once instead of resolving to native and
+  // failing later in device codegen.
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("built without it (-DTILEC_LLVM=OFF)"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("--target c"), std::string::npos) << result.output;
+  auto as_host = tilec_cli({"resolve", "--target", "c", "--target-host", "llvm"});
+  EXPECT_EQ(as_host.exit_code, 2) << as_host.output;
+  EXPECT_NE(as_host.output.find("-DTILEC_LLVM=OFF"), std::string::npos) << as_host.output;
+#endif
+}
+
 TEST(CliResolve, BadRequestsExitTwoWithTheAlternatives) {
   auto unknown_kind = tilec_cli({"resolve", "--target", "no_such_kind"});
   EXPECT_EQ(unknown_kind.exit_code, 2);

@@ -3,12 +3,15 @@
 // device codegens: C text for `c`, LLVM IR for `llvm` (tilec/cpu/llvm_codegen.h); host
 // codegens: the standard `c` and `llvm` ones. Execution backends in auto order:
 // llvm_jit (llvm targets only), native. With LLVM, registering also enables
-// target::llvm_host_cpu, so `auto` on this CPU and the default host are `llvm`.
+// target::llvm_host_cpu, so `auto` on this CPU and the default host are `llvm`; without
+// LLVM it registers the normalizer below, which rejects `llvm` targets and hosts with why.
 #pragma once
 
 #include "tilec/backend/module.h"
 
 namespace tilec::cpu {
+
+inline constexpr const char* kLlvmUnavailableNormalizerName = "cpu_llvm_unavailable";
 
 backend::BackendModule make_cpu_backend_module();
 // Registers the module (idempotent): the manifest, the "cpu" target detector and the
