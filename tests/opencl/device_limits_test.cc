@@ -63,6 +63,8 @@ class OpenCLDeviceSharedMemory : public testing::EngineTest {};
 
 TEST_F(OpenCLDeviceSharedMemory, AFragmentAbove16KiBIsStagedInTheDevicesMemory) {
   tilec::initialize();
+  const auto& backend = exec::opencl_execution_backend();
+  if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason();
   std::optional<int64_t> device = exec::opencl_local_memory_bytes("");
   if (!device || *device < 96 * 128 * 4) GTEST_SKIP() << "needs a device with 48 KiB of __local";
   ir::IRModule mod = ir::parse_kernel_source(kStagedSource);
