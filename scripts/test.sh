@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The test command: every unit and end-to-end test under CTest, then the
-# ThreadSanitizer build of the registry concurrency test and the bounded fuzz runs.
-# (scripts/test_asan.sh, the sanitized run of the whole suite, is run separately.)
-# Then the pytest suite of the Python package as set-up installed it for python3
-# (tests/python, run outside the source tree so the installed package is the one
-# imported; CTest's python.pytest runs the same suite on build/python). Expects
-# scripts/setup.sh to have built build/. Ends with one summary line
+# The test command: every unit and end-to-end test under CTest, then the pytest
+# suite of the Python package as set-up installed it for python3 (tests/python, run
+# outside the source tree so the installed package is the one imported; CTest's
+# python.pytest runs the same suite on build/python). Expects scripts/setup.sh to have
+# built build/. Ends with one summary line
 # "tests: N passed, N failed" counting the CTest tests, each pytest test of the
-# installed package and the two extra suites (one each).
+# installed package and the three extra suites (one each): the ThreadSanitizer build of
+# the registry concurrency test, the bounded fuzz runs, and the AddressSanitizer +
+# UndefinedBehaviorSanitizer run of the whole suite (scripts/test_asan.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # ccache hashes paths relative to this checkout, so a fresh clone elsewhere (CI) and
@@ -46,7 +46,7 @@ if [ "$pytest_status" -ne 0 ] && [ "$py_failed" -eq 0 ]; then py_failed=1; fi
 passed=$((passed + py_passed))
 failed=$((failed + py_failed))
 
-for extra in scripts/test_tsan.sh scripts/fuzz.sh; do
+for extra in scripts/test_tsan.sh scripts/fuzz.sh scripts/test_asan.sh; do
   echo "== $extra"
   if "$extra"; then
     passed=$((passed + 1))
