@@ -1000,6 +1000,49 @@ class Lowering {
 
   // The value of a constant expression: numbers, dtype strings, tuples and lists of
   // them, None, conditionals on constants and calls of helper functions.
+  // `dtype == "float16"`, `in_dtype != accum_dtype`: a factory's comparison of strings is
+  // decided here, as Python decides it (equal text; a T.float16-style dtype on either side
+  // also equals the dtype string that names the same type). nullopt when no operand is a
+  // string; a string ordered with <, > or compared with a number is an error.
+  std::optional<bool> string_compare(const AstExpr& e) {
+    auto text = [&](const AstExpr& x) -> std::optional<std::string> {
+      if (x.kind == AstKind::kString) return x.name;
+      if (x.kind == AstKind::kName) {
+        const Binding* b = lookup(x.name);
+        if (b && b->kind == Binding::kString) return b->text;
+      }
+      if (x.kind == AstKind::kAttribute) {
+        std::string fn = language_function(x);
+        if (!fn.empty() && DataType::parse(fn)) return fn;
+      }
+      return std::nullopt;
+    };
+    bool any = false;
+    for (const auto& c : e.children) any |= text(*c).has_value();
+    if (!any) return std::nullopt;
+    bool result = true;
+    for (size_t i = 0; i < e.ops.size(); ++i) {
+      const AstExpr& l = *e.children[i];
+      const AstExpr& r = *e.children[i + 1];
+      const std::string& op = e.ops[i];
+      if (op != "==" && op != "!=")
+        fail(e.span, "strings can only be compared with == and != here, not '" + op + "'");
+      auto a = text(l), b = text(r);
+      if (!a || !b) {
+        if (const_value(a ? r : l, "comparison").kind != Binding::kNone)
+          fail((a ? r : l).span, "a string is compared with a value that is not a string",
+               "compare dtypes with dtype strings, e.g. dtype == \"float16\"");
+      }
+      bool same = a && b && *a == *b;
+      if (a && b && !same && (l.kind == AstKind::kAttribute || r.kind == AstKind::kAttribute)) {
+        auto ta = DataType::parse(*a), tb = DataType::parse(*b);
+        same = ta && tb && *ta == *tb;
+      }
+      result = result && (op == "==" ? same : !same);
+    }
+    return result;
+  }
+
   Binding const_value(const AstExpr& e, const std::string& name) {
     switch (e.kind) {
       case AstKind::kString:
@@ -1022,6 +1065,7 @@ class Lowering {
       case AstKind::kCompare:
         if (e.ops[0] == "in" || e.ops[0] == "not in")
           return {Binding::kConst, membership(e), "", {}};
+        if (auto same = string_compare(e)) return {Binding::kConst, make_bool(*same), "", {}};
         if (e.ops[0] == "is" || e.ops[0] == "is not") {
           Binding lb = const_value(*e.children[0], name);
           Binding rb = const_value(*e.children[1], name);
@@ -1080,7 +1124,7 @@ class Lowering {
   }
 
   // T.symbolic("M") / T.dynamic("M", dtype) / T.const("M, N"): symbolic dims (a tuple of
-  // them for a comma-separated list), or constants where -D gives their value.
+  // them for a list of names), or constants where -D gives their value.
   Binding symbolic(const AstExpr& e, const std::string& name) {
     std::string fn = language_function(*e.base);
     auto args = bind_args(e, "T." + fn, {"name", "dtype"}, 1);
@@ -1092,11 +1136,13 @@ class Lowering {
       fail(args[1]->span, "symbolic dimensions must have an integer dtype, not " + t.str());
     std::vector<std::string> names;
     std::string cur;
+    // Names are separated by commas, whitespace or both, as TileLang splits them:
+    // T.const("M, N"), T.const("M N K").
     for (char c : args[0]->name + ",") {
-      if (c == ',') {
+      if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
         if (!cur.empty()) names.push_back(cur);
         cur.clear();
-      } else if (c != ' ') {
+      } else {
         cur += c;
       }
     }
@@ -1629,6 +1675,7 @@ class Lowering {
       }
       case AstKind::kCompare: {
         if (e.ops[0] == "is" || e.ops[0] == "is not") return const_value(e, "comparison").value;
+        if (auto same = string_compare(e)) return with_span(make_bool(*same), e.span);
         if (e.ops[0] == "in" || e.ops[0] == "not in") return membership(e);
         Expr result;
         Expr left = expr(*e.children[0]);

@@ -138,6 +138,65 @@ def scale(X, factor=2.0, block=8):
   EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[1].buffer->shape[0], 16));
 }
 
+TEST(Factories, ConstNamesMaySeparateWithSpaces) {
+  // TileLang splits T.const("M N K") on whitespace as well as commas.
+  std::string src = R"(
+@tilelang.jit
+def copy(A, B):
+    M, N, K = T.const("M N K")
+    A: T.Tensor((M, N * K), "float32")
+    B: T.Tensor((M, N * K), "float32")
+    with T.Kernel(1) as bx:
+        for i, j in T.Parallel(M, N * K):
+            B[i, j] = A[i, j]
+)";
+  EXPECT_EQ(symbolic_shape_vars(parse(src).functions()[0]).size(), 3u);
+  IRModule fixed = parse(src, {{"M", "4"}, {"N", "2"}, {"K", "3"}});
+  EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[0].buffer->shape[1], 6));
+}
+
+TEST(Factories, StringComparisonsAreDecidedLikePython) {
+  // `dtype == "int8"` in a factory and in the kernel body is a constant, as in Python; a
+  // T.float16-style dtype equals the string naming the same type.
+  std::string src = R"(
+def f(N=8, in_dtype="float16", accum_dtype="float32"):
+    wide = in_dtype == "float16" and accum_dtype != "float16"
+    cols = 4 if in_dtype == T.float16 else 2
+
+    @T.prim_func
+    def main(A: T.Tensor((N, cols), in_dtype), B: T.Tensor((N, cols), accum_dtype)):
+        with T.Kernel(1) as bx:
+            for i, j in T.Parallel(N, cols):
+                if wide:
+                    B[i, j] = A[i, j] * 2
+                elif in_dtype == "int8":
+                    B[i, j] = A[i, j] * 3
+                else:
+                    B[i, j] = A[i, j]
+
+    return main
+)";
+  const PrimFunc& f = parse(src).functions()[0];
+  EXPECT_TRUE(is_const_int(f->params[0].buffer->shape[1], 4));
+  std::string text = print(f);
+  EXPECT_NE(text.find("* 2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("* 3"), std::string::npos) << text;
+  const PrimFunc& g = parse(src, {{"in_dtype", "int8"}, {"accum_dtype", "int32"}}).functions()[0];
+  EXPECT_TRUE(is_const_int(g->params[0].buffer->shape[1], 2));
+  std::string gtext = print(g);
+  EXPECT_NE(gtext.find("* 3"), std::string::npos) << gtext;
+  // Ordering strings, or comparing one with a number, is a located error.
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string s = src;
+    return s.replace(s.find(from), from.size(), to);
+  };
+  std::string ordered =
+      error_of(replaced("in_dtype == \"float16\" and", "in_dtype < \"x\" and")).what();
+  EXPECT_NE(ordered.find("only be compared with == and !="), std::string::npos) << ordered;
+  std::string mixed = error_of(replaced("accum_dtype != \"float16\"", "accum_dtype != N")).what();
+  EXPECT_NE(mixed.find("not a string"), std::string::npos) << mixed;
+}
+
 TEST(Factories, JitOutIdxAndEmptyOutputsAreRecordedAsDeclaredOutputs) {
   IRModule factory = parse(kFactory, {{"M", "64"}, {"N", "48"}});
   EXPECT_EQ(output_indices(factory.functions()[0]), std::vector<size_t>{2});  // out_idx=[-1]

@@ -37,7 +37,7 @@ SIZE_VALUES = [
     (r"^(m|n|k|mm|nn|kk)$", 128),
     (r"^(b|bs|batch|batch_size|num_batch|nbatch)$", 1),
     (r"^(h|heads|num_heads|nheads|n_heads|head|q_heads|heads_q|num_q_heads|h_q)$", 4),
-    (r"^(h_kv|head_kv|heads_kv|kv_heads|num_kv_heads|kv_head_num|hk|hkv)$", 2),
+    (r"^(h_kv|head_kv|heads_kv|kv_heads|num_kv_heads|kv_head_num|hk|hkv)$", 1),
     (r"^(groups|group|num_groups|ngroups)$", 2),
     (r"^(s|t|l|seq|seq_len|seqlen|seq_q|seq_kv|seqlen_q|seqlen_kv|seq_len_q|seq_len_kv|"
      r"s_q|s_kv|sq|skv|length|max_seqlen|max_seqlen_q|max_seqlen_k|ctx_len|kv_len|q_len|"
@@ -50,9 +50,11 @@ SIZE_VALUES = [
 # Parameters that keep their default; without one they get this value.
 GUESSES = [
     (r"^(block|blk|tile)_?(k|kk|d)$", 32),
-    (r"^(block|blk|tile|bm|bn|bk)", 64),
+    (r"^(block|blk|tile|bm|bn|bk)", 128),
+    (r"reduce_threads", 8),
     (r"(^|_)threads?($|_)|thread_num|num_threads", 128),
     (r"stages", 2),
+    (r"topk|top_k", 4),
     (r"split|num_split|splits", 2),
     (r"accum.*dtype|acc_dtype", '"float32"'),
     (r"out.*dtype", '"float16"'),
@@ -63,7 +65,7 @@ GUESSES = [
 ]
 MISSING = re.compile(r"needs a value for parameter '(\w+)'")
 CHOICES = re.compile(r"choices: (.*)$", re.M)
-SYMBOLIC = re.compile(r"(?:--shape|symbolic)[^\n]*?'?(\w+)'?(?:=VALUE| has no value| needs a value)")
+SYMBOLIC = re.compile(r"needs a value for (?:scalar parameter|symbolic dimension|symbol) '(\w+)'")
 
 
 def first_error(text):
@@ -120,10 +122,15 @@ def value_for(name, default, has_default):
     return 64
 
 
+CONV = {"N": 2, "C": 16, "H": 8, "W": 8, "F": 32, "K": 3, "S": 1, "D": 1, "P": 1}
+
+
 def defines_for(path, entry):
     defines = {}
-    for name, default, has_default in factory_params(path, entry):
-        v = value_for(name, default, has_default)
+    params = factory_params(path, entry)
+    conv = {"S", "D", "P", "K"} <= {p[0] for p in params}  # a convolution's signature
+    for name, default, has_default in params:
+        v = CONV[name] if conv and name in CONV else value_for(name, default, has_default)
         if v is not None:
             defines[name] = v
     return defines
