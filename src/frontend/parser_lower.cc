@@ -381,6 +381,12 @@ class Lowering {
 
   void import_statement(const AstStmt& s) {
     std::string full = s.imported.empty() ? s.module : s.module + "." + s.imported;
+    // tilelang.cuda.language (and the other targets' namespaces) re-export tilelang.language;
+    // their target-only extras fail where they are used, by name.
+    if (full.rfind("tilelang.", 0) == 0 && full.size() > 18 &&
+        full.compare(full.size() - 9, 9, ".language") == 0 && full.find('.', 9) == full.size() - 9)
+      full = "tilelang.language";
+    if (full == "tilelang.tvm") full = "tvm";  // `from tilelang import tvm`: TileLang's TVM
     // Other tilelang modules (autotuner, carver, ...) only decorate or drive kernels:
     // their names are bound, opaque, and `from tilelang.x import *` binds nothing.
     bool tilelang_module = full.rfind("tilelang.", 0) == 0 && full != "tilelang.language";
@@ -1094,6 +1100,9 @@ class Lowering {
       }
       case AstKind::kSubscript:
         if (e.base->kind == AstKind::kDict) return dict_item(e);
+        if (e.base->kind == AstKind::kList || e.base->kind == AstKind::kTuple)
+          return tuple_entry(const_value(*e.base, name), e);
+        if (const Binding* t = tuple_binding(*e.base)) return tuple_entry(*t, e);
         break;
       case AstKind::kAttribute: {
         std::string fn = language_function(e);
@@ -1109,7 +1118,8 @@ class Lowering {
       }
       case AstKind::kCall: {
         std::string fn = e.base->kind == AstKind::kAttribute ? language_function(*e.base) : "";
-        if (fn == "symbolic" || fn == "dynamic" || fn == "const") return symbolic(e, name);
+        if (fn == "symbolic" || fn == "dynamic" || fn == "const" || is_tvm_te_var(*e.base))
+          return symbolic(e, name);
         if (e.base->kind == AstKind::kName) {
           const Binding* b = lookup(e.base->name);
           if (b && b->kind == Binding::kFunction && !b->macro) return call_helper(e, *b);
@@ -1123,14 +1133,25 @@ class Lowering {
     return {Binding::kConst, value, "", {}};
   }
 
+  // tvm.te.var, the symbolic size of TileLang's older examples (`import tvm` or
+  // `from tilelang import tvm`).
+  bool is_tvm_te_var(const AstExpr& f) const {
+    if (f.kind != AstKind::kAttribute || f.name != "var" || f.base->kind != AstKind::kAttribute ||
+        f.base->name != "te" || f.base->base->kind != AstKind::kName)
+      return false;
+    const Binding* b = lookup(f.base->base->name);
+    return b && b->kind == Binding::kModule && b->text == "tvm";
+  }
+
   // T.symbolic("M") / T.dynamic("M", dtype) / T.const("M, N"): symbolic dims (a tuple of
   // them for a list of names), or constants where -D gives their value.
   Binding symbolic(const AstExpr& e, const std::string& name) {
     std::string fn = language_function(*e.base);
-    auto args = bind_args(e, "T." + fn, {"name", "dtype"}, 1);
+    const std::string q = fn.empty() ? "tvm.te.var" : "T." + fn;  // tvm.te.var("m") is T.dynamic
+    auto args = bind_args(e, q, {"name", "dtype"}, 1);
     if (args[0]->kind != AstKind::kString)
-      fail(args[0]->span, "T." + fn + " expects the dimension name as a string",
-           "write " + name + " = T." + fn + "(\"" + name + "\")");
+      fail(args[0]->span, q + " expects the dimension name as a string",
+           "write " + name + " = " + q + "(\"" + name + "\")");
     DataType t = args[1] ? dtype_arg(*args[1]) : DataType::Int32();
     if (!t.is_int())
       fail(args[1]->span, "symbolic dimensions must have an integer dtype, not " + t.str());
@@ -1146,7 +1167,7 @@ class Lowering {
         cur += c;
       }
     }
-    if (names.empty()) fail(args[0]->span, "T." + fn + " needs at least one name");
+    if (names.empty()) fail(args[0]->span, q + " needs at least one name");
     Binding tuple(Binding::kTuple);
     for (const auto& n : names) {
       Binding b{Binding::kVar, make_var(n, t, e.span), "", {}};
@@ -1195,7 +1216,8 @@ class Lowering {
     const Binding* b = lookup(e.name);
     return b && b->kind == Binding::kTuple ? b : nullptr;
   }
-  Expr tuple_item(const Binding& t, const AstExpr& sub) {
+  // t[i] for a constant i (negative counts from the end), whatever the item is.
+  const Binding& tuple_entry(const Binding& t, const AstExpr& sub) {
     if (sub.children.size() != 1 || sub.children[0]->kind == AstKind::kSlice)
       fail(sub.span, "index a tuple with one constant position");
     int64_t i = int_arg(*sub.children[0], "tuple index");
@@ -1204,7 +1226,10 @@ class Lowering {
     if (i < 0 || i >= n)
       fail(sub.children[0]->span,
            "tuple index out of range (the tuple has " + std::to_string(n) + " items)");
-    const Binding& item = t.items[size_t(i)];
+    return t.items[size_t(i)];
+  }
+  Expr tuple_item(const Binding& t, const AstExpr& sub) {
+    const Binding& item = tuple_entry(t, sub);
     if (item.kind != Binding::kConst && item.kind != Binding::kVar)
       fail(sub.span, "this tuple item is not a number");
     return with_span(item.value, sub.span);
@@ -1596,6 +1621,9 @@ class Lowering {
           return with_span(v.value, e.span);
         }
         if (const Binding* t = tuple_binding(*e.base)) return tuple_item(*t, e);
+        // [0, 1, 2, 4][log_n]: a factory's table indexed by a constant.
+        if (e.base->kind == AstKind::kList || e.base->kind == AstKind::kTuple)
+          return tuple_item(const_value(*e.base, "table"), e);
         if (Buffer shaped = shape_of(*e.base)) {
           if (e.children.size() != 1 || e.children[0]->kind == AstKind::kSlice)
             fail(e.span, "index " + shaped->name + ".shape with one constant dimension number");
@@ -1983,6 +2011,55 @@ class Lowering {
     return false;
   }
 
+  // T.any_of(region) / T.all_of(region): whether any / every element of a buffer region
+  // is true (non-zero), TileLang's block-mask test. The region has constant extents; the
+  // result is the or / and of its elements' loads, in row-major order.
+  Expr any_all_of(const AstExpr& e, const std::string& fn) {
+    auto a = bind_args(e, "T." + fn, {"buffer"}, 1);
+    TileRegion r = region_arg(*a[0], "T." + fn);
+    std::vector<Expr> starts;
+    std::vector<int64_t> extents;
+    int64_t total = 1;
+    for (int d = 0; d < r.buffer->ndim(); ++d) {
+      Expr start = r.is_whole() ? make_int(0) : r.dims[size_t(d)].start;
+      Expr extent = r.buffer->shape[size_t(d)];
+      if (!r.is_whole())
+        extent =
+            r.dims[size_t(d)].stop
+                ? fold(binary_op(BinaryOp::kSub, *r.dims[size_t(d)].stop, start, e.span), e.span)
+                : make_int(1);
+      auto* c = extent.as<IntImmNode>();
+      if (!c || c->value < 1)
+        fail(a[0]->span, "T." + fn + " needs a region of constant, positive extents",
+             "slice with constant bounds, e.g. M[i, 0:4], or pass a fixed-size buffer");
+      starts.push_back(start);
+      extents.push_back(c->value);
+      total *= c->value;
+    }
+    if (total > 4096)
+      fail(a[0]->span, "T." + fn + " over " + std::to_string(total) + " elements is too large",
+           "reduce the region first (T.reduce_max) and test the result");
+    bool any = fn == "any_of";
+    Expr result;
+    std::vector<int64_t> idx(extents.size(), 0);
+    for (int64_t n = 0; n < total; ++n) {
+      std::vector<Expr> indices;
+      for (size_t d = 0; d < idx.size(); ++d)
+        indices.push_back(
+            idx[d] == 0
+                ? starts[d]
+                : fold(binary_op(BinaryOp::kAdd, starts[d], make_int(idx[d]), e.span), e.span));
+      Expr v = guarded(e.span, [&] { return load(r.buffer, indices, e.span); });
+      if (!v.dtype().is_bool()) v = binary_op(BinaryOp::kNE, v, make_int(0), e.span);
+      result = result ? binary_op(any ? BinaryOp::kOr : BinaryOp::kAnd, result, v, e.span) : v;
+      for (size_t d = idx.size(); d-- > 0;) {  // row-major odometer
+        if (++idx[d] < extents[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return result;
+  }
+
   Expr call_expr(const AstExpr& e) {
     if (std::optional<Expr> v = python_constant_call(e)) return *v;
     std::string fn;
@@ -2040,6 +2117,7 @@ class Lowering {
       std::vector<Expr> values = args(it == arity.end() ? 1 : it->second);
       return fold(guarded(e.span, [&] { return call(fn, values, e.span); }), e.span);
     }
+    if (fn == "any_of" || fn == "all_of") return any_all_of(e, fn);
     if (fn == "clamp") {  // TileLang's T.clamp(x, lo, hi) = T.min(T.max(x, lo), hi)
       auto a = bind_args(e, qualified, {"dst", "min_val", "max_val"}, 3);
       std::vector<Expr> v = {expr(*a[0]), expr(*a[1]), expr(*a[2])};
@@ -2916,9 +2994,12 @@ class Lowering {
   }
 
   StorageScope scope_arg(const AstExpr& e) {
-    if (e.kind != AstKind::kString)
+    // A literal or a factory constant holding one (shared_scope = "shared").
+    Binding b = e.kind == AstKind::kString || e.kind == AstKind::kName ? const_value(e, "scope")
+                                                                       : Binding(Binding::kNone);
+    if (b.kind != Binding::kString)
       fail(e.span, "a storage scope is a string", "e.g. scope=\"shared\"");
-    const std::string& text = e.name;
+    const std::string& text = b.text;
     if (text == "shared" || text == "shared.dyn" || text == "global") return StorageScope::kShared;
     if (auto scope = parse_storage_scope(text)) return *scope;
     fail(e.span, "unknown storage scope '" + text + "'",

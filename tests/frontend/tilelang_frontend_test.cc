@@ -144,15 +144,15 @@ TEST(Factories, ConstNamesMaySeparateWithSpaces) {
 @tilelang.jit
 def copy(A, B):
     M, N, K = T.const("M N K")
-    A: T.Tensor((M, N * K), "float32")
-    B: T.Tensor((M, N * K), "float32")
+    A: T.Tensor((M, N, K), "float32")
+    B: T.Tensor((M, N, K), "float32")
     with T.Kernel(1) as bx:
-        for i, j in T.Parallel(M, N * K):
-            B[i, j] = A[i, j]
+        for i, j, k in T.Parallel(M, N, K):
+            B[i, j, k] = A[i, j, k]
 )";
   EXPECT_EQ(symbolic_shape_vars(parse(src).functions()[0]).size(), 3u);
   IRModule fixed = parse(src, {{"M", "4"}, {"N", "2"}, {"K", "3"}});
-  EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[0].buffer->shape[1], 6));
+  EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[0].buffer->shape[2], 3));
 }
 
 TEST(Factories, StringComparisonsAreDecidedLikePython) {
@@ -176,16 +176,18 @@ def f(N=8, in_dtype="float16", accum_dtype="float32"):
 
     return main
 )";
-  const PrimFunc& f = parse(src).functions()[0];
+  IRModule m = parse(src);
+  const PrimFunc& f = m.functions()[0];
   EXPECT_TRUE(is_const_int(f->params[0].buffer->shape[1], 4));
-  std::string text = print(f);
-  EXPECT_NE(text.find("* 2"), std::string::npos) << text;
-  EXPECT_EQ(text.find("* 3"), std::string::npos) << text;
-  const PrimFunc& g = parse(src, {{"in_dtype", "int8"}, {"accum_dtype", "int32"}}).functions()[0];
+  std::string text = print(f);  // both comparisons decided: True, then False
+  EXPECT_NE(text.find("if True:"), std::string::npos) << text;
+  EXPECT_NE(text.find("elif False:"), std::string::npos) << text;
+  IRModule mg = parse(src, {{"in_dtype", "int8"}, {"accum_dtype", "int32"}});
+  const PrimFunc& g = mg.functions()[0];
   EXPECT_TRUE(is_const_int(g->params[0].buffer->shape[1], 2));
   std::string gtext = print(g);
-  EXPECT_NE(gtext.find("* 3"), std::string::npos) << gtext;
-  // Ordering strings, or comparing one with a number, is a located error.
+  EXPECT_NE(gtext.find("if False:"), std::string::npos) << gtext;
+  EXPECT_NE(gtext.find("elif True:"), std::string::npos) << gtext;
   auto replaced = [&](const std::string& from, const std::string& to) {
     std::string s = src;
     return s.replace(s.find(from), from.size(), to);
@@ -195,6 +197,79 @@ def f(N=8, in_dtype="float16", accum_dtype="float32"):
   EXPECT_NE(ordered.find("only be compared with == and !="), std::string::npos) << ordered;
   std::string mixed = error_of(replaced("accum_dtype != \"float16\"", "accum_dtype != N")).what();
   EXPECT_NE(mixed.find("not a string"), std::string::npos) << mixed;
+}
+
+TEST(Constructs, AnyOfAllOfNeedConstantRegions) {
+  // T.any_of over a block-mask row lowers to the or of its loads; a region whose extent
+  // is not a constant is a located error that says what to write.
+  IRModule m = parse(R"(
+@T.prim_func
+def f(Mask: T.Tensor((4, 3), "bool"), B: T.Tensor((4,), "int32")):
+    with T.Kernel(4) as bx:
+        if T.any_of(Mask[bx, :]):
+            B[bx] = 1
+)");
+  std::string text = print(m.functions()[0]);
+  EXPECT_NE(text.find("Mask[bx, 2]"), std::string::npos) << text;
+  std::string bad = error_of(R"(
+@T.prim_func
+def f(Mask: T.Tensor((4, 3), "bool"), B: T.Tensor((4,), "int32"), n: T.int32):
+    with T.Kernel(4) as bx:
+        if T.all_of(Mask[bx, 0:n]):
+            B[bx] = 1
+)")
+                        .what();
+  EXPECT_NE(bad.find("T.all_of needs a region of constant, positive extents"), std::string::npos)
+      << bad;
+}
+
+TEST(Constructs, ScopeMayBeAConstantButMustBeAString) {
+  std::string src = R"(
+def f(N=8):
+    scope = "shared"
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32")):
+        with T.Kernel(1) as bx:
+            s = T.alloc_shared((N,), "float32", scope=scope)
+            T.copy(A, s)
+            T.copy(s, A)
+
+    return main
+)";
+  EXPECT_EQ(parse(src).functions().size(), 1u);
+  std::string s2 = src;
+  s2.replace(s2.find("scope = \"shared\""), 16, "scope = 3");
+  std::string e = error_of(s2).what();
+  EXPECT_NE(e.find("a storage scope is a string"), std::string::npos) << e;
+}
+
+TEST(Constructs, TargetLanguageNamespacesAndTvmTeVar) {
+  // `from tilelang.cuda import language as T` is TileLang's language module; tvm.te.var
+  // (TileLang's TVM, `from tilelang import tvm`) is a symbolic size, fixed by -D.
+  ParseOptions options;
+  options.filename = "k.py";
+  std::string src = R"(import tilelang
+from tilelang import tvm
+from tilelang.cuda import language as T
+
+
+def f(block=4):
+    M = tvm.te.var("m")
+
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float32")):
+        with T.Kernel(T.ceildiv(M, block)) as bx:
+            for i in T.Parallel(block):
+                A[bx * block + i] = 1.0
+
+    return main
+)";
+  IRModule symbolic = parse_kernel_source(src, options);
+  EXPECT_EQ(symbolic_shape_vars(symbolic.functions()[0]).size(), 1u);
+  options.defines = {{"m", "12"}};
+  IRModule fixed = parse_kernel_source(src, options);
+  EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[0].buffer->shape[0], 12));
 }
 
 TEST(Factories, JitOutIdxAndEmptyOutputsAreRecordedAsDeclaredOutputs) {

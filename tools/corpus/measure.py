@@ -7,11 +7,13 @@
 For every DIR/*.py file it asks `tilec check` for the file's kernels (when the file defines
 several, tilec's error lists them: "choices: a (factory), b (kernel)") and measures each one:
 
-  1. sizes: the factory's parameters are read from its `def` with Python's ast module (the
-     file is never imported or run); problem sizes (M, N, K, batch, heads, seq_len, dim, ...)
-     get small values (-D), so the interpreter finishes, block sizes, dtypes and flags keep
-     their defaults, and a parameter with no default gets a value guessed from its name.
-     When `tilec check` still names a missing parameter, it is given 64 and check re-runs.
+  1. sizes: a factory's (or eager @tilelang.jit function's) value parameters are read from
+     its `def` with Python's ast module (the file is never imported or run; tensors and
+     @T.prim_func parameters are left alone); problem sizes (M, N, K, batch, heads, seq_len,
+     dim, ...) get small values (-D), so the interpreter finishes, block sizes, dtypes and
+     flags keep their defaults, and a parameter with no default gets a value guessed from
+     its name. When `tilec check` still names a missing parameter, it gets a guess too.
+     A file with several kernels is measured one kernel at a time (--entry NAME).
   2. `tilec compile --target TARGET` (default c): "compiled" or the first error line.
   3. `tilec run --target TARGET --check` on random inputs, compared with the reference
      interpreter; symbolic sizes tilec asks for are given with --shape NAME=64.
@@ -50,11 +52,25 @@ SIZE_VALUES = [
 # Parameters that keep their default; without one they get this value.
 GUESSES = [
     (r"^(block|blk|tile)_?(k|kk|d)$", 32),
+    (r"^(block|blk)_?h$", 4),
+    (r"^block_?dstate$", 64),
     (r"^(block|blk|tile|bm|bn|bk)", 128),
     (r"reduce_threads", 8),
     (r"(^|_)threads?($|_)|thread_num|num_threads", 128),
     (r"stages", 2),
     (r"topk|top_k", 4),
+    (r"condition_dim", 2),
+    (r"^trans", "False"),
+    (r"downsample_len", 2),
+    (r"^padded_", 160),
+    (r"^nn$", 256),
+    (r"elements_per_thread", 2),
+    (r"^a$", 100),
+    (r"chunk_size", 64),
+    (r"dstate", 64),
+    (r"numel", 256),
+    (r"^step$", 4),
+    (r"sizes_list$", "[64,128]"),
     (r"split|num_split|splits", 2),
     (r"accum.*dtype|acc_dtype", '"float32"'),
     (r"out.*dtype", '"float16"'),
@@ -84,20 +100,40 @@ def run(cmd, timeout):
         return 124, "timeout after %ds" % timeout
 
 
+def tensor_names(node):
+    """Parameters that are tensors, not factory values: annotated T.Tensor/T.Buffer/T.ptr in
+    the signature, or in the body (the eager @tilelang.jit style: `A: T.Tensor[...]`)."""
+    names = set()
+    for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+        if arg.annotation is not None and re.search(r"Tensor|Buffer|ptr", ast.dump(arg.annotation)):
+            names.add(arg.arg)
+    for st in node.body:
+        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+            names.add(st.target.id)
+    return names
+
+
 def factory_params(path, entry):
-    """(name, default-or-None) for the def named entry (the first def when entry is None)."""
+    """(name, default, has_default) for the parameters of the top-level def named entry
+    that take values: none for a @T.prim_func, whose parameters are its tensors and
+    scalars; the non-tensor ones for a factory or an eager @tilelang.jit function."""
     try:
         tree = ast.parse(open(path, encoding="utf-8").read())
     except (SyntaxError, UnicodeDecodeError):
         return []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and (entry is None or node.name == entry):
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == entry:
+            if "prim_func" in " ".join(ast.dump(d) for d in node.decorator_list):
+                return []
+            tensors = tensor_names(node)
             a = node.args
             pos = a.posonlyargs + a.args
             defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
             pairs = list(zip(pos, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
             out = []
             for arg, d in pairs:
+                if arg.arg in tensors:
+                    continue
                 try:
                     dv = ast.literal_eval(d) if d is not None else None
                 except ValueError:
@@ -107,8 +143,14 @@ def factory_params(path, entry):
     return []
 
 
+# Optional bounds whose None default the kernel cannot use (TileLang's own tests pass values).
+NONE_OVERRIDES = {"min_val": -0.5, "max_val": 0.5}
+
+
 def value_for(name, default, has_default):
     low = name.lower()
+    if has_default and default is None and low in NONE_OVERRIDES:
+        return NONE_OVERRIDES[low]
     for pat, v in SIZE_VALUES:
         if re.search(pat, low):
             if has_default and isinstance(default, int) and not isinstance(default, bool):
@@ -136,12 +178,32 @@ def defines_for(path, entry):
     return defines
 
 
+def kernel_defs(path):
+    """Top-level defs that are kernels or factories: decorated with prim_func/jit, or
+    defining a @T.prim_func inside."""
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+    except (SyntaxError, UnicodeDecodeError):
+        return []
+    names = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        decorators = " ".join(ast.dump(d) for d in node.decorator_list)
+        if "prim_func" in decorators or "jit" in decorators or "prim_func" in ast.dump(node):
+            names.append(node.name)
+    return names
+
+
 def entries_of(tilec, path, timeout):
+    """The CLI's listing when it asks for --entry; else, when the file has several kernels
+    (tilec compiles them together), each one by name, so one failure counts once."""
     rc, out = run([tilec, "check", path], timeout)
     m = CHOICES.search(out)
     if rc != 0 and m and "--entry" in out:
         return [c.split(" (")[0].strip() for c in m.group(1).split(", ")]
-    return [None]
+    defs = kernel_defs(path)
+    return defs if len(defs) > 1 else [None]
 
 
 def measure_kernel(tilec, path, entry, target, timeout):
@@ -153,7 +215,7 @@ def measure_kernel(tilec, path, entry, target, timeout):
         rc, out = run([tilec, "check"] + args, timeout)
         m = MISSING.search(out)
         if rc != 0 and m and m.group(1) not in defines:
-            defines[m.group(1)] = 64
+            defines[m.group(1)] = value_for(m.group(1), None, False)
             continue
         break
     res = {"file": os.path.basename(path), "entry": entry, "defines": defines}
@@ -185,16 +247,9 @@ def measure_kernel(tilec, path, entry, target, timeout):
 
 
 def defines_for_single(tilec, path):
-    """The only entry of a file: the first top-level def that is a kernel or a factory (it
-    is decorated with prim_func/jit or defines a @T.prim_func inside)."""
-    try:
-        tree = ast.parse(open(path, encoding="utf-8").read())
-    except (SyntaxError, UnicodeDecodeError):
-        return {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and "prim_func" in ast.dump(node):
-            return defines_for(path, node.name)
-    return {}
+    """The only entry of a file: its only top-level kernel or factory."""
+    defs = kernel_defs(path)
+    return defines_for(path, defs[0]) if defs else {}
 
 
 def blank(msg):
