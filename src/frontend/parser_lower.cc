@@ -1023,6 +1023,8 @@ class Lowering {
       }
       return std::nullopt;
     };
+    for (const auto& op : e.ops)  // membership and identity have their own rules
+      if (op == "in" || op == "not in" || op == "is" || op == "is not") return std::nullopt;
     bool any = false;
     for (const auto& c : e.children) any |= text(*c).has_value();
     if (!any) return std::nullopt;
@@ -3195,6 +3197,13 @@ class Lowering {
 
   Stmt if_statement(const AstStmt& s) {
     Expr cond = expr(*s.value);
+    // A constant condition (a factory flag: `if is_causal:`, `if window_size is not None:`)
+    // picks its branch as Python does; the other is not lowered, so it may use what this
+    // configuration leaves undefined (`window_size` None, a buffer of another variant).
+    if (auto* c = cond.as<IntImmNode>()) {
+      const AstBlock& taken = c->value ? s.body : s.orelse;
+      return block(taken, taken.empty() ? s.span : taken[0]->span);
+    }
     Stmt then_case = block(s.body, s.span);
     Stmt else_case = s.orelse.empty() ? Stmt() : block(s.orelse, s.orelse[0]->span);
     return guarded(s.span, [&] { return if_then_else(cond, then_case, else_case, s.span); });

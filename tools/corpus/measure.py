@@ -66,7 +66,7 @@ GUESSES = [
     (r"^nn$", 256),
     (r"elements_per_thread", 2),
     (r"^a$", 100),
-    (r"chunk_size", 64),
+    (r"chunk_size", 128),
     (r"dstate", 64),
     (r"numel", 256),
     (r"^step$", 4),
@@ -81,7 +81,7 @@ GUESSES = [
 ]
 MISSING = re.compile(r"needs a value for parameter '(\w+)'")
 CHOICES = re.compile(r"choices: (.*)$", re.M)
-SYMBOLIC = re.compile(r"needs a value for (?:scalar parameter|symbolic dimension|symbol) '(\w+)'")
+SYMBOLIC = re.compile(r"needs a value for (?:scalar parameter|symbolic dim(?:ension)?|symbol) '(\w+)'")
 
 
 def first_error(text):
