@@ -381,6 +381,12 @@ class Lowering {
 
   void import_statement(const AstStmt& s) {
     std::string full = s.imported.empty() ? s.module : s.module + "." + s.imported;
+    // tilelang.cuda.language (and the other targets' namespaces) re-export tilelang.language;
+    // their target-only extras fail where they are used, by name.
+    if (full.rfind("tilelang.", 0) == 0 && full.size() > 18 &&
+        full.compare(full.size() - 9, 9, ".language") == 0 && full.find('.', 9) == full.size() - 9)
+      full = "tilelang.language";
+    if (full == "tilelang.tvm") full = "tvm";  // `from tilelang import tvm`: TileLang's TVM
     // Other tilelang modules (autotuner, carver, ...) only decorate or drive kernels:
     // their names are bound, opaque, and `from tilelang.x import *` binds nothing.
     bool tilelang_module = full.rfind("tilelang.", 0) == 0 && full != "tilelang.language";
@@ -1000,6 +1006,51 @@ class Lowering {
 
   // The value of a constant expression: numbers, dtype strings, tuples and lists of
   // them, None, conditionals on constants and calls of helper functions.
+  // `dtype == "float16"`, `in_dtype != accum_dtype`: a factory's comparison of strings is
+  // decided here, as Python decides it (equal text; a T.float16-style dtype on either side
+  // also equals the dtype string that names the same type). nullopt when no operand is a
+  // string; a string ordered with <, > or compared with a number is an error.
+  std::optional<bool> string_compare(const AstExpr& e) {
+    auto text = [&](const AstExpr& x) -> std::optional<std::string> {
+      if (x.kind == AstKind::kString) return x.name;
+      if (x.kind == AstKind::kName) {
+        const Binding* b = lookup(x.name);
+        if (b && b->kind == Binding::kString) return b->text;
+      }
+      if (x.kind == AstKind::kAttribute) {
+        std::string fn = language_function(x);
+        if (!fn.empty() && DataType::parse(fn)) return fn;
+      }
+      return std::nullopt;
+    };
+    for (const auto& op : e.ops)  // membership and identity have their own rules
+      if (op == "in" || op == "not in" || op == "is" || op == "is not") return std::nullopt;
+    bool any = false;
+    for (const auto& c : e.children) any |= text(*c).has_value();
+    if (!any) return std::nullopt;
+    bool result = true;
+    for (size_t i = 0; i < e.ops.size(); ++i) {
+      const AstExpr& l = *e.children[i];
+      const AstExpr& r = *e.children[i + 1];
+      const std::string& op = e.ops[i];
+      if (op != "==" && op != "!=")
+        fail(e.span, "strings can only be compared with == and != here, not '" + op + "'");
+      auto a = text(l), b = text(r);
+      if (!a || !b) {
+        if (const_value(a ? r : l, "comparison").kind != Binding::kNone)
+          fail((a ? r : l).span, "a string is compared with a value that is not a string",
+               "compare dtypes with dtype strings, e.g. dtype == \"float16\"");
+      }
+      bool same = a && b && *a == *b;
+      if (a && b && !same && (l.kind == AstKind::kAttribute || r.kind == AstKind::kAttribute)) {
+        auto ta = DataType::parse(*a), tb = DataType::parse(*b);
+        same = ta && tb && *ta == *tb;
+      }
+      result = result && (op == "==" ? same : !same);
+    }
+    return result;
+  }
+
   Binding const_value(const AstExpr& e, const std::string& name) {
     switch (e.kind) {
       case AstKind::kString:
@@ -1022,6 +1073,7 @@ class Lowering {
       case AstKind::kCompare:
         if (e.ops[0] == "in" || e.ops[0] == "not in")
           return {Binding::kConst, membership(e), "", {}};
+        if (auto same = string_compare(e)) return {Binding::kConst, make_bool(*same), "", {}};
         if (e.ops[0] == "is" || e.ops[0] == "is not") {
           Binding lb = const_value(*e.children[0], name);
           Binding rb = const_value(*e.children[1], name);
@@ -1050,6 +1102,9 @@ class Lowering {
       }
       case AstKind::kSubscript:
         if (e.base->kind == AstKind::kDict) return dict_item(e);
+        if (e.base->kind == AstKind::kList || e.base->kind == AstKind::kTuple)
+          return tuple_entry(const_value(*e.base, name), e);
+        if (const Binding* t = tuple_binding(*e.base)) return tuple_entry(*t, e);
         break;
       case AstKind::kAttribute: {
         std::string fn = language_function(e);
@@ -1065,7 +1120,8 @@ class Lowering {
       }
       case AstKind::kCall: {
         std::string fn = e.base->kind == AstKind::kAttribute ? language_function(*e.base) : "";
-        if (fn == "symbolic" || fn == "dynamic" || fn == "const") return symbolic(e, name);
+        if (fn == "symbolic" || fn == "dynamic" || fn == "const" || is_tvm_te_var(*e.base))
+          return symbolic(e, name);
         if (e.base->kind == AstKind::kName) {
           const Binding* b = lookup(e.base->name);
           if (b && b->kind == Binding::kFunction && !b->macro) return call_helper(e, *b);
@@ -1079,28 +1135,41 @@ class Lowering {
     return {Binding::kConst, value, "", {}};
   }
 
+  // tvm.te.var, the symbolic size of TileLang's older examples (`import tvm` or
+  // `from tilelang import tvm`).
+  bool is_tvm_te_var(const AstExpr& f) const {
+    if (f.kind != AstKind::kAttribute || f.name != "var" || f.base->kind != AstKind::kAttribute ||
+        f.base->name != "te" || f.base->base->kind != AstKind::kName)
+      return false;
+    const Binding* b = lookup(f.base->base->name);
+    return b && b->kind == Binding::kModule && b->text == "tvm";
+  }
+
   // T.symbolic("M") / T.dynamic("M", dtype) / T.const("M, N"): symbolic dims (a tuple of
-  // them for a comma-separated list), or constants where -D gives their value.
+  // them for a list of names), or constants where -D gives their value.
   Binding symbolic(const AstExpr& e, const std::string& name) {
     std::string fn = language_function(*e.base);
-    auto args = bind_args(e, "T." + fn, {"name", "dtype"}, 1);
+    const std::string q = fn.empty() ? "tvm.te.var" : "T." + fn;  // tvm.te.var("m") is T.dynamic
+    auto args = bind_args(e, q, {"name", "dtype"}, 1);
     if (args[0]->kind != AstKind::kString)
-      fail(args[0]->span, "T." + fn + " expects the dimension name as a string",
-           "write " + name + " = T." + fn + "(\"" + name + "\")");
+      fail(args[0]->span, q + " expects the dimension name as a string",
+           "write " + name + " = " + q + "(\"" + name + "\")");
     DataType t = args[1] ? dtype_arg(*args[1]) : DataType::Int32();
     if (!t.is_int())
       fail(args[1]->span, "symbolic dimensions must have an integer dtype, not " + t.str());
     std::vector<std::string> names;
     std::string cur;
+    // Names are separated by commas, whitespace or both, as TileLang splits them:
+    // T.const("M, N"), T.const("M N K").
     for (char c : args[0]->name + ",") {
-      if (c == ',') {
+      if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
         if (!cur.empty()) names.push_back(cur);
         cur.clear();
-      } else if (c != ' ') {
+      } else {
         cur += c;
       }
     }
-    if (names.empty()) fail(args[0]->span, "T." + fn + " needs at least one name");
+    if (names.empty()) fail(args[0]->span, q + " needs at least one name");
     Binding tuple(Binding::kTuple);
     for (const auto& n : names) {
       Binding b{Binding::kVar, make_var(n, t, e.span), "", {}};
@@ -1149,7 +1218,8 @@ class Lowering {
     const Binding* b = lookup(e.name);
     return b && b->kind == Binding::kTuple ? b : nullptr;
   }
-  Expr tuple_item(const Binding& t, const AstExpr& sub) {
+  // t[i] for a constant i (negative counts from the end), whatever the item is.
+  const Binding& tuple_entry(const Binding& t, const AstExpr& sub) {
     if (sub.children.size() != 1 || sub.children[0]->kind == AstKind::kSlice)
       fail(sub.span, "index a tuple with one constant position");
     int64_t i = int_arg(*sub.children[0], "tuple index");
@@ -1158,7 +1228,10 @@ class Lowering {
     if (i < 0 || i >= n)
       fail(sub.children[0]->span,
            "tuple index out of range (the tuple has " + std::to_string(n) + " items)");
-    const Binding& item = t.items[size_t(i)];
+    return t.items[size_t(i)];
+  }
+  Expr tuple_item(const Binding& t, const AstExpr& sub) {
+    const Binding& item = tuple_entry(t, sub);
     if (item.kind != Binding::kConst && item.kind != Binding::kVar)
       fail(sub.span, "this tuple item is not a number");
     return with_span(item.value, sub.span);
@@ -1550,6 +1623,9 @@ class Lowering {
           return with_span(v.value, e.span);
         }
         if (const Binding* t = tuple_binding(*e.base)) return tuple_item(*t, e);
+        // [0, 1, 2, 4][log_n]: a factory's table indexed by a constant.
+        if (e.base->kind == AstKind::kList || e.base->kind == AstKind::kTuple)
+          return tuple_item(const_value(*e.base, "table"), e);
         if (Buffer shaped = shape_of(*e.base)) {
           if (e.children.size() != 1 || e.children[0]->kind == AstKind::kSlice)
             fail(e.span, "index " + shaped->name + ".shape with one constant dimension number");
@@ -1629,6 +1705,7 @@ class Lowering {
       }
       case AstKind::kCompare: {
         if (e.ops[0] == "is" || e.ops[0] == "is not") return const_value(e, "comparison").value;
+        if (auto same = string_compare(e)) return with_span(make_bool(*same), e.span);
         if (e.ops[0] == "in" || e.ops[0] == "not in") return membership(e);
         Expr result;
         Expr left = expr(*e.children[0]);
@@ -1936,6 +2013,55 @@ class Lowering {
     return false;
   }
 
+  // T.any_of(region) / T.all_of(region): whether any / every element of a buffer region
+  // is true (non-zero), TileLang's block-mask test. The region has constant extents; the
+  // result is the or / and of its elements' loads, in row-major order.
+  Expr any_all_of(const AstExpr& e, const std::string& fn) {
+    auto a = bind_args(e, "T." + fn, {"buffer"}, 1);
+    TileRegion r = region_arg(*a[0], "T." + fn);
+    std::vector<Expr> starts;
+    std::vector<int64_t> extents;
+    int64_t total = 1;
+    for (int d = 0; d < r.buffer->ndim(); ++d) {
+      Expr start = r.is_whole() ? make_int(0) : r.dims[size_t(d)].start;
+      Expr extent = r.buffer->shape[size_t(d)];
+      if (!r.is_whole())
+        extent =
+            r.dims[size_t(d)].stop
+                ? fold(binary_op(BinaryOp::kSub, *r.dims[size_t(d)].stop, start, e.span), e.span)
+                : make_int(1);
+      auto* c = extent.as<IntImmNode>();
+      if (!c || c->value < 1)
+        fail(a[0]->span, "T." + fn + " needs a region of constant, positive extents",
+             "slice with constant bounds, e.g. M[i, 0:4], or pass a fixed-size buffer");
+      starts.push_back(start);
+      extents.push_back(c->value);
+      total *= c->value;
+    }
+    if (total > 4096)
+      fail(a[0]->span, "T." + fn + " over " + std::to_string(total) + " elements is too large",
+           "reduce the region first (T.reduce_max) and test the result");
+    bool any = fn == "any_of";
+    Expr result;
+    std::vector<int64_t> idx(extents.size(), 0);
+    for (int64_t n = 0; n < total; ++n) {
+      std::vector<Expr> indices;
+      for (size_t d = 0; d < idx.size(); ++d)
+        indices.push_back(
+            idx[d] == 0
+                ? starts[d]
+                : fold(binary_op(BinaryOp::kAdd, starts[d], make_int(idx[d]), e.span), e.span));
+      Expr v = guarded(e.span, [&] { return load(r.buffer, indices, e.span); });
+      if (!v.dtype().is_bool()) v = binary_op(BinaryOp::kNE, v, make_int(0), e.span);
+      result = result ? binary_op(any ? BinaryOp::kOr : BinaryOp::kAnd, result, v, e.span) : v;
+      for (size_t d = idx.size(); d-- > 0;) {  // row-major odometer
+        if (++idx[d] < extents[d]) break;
+        idx[d] = 0;
+      }
+    }
+    return result;
+  }
+
   Expr call_expr(const AstExpr& e) {
     if (std::optional<Expr> v = python_constant_call(e)) return *v;
     std::string fn;
@@ -1993,6 +2119,7 @@ class Lowering {
       std::vector<Expr> values = args(it == arity.end() ? 1 : it->second);
       return fold(guarded(e.span, [&] { return call(fn, values, e.span); }), e.span);
     }
+    if (fn == "any_of" || fn == "all_of") return any_all_of(e, fn);
     if (fn == "clamp") {  // TileLang's T.clamp(x, lo, hi) = T.min(T.max(x, lo), hi)
       auto a = bind_args(e, qualified, {"dst", "min_val", "max_val"}, 3);
       std::vector<Expr> v = {expr(*a[0]), expr(*a[1]), expr(*a[2])};
@@ -2869,9 +2996,12 @@ class Lowering {
   }
 
   StorageScope scope_arg(const AstExpr& e) {
-    if (e.kind != AstKind::kString)
+    // A literal or a factory constant holding one (shared_scope = "shared").
+    Binding b = e.kind == AstKind::kString || e.kind == AstKind::kName ? const_value(e, "scope")
+                                                                       : Binding(Binding::kNone);
+    if (b.kind != Binding::kString)
       fail(e.span, "a storage scope is a string", "e.g. scope=\"shared\"");
-    const std::string& text = e.name;
+    const std::string& text = b.text;
     if (text == "shared" || text == "shared.dyn" || text == "global") return StorageScope::kShared;
     if (auto scope = parse_storage_scope(text)) return *scope;
     fail(e.span, "unknown storage scope '" + text + "'",
@@ -3067,6 +3197,13 @@ class Lowering {
 
   Stmt if_statement(const AstStmt& s) {
     Expr cond = expr(*s.value);
+    // A constant condition (a factory flag: `if is_causal:`, `if window_size is not None:`)
+    // picks its branch as Python does; the other is not lowered, so it may use what this
+    // configuration leaves undefined (`window_size` None, a buffer of another variant).
+    if (auto* c = cond.as<IntImmNode>()) {
+      const AstBlock& taken = c->value ? s.body : s.orelse;
+      return block(taken, taken.empty() ? s.span : taken[0]->span);
+    }
     Stmt then_case = block(s.body, s.span);
     Stmt else_case = s.orelse.empty() ? Stmt() : block(s.orelse, s.orelse[0]->span);
     return guarded(s.span, [&] { return if_then_else(cond, then_case, else_case, s.span); });

@@ -6,6 +6,7 @@
 //  - a load X[l] beside a store X[s] is a conflict unless some dimension d has
 //    s[d] and l[d] identical and depending on v, which pins the load to the element
 //    its own iteration writes.
+// A loop of one iteration is exempt: it has no other iteration to conflict with.
 // Everything else is accepted; the interpreter and backends give the same result for
 // accepted loops only when their iterations really are independent.
 #include "tilec/ir/check.h"
@@ -423,6 +424,9 @@ class Checker : public StmtVisitor {
 
   // See the rule at the top of this file.
   void check_parallel(const ForNode* loop) {
+    // A single iteration cannot race with another (T.Parallel(1, D) rows are common).
+    auto *b = as_const_int(loop->begin), *e = as_const_int(loop->end);
+    if (b && e && *e - *b <= loop->step) return;
     AccessCollector acc;
     acc.visit(loop->body);
     const VarNode* v = loop->var.get();

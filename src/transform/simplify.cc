@@ -2,6 +2,7 @@
 
 #include "tilec/ir/const_fold.h"
 #include "tilec/ir/mutator.h"
+#include "tilec/ir/structural.h"
 #include "tilec/ir/tensor.h"
 
 #include <algorithm>
@@ -187,6 +188,15 @@ bool is_one(const Expr& e) {
   return false;
 }
 
+// e as base + offset, the offset a constant: x + 3 -> (x, 3), x - 2 -> (x, -2), x -> (x, 0).
+std::pair<Expr, int64_t> split_offset(const Expr& e) {
+  if (auto* b = e.as<BinaryNode>(); b && (b->op == BinaryOp::kAdd || b->op == BinaryOp::kSub)) {
+    if (auto* c = b->b.as<IntImmNode>())
+      return {b->a, b->op == BinaryOp::kAdd ? c->value : -c->value};
+  }
+  return {e, 0};
+}
+
 Expr make_binary_node(const BinaryNode* op, Expr a, Expr b) {
   auto n = std::make_shared<BinaryNode>(op->dtype, op->op, std::move(a), std::move(b));
   n->span = op->span;
@@ -245,9 +255,18 @@ class Simplifier : public StmtMutator {
           }
         }
         break;
-      case BinaryOp::kSub:
+      case BinaryOp::kSub: {
         if (integer && is_zero(b)) return a;
+        // (x + c1) - (x + c2) = c1 - c2: the extent of a slice x * g:(x + 1) * g with g = 1,
+        // which tile ops must see as the constant it is.
+        auto [xa, ca] = split_offset(a);
+        auto [xb, cb] = split_offset(b);
+        if (integer && same_expr(xa, xb)) {
+          if (auto d = int_binary(BinaryOp::kSub, ca, cb, t); d && !d->overflowed)
+            return make_int(d->value, t);
+        }
         break;
+      }
       case BinaryOp::kMul:
         if (is_one(b) && (integer || fb)) return a;
         if (is_one(a) && (integer || fa)) return b;

@@ -138,6 +138,176 @@ def scale(X, factor=2.0, block=8):
   EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[1].buffer->shape[0], 16));
 }
 
+TEST(Factories, ConstNamesMaySeparateWithSpaces) {
+  // TileLang splits T.const("M N K") on whitespace as well as commas.
+  std::string src = R"(
+@tilelang.jit
+def copy(A, B):
+    M, N, K = T.const("M N K")
+    A: T.Tensor((M, N, K), "float32")
+    B: T.Tensor((M, N, K), "float32")
+    with T.Kernel(1) as bx:
+        for i, j, k in T.Parallel(M, N, K):
+            B[i, j, k] = A[i, j, k]
+)";
+  EXPECT_EQ(symbolic_shape_vars(parse(src).functions()[0]).size(), 3u);
+  IRModule fixed = parse(src, {{"M", "4"}, {"N", "2"}, {"K", "3"}});
+  EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[0].buffer->shape[2], 3));
+}
+
+TEST(Factories, StringComparisonsAreDecidedLikePython) {
+  // `dtype == "int8"` in a factory and in the kernel body is a constant, as in Python; a
+  // T.float16-style dtype equals the string naming the same type.
+  std::string src = R"(
+def f(N=8, in_dtype="float16", accum_dtype="float32"):
+    wide = in_dtype == "float16" and accum_dtype != "float16" and in_dtype in ["float16", "x"]
+    cols = 4 if in_dtype == T.float16 else 2
+
+    @T.prim_func
+    def main(A: T.Tensor((N, cols), in_dtype), B: T.Tensor((N, cols), accum_dtype)):
+        with T.Kernel(1) as bx:
+            for i, j in T.Parallel(N, cols):
+                if wide:
+                    B[i, j] = A[i, j] * 2
+                elif in_dtype == "int8":
+                    B[i, j] = A[i, j] * 3
+                else:
+                    B[i, j] = A[i, j]
+
+    return main
+)";
+  IRModule m = parse(src);
+  const PrimFunc& f = m.functions()[0];
+  EXPECT_TRUE(is_const_int(f->params[0].buffer->shape[1], 4));
+  std::string text = print(f);  // the comparisons are constants: one branch is kept
+  EXPECT_NE(text.find("* 2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("* 3"), std::string::npos) << text;
+  IRModule mg = parse(src, {{"in_dtype", "int8"}, {"accum_dtype", "int32"}});
+  const PrimFunc& g = mg.functions()[0];
+  EXPECT_TRUE(is_const_int(g->params[0].buffer->shape[1], 2));
+  std::string gtext = print(g);
+  EXPECT_NE(gtext.find("* 3"), std::string::npos) << gtext;
+  EXPECT_EQ(gtext.find("* 2"), std::string::npos) << gtext;
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string s = src;
+    return s.replace(s.find(from), from.size(), to);
+  };
+  std::string ordered =
+      error_of(replaced("in_dtype == \"float16\" and", "in_dtype < \"x\" and")).what();
+  EXPECT_NE(ordered.find("only be compared with == and !="), std::string::npos) << ordered;
+  std::string mixed = error_of(replaced("accum_dtype != \"float16\"", "accum_dtype != N")).what();
+  EXPECT_NE(mixed.find("not a string"), std::string::npos) << mixed;
+}
+
+TEST(Constructs, ConstantIfLowersOnlyTheTakenBranch) {
+  // `if window_size is not None:` with window_size None: the branch that uses it is not
+  // lowered (it would be an error: None is not a value), as in Python.
+  std::string src = R"(
+def f(N=8, window_size=None):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32")):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(N):
+                if window_size is not None:
+                    A[i] = A[i] + window_size
+                else:
+                    A[i] = A[i] * 2.0
+
+    return main
+)";
+  std::string text = print(parse(src).functions()[0]);
+  EXPECT_NE(text.find("*= 2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("if "), std::string::npos) << text;
+  std::string windowed = print(parse(src, {{"window_size", "3"}}).functions()[0]);
+  EXPECT_NE(windowed.find("+= 3"), std::string::npos) << windowed;
+  // A condition known only at run time keeps both branches.
+  std::string runtime = print(parse(R"(
+@T.prim_func
+def g(A: T.Tensor((8,), "float32")):
+    with T.Kernel(1) as bx:
+        for i in T.Parallel(8):
+            if A[i] > 0.0:
+                A[i] = 1.0
+            else:
+                A[i] = 2.0
+)")
+                                  .functions()[0]);
+  EXPECT_NE(runtime.find("else:"), std::string::npos) << runtime;
+}
+
+TEST(Constructs, AnyOfAllOfNeedConstantRegions) {
+  // T.any_of over a block-mask row lowers to the or of its loads; a region whose extent
+  // is not a constant is a located error that says what to write.
+  IRModule m = parse(R"(
+@T.prim_func
+def f(Mask: T.Tensor((4, 3), "bool"), B: T.Tensor((4,), "int32")):
+    with T.Kernel(4) as bx:
+        if T.any_of(Mask[bx, :]):
+            B[bx] = 1
+)");
+  std::string text = print(m.functions()[0]);
+  EXPECT_NE(text.find("Mask[bx, 2]"), std::string::npos) << text;
+  std::string bad = error_of(R"(
+@T.prim_func
+def f(Mask: T.Tensor((4, 3), "bool"), B: T.Tensor((4,), "int32"), n: T.int32):
+    with T.Kernel(4) as bx:
+        if T.all_of(Mask[bx, 0:n]):
+            B[bx] = 1
+)")
+                        .what();
+  EXPECT_NE(bad.find("T.all_of needs a region of constant, positive extents"), std::string::npos)
+      << bad;
+}
+
+TEST(Constructs, ScopeMayBeAConstantButMustBeAString) {
+  std::string src = R"(
+def f(N=8):
+    scope = "shared"
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32")):
+        with T.Kernel(1) as bx:
+            s = T.alloc_shared((N,), "float32", scope=scope)
+            T.copy(A, s)
+            T.copy(s, A)
+
+    return main
+)";
+  EXPECT_EQ(parse(src).functions().size(), 1u);
+  std::string s2 = src;
+  s2.replace(s2.find("scope = \"shared\""), 16, "scope = 3");
+  std::string e = error_of(s2).what();
+  EXPECT_NE(e.find("a storage scope is a string"), std::string::npos) << e;
+}
+
+TEST(Constructs, TargetLanguageNamespacesAndTvmTeVar) {
+  // `from tilelang.cuda import language as T` is TileLang's language module; tvm.te.var
+  // (TileLang's TVM, `from tilelang import tvm`) is a symbolic size, fixed by -D.
+  ParseOptions options;
+  options.filename = "k.py";
+  std::string src = R"(import tilelang
+from tilelang import tvm
+from tilelang.cuda import language as T
+
+
+def f(block=4):
+    M = tvm.te.var("m")
+
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float32")):
+        with T.Kernel(T.ceildiv(M, block)) as bx:
+            for i in T.Parallel(block):
+                A[bx * block + i] = 1.0
+
+    return main
+)";
+  IRModule symbolic = parse_kernel_source(src, options);
+  EXPECT_EQ(symbolic_shape_vars(symbolic.functions()[0]).size(), 1u);
+  options.defines = {{"m", "12"}};
+  IRModule fixed = parse_kernel_source(src, options);
+  EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[0].buffer->shape[0], 12));
+}
+
 TEST(Factories, JitOutIdxAndEmptyOutputsAreRecordedAsDeclaredOutputs) {
   IRModule factory = parse(kFactory, {{"M", "64"}, {"N", "48"}});
   EXPECT_EQ(output_indices(factory.functions()[0]), std::vector<size_t>{2});  // out_idx=[-1]

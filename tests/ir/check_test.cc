@@ -179,6 +179,21 @@ TEST(Check, NestedKernels) {
                   "T.Kernel is nested inside another T.Kernel");
 }
 
+TEST(Check, ParallelLoopOfOneIterationCannotRace) {
+  // T.Parallel(1, D) rows, as TileLang's layernorm backward writes them: Acc[0] += A[i] over
+  // a single i has no other iteration to race with, so it is accepted; over two it is not.
+  Buffer a = make_buffer("A", {Expr(16)}, DataType::Float32());
+  Buffer acc = make_buffer("Acc", {Expr(1)}, DataType::Float32());
+  Var i = make_var("i");
+  auto body = [&] { return store(acc, {Expr(0)}, load(acc, {Expr(0)}) + load(a, {Expr(i)})); };
+  Stmt one = for_loop(i, Expr(0), Expr(1), body(), ForKind::kParallel);
+  EXPECT_TRUE(
+      check_function(make_prim_func("f", {tensor_param(a), tensor_param(acc)}, one)).empty());
+  Stmt two = for_loop(i, Expr(0), Expr(2), body(), ForKind::kParallel);
+  expect_contains(only_diagnostic({tensor_param(a), tensor_param(acc)}, two),
+                  "writes the same element of 'Acc' and reads it");
+}
+
 TEST(Check, ParallelIterationsThatDependOnEachOther) {
   Buffer a = make_buffer("A", {Expr(16)}, DataType::Float32());
   Buffer acc = make_buffer("Acc", {Expr(1)}, DataType::Float32());

@@ -46,6 +46,20 @@ TEST(Simplify, ReassociatesConstantOffsets) {
   EXPECT_TRUE(is_const_int(add->b, 7));
 }
 
+TEST(Simplify, DifferencesOfTheSameBaseAreConstants) {
+  // The extent of a slice h * g:(h + 1) * g with g = 1 is 1 (TileLang's NSA with groups=1).
+  Var h = make_var("h");
+  EXPECT_TRUE(is_const_int(simplify((h + Expr(1)) * Expr(1) - h * Expr(1)), 1));
+  EXPECT_TRUE(is_const_int(simplify((h + Expr(5)) - (h + Expr(2))), 3));
+  EXPECT_TRUE(is_const_int(simplify(h - (h - Expr(4))), 4));
+  EXPECT_TRUE(is_const_int(simplify(h - h), 0));
+  // Other bases, and floats (where x - x may be NaN), are left alone.
+  Var k = make_var("k");
+  EXPECT_EQ(simplify((h + Expr(1)) - k).as<IntImmNode>(), nullptr);
+  Var f = make_var("f", DataType::Float32());
+  EXPECT_EQ(simplify(f - f).as<FloatImmNode>(), nullptr);
+}
+
 TEST(Simplify, DecidesComparisonsFromLoopBounds) {
   Var i = make_var("i"), n = make_var("n");
   VarBounds bounds{{i.get(), {0, 15}}};
