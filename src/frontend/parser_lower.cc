@@ -2158,7 +2158,7 @@ class Lowering {
       // does not take a view got one.
       if (view_operands_.pending())
         fail(s->span, "this statement does not take a view (from T.reshape / T.view) as an operand",
-             "T.copy, T.fill, T.clear, T.gemm, T.reduce_*, T.cumsum and atomics take views; pass "
+             "T.copy, T.fill, T.clear, T.gemm, T.reduce_* and tile atomics take views; pass "
              "the viewed buffer to other operations");
     }
     for (const auto& [name, binding] : scopes_.back()) {
@@ -2438,6 +2438,13 @@ class Lowering {
     };
     auto operand = [&](const AstExpr& arg) {
       TileRegion r = region_arg(arg, q);
+      // Its scan's T.Parallel over the other dimensions would reach the viewed buffer at
+      // remapped indices, which the independence check cannot tell apart.
+      if (view_operands_.is_stand_in(r.buffer))
+        fail(arg.span,
+             q + " does not take the view '" + r.buffer->name + "' (from T.reshape / T.view)",
+             "T.copy the view into a T.alloc_shared / T.alloc_fragment tile of its shape, scan "
+             "that and T.copy it back");
       if (r.buffer->scope == StorageScope::kGlobal || r.buffer->scope == StorageScope::kVar)
         fail(arg.span,
              q + " scans a shared or fragment tile, not the " +

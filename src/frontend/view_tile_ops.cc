@@ -101,7 +101,7 @@ class ViewResolver : public StmtMutator {
           fmt::format("this statement does not take the view '{}' (from T.reshape / T.view) "
                       "as an operand",
                       buffer->name),
-          "T.copy, T.fill, T.clear, T.gemm, T.reduce_*, T.cumsum and atomics take views; pass "
+          "T.copy, T.fill, T.clear, T.gemm, T.reduce_* and tile atomics take views; pass "
           "the viewed buffer to other operations");
     return buffer;
   }

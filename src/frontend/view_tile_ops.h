@@ -35,6 +35,7 @@ class ViewOperands {
   // A buffer named after the view, of its shape, standing for it in one tile op.
   Buffer stand_in(const std::string& name, const Buffer& root, std::vector<Expr> shape, Span span);
   bool pending() const { return !views_.empty(); }
+  bool is_stand_in(const Buffer& b) const { return b && views_.count(b.get()); }
   // `stmt` with every stand-in resolved as above; forgets the stand-ins. Throws
   // ViewOperandError naming the op and the view for a use that cannot be resolved, and
   // IRError for operands the op itself rejects (extents that disagree).

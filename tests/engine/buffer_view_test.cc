@@ -97,6 +97,10 @@ TEST(BufferViews, MisuseIsAClearError) {
       "        C_local = T.alloc_fragment((4,), \"float32\")\n"
       "        T.reduce_sum(T.reshape(A, (4, 6)), C_local, dim=1)\n",
       "does not take the view 'reshape(A)' of the global tensor 'A'", "T.copy the region you need");
+  expect_view_error(
+      "        S = T.alloc_shared((24,), \"float32\")\n"
+      "        T.cumsum(T.reshape(S, (4, 6)), dim=1)\n",
+      "T.cumsum does not take the view 'reshape(S)'", "scan that and T.copy it back");
   expect_view_error("        V = T.view(A, (24,))\n        T.finalize_reducer(V)\n",
                     "'V' is not a reducer", "T.alloc_reducer");
 }

@@ -2,9 +2,9 @@
 // them (testing/python/language/test_tilelang_language_reshape.py): T.copy from and to a
 // view of a tensor, a shared tile and a fragment, T.copy with an origin or slices of a
 // view, T.fill / T.clear of a view region, T.reduce_* of a reshaped fragment (2-D and
-// 3-D) and T.gemm with views of shared tiles as operands. Checked against the meaning itself in the
-// interpreter (a view keeps the row-major element order), then on every backend that
-// runs here against the interpreter (the error paths are in buffer_view_test.cc).
+// 3-D), a tile T.atomic_add into a view and T.gemm with views of shared tiles. Checked against the
+// meaning itself in the interpreter (a view keeps the row-major element order), then on every
+// backend that runs here against the interpreter (the error paths are in buffer_view_test.cc).
 #include "cpu_backends.h"
 #include "test_support.h"
 
@@ -109,6 +109,16 @@ def sum_into_view_keeps_it(A: T.Tensor((4, 8), "float32"), B: T.Tensor((4,), "fl
 
 
 @T.prim_func
+def atomic_into_view(A: T.Tensor((4, 64), "float32"), C: T.Tensor((128,), "float32")):
+    with T.Kernel(4, threads=32) as bx:
+        A_local = T.alloc_fragment((2, 32), "float32")
+        Cv = T.reshape(C, (2, 64))
+        for i, j in T.Parallel(2, 32):
+            A_local[i, j] = A[bx, i * 32 + j]
+        T.atomic_add(Cv[0, (bx % 2) * 32], A_local)
+
+
+@T.prim_func
 def gemm_on_shared_views(A: T.Tensor((64, 64), "float32"), B: T.Tensor((64, 64), "float32"),
                          C: T.Tensor((64, 64), "float32")):
     with T.Kernel(2, 2, threads=128) as (bx, by):
@@ -188,6 +198,21 @@ TEST(ViewTileOps, ReductionsReduceTheViewsDimension) {
     for (int64_t c = 0; c < 8; ++c) want += t[0].get(r * 8 + c);
     EXPECT_NEAR(t[1].get(r), want, 1e-5) << r;
   }
+}
+
+TEST(ViewTileOps, TileAtomicsAddIntoTheViewsElements) {
+  ir::IRModule mod = parse_view_tile_ops();
+  std::vector<ir::HostTensor> t = interpreted(mod, "atomic_into_view");
+  // The same seed gives the same arguments: C as it was before the adds.
+  ir::HostTensor before = ir::make_random_args(function(mod, "atomic_into_view"), {}, 5).tensors[1];
+  // Blocks 0 and 2 add their rows into C's columns 0..31 of each view row, 1 and 3 into 32..63.
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t c = 0; c < 64; ++c) {
+      int64_t first = c < 32 ? 0 : 1, j = c % 32;
+      double want = before.get(r * 64 + c) + t[0].get(first * 64 + r * 32 + j) +
+                    t[0].get((first + 2) * 64 + r * 32 + j);
+      EXPECT_NEAR(t[1].get(r * 64 + c), want, 1e-5) << r << ", " << c;
+    }
 }
 
 TEST(ViewTileOps, GemmOnViewsIsTheProduct) {
