@@ -14,6 +14,7 @@
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/ir/warp_shuffle.h"
+#include "view_tile_ops.h"
 
 #include <cctype>
 #include <charconv>
@@ -1496,12 +1497,25 @@ class Lowering {
     return shape;
   }
 
+  // Whether e is T.reshape(...) / T.view(...): a view made in place.
+  bool makes_view(const AstExpr& e) {
+    if (e.kind != AstKind::kCall || e.base->kind != AstKind::kAttribute) return false;
+    std::string fn = language_function(*e.base);
+    return fn == "reshape" || fn == "view";
+  }
+
   Buffer buffer_name(const AstExpr& e, const std::string& fn) {
+    if (makes_view(e)) {
+      // T.copy(T.reshape(A, (M * N,))[i:j], ...): a view made in place.
+      std::string made = language_function(*e.base);
+      Binding view = view_binding(e, made);
+      return view_operand(made + "(" + view.buffer->name + ")", view, e.span);
+    }
     if (e.kind == AstKind::kName) {
       const Binding* b = lookup(e.name);
       if (b && (b->kind == Binding::kBuffer || b->kind == Binding::kVarBuffer)) return b->buffer;
       if (!b) fail(e.span, "name '" + e.name + "' is not defined");
-      if (b->kind == Binding::kView) view_in_tile_op(e, fn);
+      if (b->kind == Binding::kView) return view_operand(e.name, *b, e.span);
     }
     fail(e.span, fn + " expects a buffer here",
          "pass a tensor parameter or a buffer from T.alloc_shared / T.alloc_fragment / "
@@ -1509,7 +1523,7 @@ class Lowering {
   }
 
   TileRegion region_arg(const AstExpr& e, const std::string& fn) {
-    if (e.kind == AstKind::kName) return TileRegion{buffer_name(e, fn), {}};
+    if (e.kind == AstKind::kName || makes_view(e)) return TileRegion{buffer_name(e, fn), {}};
     if (e.kind != AstKind::kSubscript)
       fail(e.span, fn + " expects a buffer or a buffer region",
            "write a buffer `A`, an element origin `A[i, j]` or slices `A[i:i + 4, j]`");
@@ -2265,7 +2279,15 @@ class Lowering {
   Stmt block(const AstBlock& stmts, Span span) {
     scopes_.emplace_back();
     BlockAccumulator acc;
-    for (const auto& s : stmts) statement(*s, acc);
+    for (const auto& s : stmts) {
+      statement(*s, acc);
+      // Every statement that takes views resolves them; one left means a construct that
+      // does not take a view got one.
+      if (view_operands_.pending())
+        fail(s->span, "this statement does not take a view (from T.reshape / T.view) as an operand",
+             "T.copy, T.fill, T.clear, T.gemm, T.reduce_* and tile atomics take views; pass "
+             "the viewed buffer to other operations");
+    }
     for (const auto& [name, binding] : scopes_.back()) {
       Span at = binding.kind == Binding::kVar ? binding.value->span
                 : binding.buffer              ? binding.buffer->span
@@ -2329,14 +2351,15 @@ class Lowering {
     }
     if (fn == "use_swizzle") return use_swizzle(e);
     if (fn == "reducer_init" || fn == "reducer_update" || fn == "finalize_reducer") {
-      if (std::optional<Stmt> st = reducer_statement(e, fn, s.span)) acc.add(*st);
+      if (std::optional<Stmt> st = reducer_statement(e, fn, s.span)) acc.add(on_views(*st, s.span));
       return;
     }
     if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min")
-      return acc.add(atomic_statement(e, fn, s.span));
-    if (fn == "cumsum") return acc.add(cumsum_statement(e, s.span));
+      return acc.add(on_views(atomic_statement(e, fn, s.span), s.span));
+    if (fn == "cumsum") return acc.add(on_views(cumsum_statement(e, s.span), s.span));
     if (fn == "atomic_addx2" || fn == "atomic_addx4")
-      return acc.add(atomic_vector_statement(e, fn == "atomic_addx2" ? 2 : 4, s.span));
+      return acc.add(
+          on_views(atomic_vector_statement(e, fn == "atomic_addx2" ? 2 : 4, s.span), s.span));
     if (fn == "launch_thread") {  // T.launch_thread("threadIdx.y", 1): checked, binds nothing
       launch_thread(e);
       return;
@@ -2354,7 +2377,7 @@ class Lowering {
                           "annotations", "loop_layout"},
                          2);
       TileRegion src = region_arg(*a[0], q), dst = region_arg(*a[1], q);
-      return acc.add(copy(src, dst, s.span));
+      return acc.add(on_views(copy(src, dst, s.span), s.span));
     }
     if (fn == "fill" || fn == "clear") {
       auto a =
@@ -2363,7 +2386,7 @@ class Lowering {
       DataType t = dst.buffer->dtype;
       Expr value = fn == "clear" ? make_zero(t) : expr(*a[1]);
       value = guarded(a[fn == "fill" ? 1 : 0]->span, [&] { return cast(t, value); });
-      return acc.add(fill(dst, value, s.span));
+      return acc.add(on_views(fill(dst, value, s.span), s.span));
     }
     if (fn == "gemm") {
       // policy / k_pack / wg_wait choose how GPU warps share the product; C is the same.
@@ -2385,7 +2408,7 @@ class Lowering {
       n->transpose_a = a[3] && bool_arg(*a[3], "transpose_A");
       n->transpose_b = a[4] && bool_arg(*a[4], "transpose_B");
       n->clear_accum = a[6] && bool_arg(*a[6], "clear_accum");
-      return acc.add(Stmt(n));
+      return acc.add(on_views(Stmt(n), s.span));
     }
     static const std::map<std::string, ReduceKind> reduces = {
         {"reduce_sum", ReduceKind::kSum},
@@ -2395,7 +2418,8 @@ class Lowering {
         {"reduce_absmax", ReduceKind::kAbsMax}};
     if (auto it = reduces.find(fn); it != reduces.end()) {
       auto a = bind_args(e, q, {"buffer", "out", "dim", "clear"}, 2);
-      return acc.add(reduce_statement(e, q, it->second, a[0], a[1], a[2], a[3], s.span));
+      return acc.add(
+          on_views(reduce_statement(e, q, it->second, a[0], a[1], a[2], a[3], s.span), s.span));
     }
     if (fn == "reduce") {
       // TileLang's generic form, which its T.reduce_<kind> wrappers call:
@@ -2408,7 +2432,8 @@ class Lowering {
              "T.reduce's reduce_type must be \"sum\", \"max\", \"min\", \"abssum\" or "
              "\"absmax\"",
              "T.reduce(A, B, \"sum\", dim, clear) is T.reduce_sum(A, B, dim=dim, clear=clear)");
-      return acc.add(reduce_statement(e, q, it->second, a[0], a[1], a[3], a[4], s.span));
+      return acc.add(
+          on_views(reduce_statement(e, q, it->second, a[0], a[1], a[3], a[4], s.span), s.span));
     }
     if (fn == "evaluate") {
       auto a = bind_args(e, q, {"value"}, 1);
@@ -2435,7 +2460,8 @@ class Lowering {
     auto a = bind_args(e, q, {"dst", "value", "return_prev", "memory_order", "use_tma"}, 2);
     const AstExpr& value = *a[1];
     bool tile_value = (value.kind == AstKind::kName && lookup(value.name) &&
-                       lookup(value.name)->kind == Binding::kBuffer);
+                       (lookup(value.name)->kind == Binding::kBuffer ||
+                        lookup(value.name)->kind == Binding::kView));
     if (!tile_value) return evaluate(atomic_element(e, fn, *a[0], value), span);
     Buffer src = buffer_name(value, q);
     TileRegion dst = region_arg(*a[0], q);
@@ -2539,6 +2565,13 @@ class Lowering {
     };
     auto operand = [&](const AstExpr& arg) {
       TileRegion r = region_arg(arg, q);
+      // Its scan's T.Parallel over the other dimensions would reach the viewed buffer at
+      // remapped indices, which the independence check cannot tell apart.
+      if (view_operands_.is_stand_in(r.buffer))
+        fail(arg.span,
+             q + " does not take the view '" + r.buffer->name + "' (from T.reshape / T.view)",
+             "T.copy the view into a T.alloc_shared / T.alloc_fragment tile of its shape, scan "
+             "that and T.copy it back");
       if (r.buffer->scope == StorageScope::kGlobal || r.buffer->scope == StorageScope::kVar)
         fail(arg.span,
              q + " scans a shared or fragment tile, not the " +
@@ -2657,7 +2690,7 @@ class Lowering {
     n->span = span;
     n->reduce_kind = kind;
     for (const AstExpr* operand : {buffer, out})
-      if (operand->kind != AstKind::kName)
+      if (operand->kind != AstKind::kName && !makes_view(*operand))
         fail(operand->span, q + " operands must be whole buffers",
              "reduce a whole fragment or shared buffer; copy a region into one first");
     n->src = buffer_name(*buffer, q);
@@ -3046,21 +3079,31 @@ class Lowering {
     if (indices.size() != view.items.size())
       fail(e.span, "view '" + e.base->name + "' has " + std::to_string(view.items.size()) +
                        " dimension(s); it is indexed with " + std::to_string(indices.size()));
-    Expr linear = indices[0];
-    for (size_t k = 1; k < indices.size(); ++k) linear = linear * view.items[k].value + indices[k];
-    const std::vector<Expr>& shape = view.buffer->shape;
-    std::vector<Expr> source(shape.size());
-    for (size_t k = shape.size(); k-- > 0;) {
-      source[k] = k == 0 ? linear : floormod(linear, shape[k]);
-      if (k > 0) linear = floordiv(linear, shape[k]);
-    }
-    return {view.buffer, std::move(source)};
+    return {view.buffer, root_indices(view_shape(view), view.buffer->shape, std::move(indices))};
   }
 
-  [[noreturn]] void view_in_tile_op(const AstExpr& e, const std::string& fn) {
-    fail(e.span, fn + " does not take the view '" + e.name + "' (from T.reshape / T.view)",
-         "views are read and written element by element (" + e.name +
-             "[i]); pass the viewed buffer itself to " + fn);
+  static std::vector<Expr> view_shape(const Binding& view) {
+    std::vector<Expr> shape;
+    for (const auto& d : view.items) shape.push_back(d.value);
+    return shape;
+  }
+
+  // A view as a tile-op operand: a stand-in resolved with the statement (view_tile_ops.h).
+  Buffer view_operand(const std::string& name, const Binding& view, Span span) {
+    return view_operands_.stand_in(name, view.buffer, view_shape(view), span);
+  }
+
+  // A tile-op statement with its view operands resolved (view_tile_ops.h).
+  Stmt on_views(Stmt st, Span span) {
+    try {
+      return view_operands_.resolve(st);
+    } catch (const ViewOperandError& e) {
+      fail(span, e.what(), e.hint);
+    } catch (const SourceError&) {
+      throw;
+    } catch (const IRError& e) {
+      fail(span, e.what());
+    }
   }
 
   // V = T.reshape(A, shape) / T.view(A, shape=None, dtype=None) in a kernel body.
@@ -3790,6 +3833,7 @@ class Lowering {
   bool in_kernel_ = false;
   std::optional<BlockSwizzle> kernel_swizzle_;  // T.use_swizzle of the kernel being lowered
   std::map<const BufferNode*, std::string> reducer_ops_;  // T.alloc_reducer buffers -> op
+  ViewOperands view_operands_;  // views given to the tile op being lowered
   // The @T.prim_func definitions of the factory being run, and the one lowered so far.
   std::map<std::string, const AstStmt*> factory_kernels_;
   std::string factory_first_kernel_;

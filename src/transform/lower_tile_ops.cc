@@ -2,6 +2,7 @@
 
 #include "generic_tile_ops.h"
 #include "tilec/ir/mutator.h"
+#include "tilec/transform/elementwise_tile_ops.h"
 #include "tilec/transform/gemm_operands.h"
 #include "tilec/transform/reduce_ops.h"
 #include "tilec/transform/simplify.h"
@@ -401,6 +402,14 @@ std::vector<TileOpImpl> generic_tile_op_impls() {
 }
 
 }  // namespace detail
+
+Stmt elementwise_copy(const CopyNode& op) {
+  return GenericTileOps::lower_copy(&op);
+}
+
+Stmt elementwise_fill(const FillNode& op) {
+  return GenericTileOps::lower_fill(&op);
+}
 
 Stmt lower_tile_ops(const Stmt& body, const target::Target& target) {
   return TileOpLowerer(target).mutate(body);

@@ -87,10 +87,22 @@ TEST(BufferViews, MisuseIsAClearError) {
                     "to 25 elements: the buffer has 24", "product must be 24");
   expect_view_error("        V = T.view(A, (24,), \"int32\")\n        C[0] = 1.0\n",
                     "reinterprets the bits of 'A'", "T.cast");
-  expect_view_error("        V = T.reshape(A, (24,))\n        T.copy(V, C)\n",
-                    "does not take the view 'V'", "pass the viewed buffer itself");
   expect_view_error("        V = T.reshape(A, (2, 12))\n        C[0] = V[1]\n",
                     "view 'V' has 2 dimension(s); it is indexed with 1", "");
+  // Tile ops take views (view_tile_ops_test.cc), with the op's own operand checks; a
+  // reduction or gemm stages its view operands, which a whole global tensor cannot be.
+  expect_view_error("        V = T.reshape(A, (24,))\n        T.copy(V[0:30], C)\n",
+                    "T.copy from V[...] to C", "");
+  expect_view_error(
+      "        C_local = T.alloc_fragment((4,), \"float32\")\n"
+      "        T.reduce_sum(T.reshape(A, (4, 6)), C_local, dim=1)\n",
+      "does not take the view 'reshape(A)' of the global tensor 'A'", "T.copy the region you need");
+  expect_view_error(
+      "        S = T.alloc_shared((24,), \"float32\")\n"
+      "        T.cumsum(T.reshape(S, (4, 6)), dim=1)\n",
+      "T.cumsum does not take the view 'reshape(S)'", "scan that and T.copy it back");
+  expect_view_error("        V = T.view(A, (24,))\n        T.finalize_reducer(V)\n",
+                    "'V' is not a reducer", "T.alloc_reducer");
 }
 
 }  // namespace

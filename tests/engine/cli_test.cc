@@ -3,6 +3,8 @@
 #include "../cli_support.h"
 #include "test_support.h"
 
+#include "tilec/ir/npy.h"
+
 #include <nlohmann/json.hpp>
 
 namespace tilec {
@@ -60,6 +62,38 @@ TEST_F(Cli, CompileWritesArtifactsAndLibrary) {
   ASSERT_EQ(printed.exit_code, 0) << printed.output;
   EXPECT_NE(printed.output.find("// ---- device"), std::string::npos);
   EXPECT_EQ(printed.output.find("// ---- host"), std::string::npos);
+}
+
+// A float scalar parameter takes the number --shape gives it (B = A * alpha + n on
+// A = 1 is alpha + n everywhere); an integer one given a fraction is refused.
+TEST_F(Cli, ShapeGivesFloatScalarParametersTheirValue) {
+  fs::path ones = cache_dir_ / "ones.npy", saved = cache_dir_ / "saved";
+  ir::HostTensor a(ir::DataType::Float32(), {64});
+  for (int64_t i = 0; i < 64; ++i) a.set(i, 1.0);
+  ir::write_npy(ones.string(), a.view());
+  std::string kernel = std::string(TILEC_SOURCE_DIR) + "/tests/tools/catalogue/scale_by_alpha.py";
+  for (const char* command : {"run", "interp"}) {
+    std::vector<std::string> args = {command, kernel, "--shape", "alpha=0.25", "--shape", "n=3"};
+    if (std::string(command) == "run")
+      args.insert(args.end(), {"--target", "c", "--check", "--inputs", "A=" + ones.string(),
+                               "--save", saved.string()});
+    auto result = tilec_cli(args);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+  }
+  ir::HostTensor b = ir::read_npy((saved / "scale.B.npy").string());
+  for (int64_t i = 0; i < 64; ++i) EXPECT_EQ(b.get(i), 3.25) << i;
+  // Not given, alpha keeps its default 1.5: 1.5 + 3.
+  auto result = tilec_cli({"run", kernel, "--target", "c", "--shape", "n=3", "--inputs",
+                           "A=" + ones.string(), "--save", saved.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  b = ir::read_npy((saved / "scale.B.npy").string());
+  EXPECT_EQ(b.get(0), 4.5);
+  auto refused = tilec_cli({"run", kernel, "--target", "c", "--shape", "n=1.5"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("'n' (scalar parameter of 'scale', dtype int32) takes an "
+                                "integer, not 1.5"),
+            std::string::npos)
+      << refused.output;
 }
 
 TEST_F(Cli, BadInputExitsWithStatusTwoAndSaysWhy) {

@@ -4,13 +4,13 @@
 // "function.arg dtype[shape] checksum=0x...", the same for the same seed on every run.
 #include "compile_options.h"
 #include "error_report.h"
+#include "shape_values.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/interp/interpreter.h"
 #include "tilec/ir/check.h"
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <iostream>
 
 namespace tilec::cli {
@@ -22,15 +22,17 @@ std::function<int()> setup_interp(CLI::App& sub) {
   auto seed = std::make_shared<uint64_t>(0);
   add_kernel_file_options(sub, *options);
   sub.add_option("--seed", *seed, "seed of the random inputs (default 0)");
-  sub.add_option("--shape", *shapes,
-                 "value of a symbolic dim or scalar parameter: --shape NAME=VALUE (repeatable)");
+  sub.add_option(
+      "--shape", *shapes,
+      "value of a symbolic dim or scalar parameter: --shape NAME=VALUE, an integer (M=128) "
+      "or, for a float scalar parameter, a number (alpha=1.5); repeatable");
   return [options, shapes, seed]() -> int {
     return report_source_errors([&] {
       for (const auto& d : options->defines) ir::parse_define(d);  // -D errors before --shape's
-      std::map<std::string, int64_t> dims = parse_shape_values(*shapes);
+      ShapeValues values = parse_shape_values(*shapes);
       ir::IRModule module = load_kernel_file(*options);
       require_functions(module, options->file);
-      check_shape_names(module, dims, read_source(options->file));
+      check_shape_names(module, values, read_source(options->file));
       auto diagnostics = ir::check_module(module);
       if (!diagnostics.empty()) {
         std::cerr << format_cli_error(ir::format_diagnostics(diagnostics, options->file,
@@ -39,7 +41,7 @@ std::function<int()> setup_interp(CLI::App& sub) {
         return kExitUsage;
       }
       for (const auto& func : module.functions()) {
-        ir::RandomArgs args = ir::make_random_args(func, dims, *seed);
+        ir::RandomArgs args = random_args_with(func, values, values.integers, *seed);
         ir::interpret(func, args.args);
         size_t t = 0;
         for (const auto& param : func->params) {

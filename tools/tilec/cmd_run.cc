@@ -3,6 +3,7 @@
 // reference interpreter run first on copies of the same inputs (exit 1 on
 // mismatch). Without --check nothing is compared and the report says so.
 #include "compile_options.h"
+#include "shape_values.h"
 
 #include "tilec/interp/interpreter.h"
 #include "tilec/ir/npy.h"
@@ -169,13 +170,13 @@ void interpret_with_progress(const ir::PrimFunc& func, const std::vector<ir::Arg
   finish();
 }
 
-RunReport run_function(const Kernel& kernel, const ir::PrimFunc& func,
-                       const std::map<std::string, int64_t>& values, const RunOptions& options,
+RunReport run_function(const Kernel& kernel, const ir::PrimFunc& func, const ShapeValues& values,
+                       const RunOptions& options,
                        const std::map<std::string, ir::HostTensor>& given) {
   RunReport report;
   report.function = func->name;
-  ir::RandomArgs inputs =
-      ir::make_random_args(func, bind_dims_from_inputs(func, values, given), options.seed);
+  ir::RandomArgs inputs = random_args_with(
+      func, values, bind_dims_from_inputs(func, values.integers, given), options.seed);
   apply_inputs(func, inputs, given);
   std::vector<ir::HostTensor> expected_tensors;
   if (options.check) {
@@ -206,7 +207,7 @@ RunReport run_function(const Kernel& kernel, const ir::PrimFunc& func,
 }
 
 int run_run(const RunOptions& options) {
-  std::map<std::string, int64_t> values = parse_shape_values(options.shapes);
+  ShapeValues values = parse_shape_values(options.shapes);
   std::map<std::string, ir::HostTensor> given = read_inputs(options.inputs);
   auto [mod, kernel] = compile_kernel_file(options);
   check_shape_names(mod, values, read_source(options.file));
@@ -257,7 +258,9 @@ TILEC_REGISTER_COMMAND(Command{
       auto options = std::make_shared<RunOptions>();
       add_compile_options(sub, *options);
       sub.add_option("--shape", options->shapes,
-                     "value of a symbolic dimension or scalar parameter: NAME=VALUE");
+                     "value of a symbolic dimension or scalar parameter: NAME=VALUE, an integer "
+                     "(M=128) or, for a float scalar parameter, a number (alpha=1.5); "
+                     "repeatable");
       sub.add_option("--inputs", options->inputs,
                      "run on your data: NAME=FILE.npy sets tensor parameter NAME from a NumPy "
                      ".npy file (dtype and shape must match; symbolic dims not given with "

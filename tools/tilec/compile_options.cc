@@ -4,14 +4,9 @@
 
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/check.h"
-#include "tilec/target/nearest_name.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
-
-#include <charconv>
-#include <regex>
-#include <set>
 
 #include <fstream>
 #include <iostream>
@@ -50,61 +45,6 @@ int report_source_errors(const std::function<int()>& body) {
   } catch (const ir::IRError& e) {
     std::cerr << format_cli_error(e) << "\n";
     return kExitUsage;
-  }
-}
-
-std::map<std::string, int64_t> parse_shape_values(const std::vector<std::string>& items) {
-  std::map<std::string, int64_t> values;
-  for (const auto& item : items) {
-    auto [name, text] = ir::parse_define(item);
-    int64_t value = 0;
-    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    bool whole = !text.empty() && ptr == text.data() + text.size();
-    if (ec == std::errc::result_out_of_range && whole)
-      throw EngineError(
-          fmt::format("--shape {}: {} is out of range for a 64-bit extent", item, text));
-    if (ec != std::errc() || !whole)
-      throw EngineError(fmt::format(
-          "--shape {}: '{}' is not an integer; write NAME=VALUE, e.g. --shape M=128", item, text));
-    if (value < 0)
-      throw EngineError(fmt::format(
-          "--shape {}: an extent or scalar given with --shape must not be negative", item));
-    values[name] = value;
-  }
-  return values;
-}
-
-void check_shape_names(const ir::IRModule& module, const std::map<std::string, int64_t>& values,
-                       const std::string& source) {
-  std::set<std::string> known;
-  std::set<std::string> dims;
-  for (const auto& func : module.functions()) {
-    for (const auto& v : ir::symbolic_shape_vars(func)) {
-      known.insert(v.name());
-      dims.insert(v.name());
-    }
-    for (const auto& p : func->params)
-      if (!p.is_buffer()) known.insert(p.name());
-  }
-  for (const auto& [name, value] : values) {
-    if (!known.count(name)) {
-      std::regex assigned("(^|\\n)" + name + "\\s*=");
-      std::string accepted = known.empty() ? "none (every dimension is a constant)"
-                                           : target::join_names({known.begin(), known.end()});
-      if (std::regex_search(source, assigned))
-        throw EngineError(fmt::format(
-            "--shape {}={}: '{}' is a module constant, not a symbolic dimension or scalar "
-            "parameter; set it with -D {}={}. --shape accepts: {}",
-            name, value, name, name, value, accepted));
-      throw EngineError(fmt::format(
-          "--shape {}={}: the kernel has no symbolic dimension or scalar parameter '{}'{}; "
-          "--shape accepts: {}",
-          name, value, name,
-          target::did_you_mean(name, std::vector<std::string>(known.begin(), known.end())),
-          accepted));
-    }
-    if (value == 0 && dims.count(name))
-      throw EngineError(fmt::format("--shape {}=0: a symbolic dimension must be positive", name));
   }
 }
 

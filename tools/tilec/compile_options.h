@@ -38,16 +38,6 @@ std::string read_source(const std::string& file);
 // printed to stderr and becomes exit status kExitUsage.
 int report_source_errors(const std::function<int()>& body);
 
-// --shape NAME=VALUE items (run, interp) as values; throws EngineError when a value
-// is not a positive integer.
-std::map<std::string, int64_t> parse_shape_values(const std::vector<std::string>& items);
-
-// Throws EngineError when a --shape name is not a symbolic dimension or scalar
-// parameter of any function in `module` (a module constant is named as one, with
-// the -D spelling to use instead); lists the names that can be given.
-void check_shape_names(const ir::IRModule& module, const std::map<std::string, int64_t>& values,
-                       const std::string& source);
-
 struct CompileOptions : KernelFileOptions {
   std::string target = "auto";
   std::string target_host;  // "" = derived from the target
