@@ -7,10 +7,10 @@
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/pass_context.h"
 #include "tilec/transform/simplify.h"
+#include "tilec/transform/staged_buffers.h"
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace tilec::cpu {
@@ -241,46 +241,32 @@ std::optional<LoopPlan> plan_loop(const KernelInfo& info, size_t index, const Va
   return plan;
 }
 
-// The loop with `outputs` redirected to their caches (index: the iteration) and the
+// The loop with `outputs` redirected to their caches (stage: the iteration) and the
 // invariant leaves run only when `reuse` is false.
-class RewriteLoop : public StmtMutator {
+class RewriteLoop : public transform::StagedBufferRewriter {
  public:
-  RewriteLoop(const LoopPlan& plan, const std::unordered_map<const BufferNode*, Buffer>& caches,
-              Expr iteration, Expr reuse)
-      : plan_(plan), caches_(caches), iteration_(std::move(iteration)), reuse_(std::move(reuse)) {}
+  RewriteLoop(const LoopPlan& plan, std::map<const BufferNode*, Buffer> caches, Expr iteration,
+              Expr reuse)
+      : StagedBufferRewriter(std::move(caches), std::move(iteration)),
+        plan_(plan),
+        reuse_(std::move(reuse)) {}
 
+  using StagedBufferRewriter::mutate;
   Stmt mutate(const Stmt& s) override {
-    Stmt out = StmtMutator::mutate(s);
+    Stmt out = StagedBufferRewriter::mutate(s);
     if (plan_.invariant.count(s.get())) return if_then_else(logical_not(reuse_), out);
     return out;
   }
-  Expr mutate_load(const LoadNode* op, const Expr& self) override {
-    Expr e = StmtMutator::mutate_load(op, self);
-    auto* l = e.as<LoadNode>();
-    auto it = caches_.find(op->buffer.get());
-    if (it == caches_.end()) return e;
-    std::vector<Expr> indices = {iteration_};
-    indices.insert(indices.end(), l->indices.begin(), l->indices.end());
-    return load(it->second, indices, op->span);
-  }
-  Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
-    Stmt s = StmtMutator::mutate_store(op, self);
-    auto it = caches_.find(op->buffer.get());
-    if (it == caches_.end()) return s;
-    auto n = copy_node(s.as<StoreNode>());
-    n->buffer = it->second;
-    n->indices.insert(n->indices.begin(), iteration_);
-    return Stmt(n);
-  }
+
+ protected:
   Stmt mutate_allocate(const AllocateNode* op, const Stmt& self) override {
-    if (caches_.count(op->buffer.get())) return mutate(op->body);  // now unused
-    return StmtMutator::mutate_allocate(op, self);
+    if (is_staged(op->buffer.get())) return mutate(op->body);  // now unused
+    return StagedBufferRewriter::mutate_allocate(op, self);
   }
 
  private:
   const LoopPlan& plan_;
-  const std::unordered_map<const BufferNode*, Buffer>& caches_;
-  Expr iteration_, reuse_;
+  Expr reuse_;
 };
 
 std::optional<KernelInfo> analyze_kernel(const KernelNode* kernel) {
@@ -341,7 +327,7 @@ Stmt rewrite_kernel(const KernelNode* kernel) {
   BufferSet replaced;
   for (const LoopPlan& plan : best_plans) {
     auto* loop = stmts[plan.stmt].as<ForNode>();
-    std::unordered_map<const BufferNode*, Buffer> cache_of;
+    std::map<const BufferNode*, Buffer> cache_of;
     for (const Buffer& b : plan.outputs) {
       std::vector<Expr> shape = {make_int(plan.extent)};
       shape.insert(shape.end(), b->shape.begin(), b->shape.end());
