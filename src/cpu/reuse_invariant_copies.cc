@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace tilec::cpu {
@@ -35,19 +36,25 @@ bool is_first_block_marker(const Expr& e) {
 struct Footprint {
   VarSet used, bound;
   BufferSet reads, writes, allocated;
+  BufferSet prefetched;  // global tensors only prefetched, never loaded
   bool calls = false, tile_ops = false;
 };
 
 Footprint footprint(const Stmt& s) {
   Footprint f;
+  std::unordered_map<const BufferNode*, int> loads;  // prefetched elements count -1
   post_order_visit(s, [&](const Stmt* st, const Expr* e) {
     if (e) {
       if (auto* v = e->as<VarNode>()) f.used.insert(v);
-      if (auto* l = e->as<LoadNode>()) f.reads.insert(l->buffer.get());
+      if (auto* l = e->as<LoadNode>()) ++loads[l->buffer.get()];
       if (auto* c = e->as<CallNode>()) {
         if (c->call_kind == CallKind::kIntrinsic) return;
         f.calls = true;
-        if (as_prefetch(*e)) return;
+        if (const LoadNode* p = as_prefetch(*e)) {
+          --loads[p->buffer.get()];
+          f.prefetched.insert(p->buffer.get());
+          return;
+        }
         for (const auto& a : c->args)
           if (auto* l = a.as<LoadNode>()) f.writes.insert(l->buffer.get());
       }
@@ -70,6 +77,9 @@ Footprint footprint(const Stmt& s) {
         break;
     }
   });
+  for (const auto& [b, n] : loads)
+    if (n > 0) f.reads.insert(b);
+  for (const BufferNode* b : f.reads) f.prefetched.erase(b);
   return f;
 }
 
@@ -160,6 +170,7 @@ struct LoopPlan {
   size_t stmt = 0;                                // index into KernelInfo::stmts
   std::unordered_set<const StmtNode*> invariant;  // leaves to run on a cache miss
   std::vector<Buffer> outputs;                    // tiles the rest of the loop reads
+  BufferSet skip_prefetch;                        // global tensors only the invariant leaves read
   int64_t extent = 0;
   int64_t work = 0;   // elements the invariant leaves store per iteration
   int64_t bytes = 0;  // of the caches
@@ -187,7 +198,7 @@ std::optional<LoopPlan> plan_loop(const KernelInfo& info, size_t index, const Va
   LoopPlan plan;
   plan.stmt = index;
   plan.extent = *extent;
-  BufferSet defined, seen_by_rest, read_by_rest, written_by_rest;
+  BufferSet defined, seen_by_rest, read_by_rest, written_by_rest, read_by_invariant;
   for (const Stmt& leaf : items) {
     Footprint f = footprint(leaf);
     if (f.tile_ops) return std::nullopt;
@@ -210,6 +221,7 @@ std::optional<LoopPlan> plan_loop(const KernelInfo& info, size_t index, const Va
     }
     if (ok) {
       plan.invariant.insert(leaf.get());
+      read_by_invariant.insert(f.reads.begin(), f.reads.end());
       plan.work += stored_elements(leaf);
       for (const BufferNode* b : f.writes)
         if (!f.allocated.count(b)) defined.insert(b);
@@ -231,6 +243,9 @@ std::optional<LoopPlan> plan_loop(const KernelInfo& info, size_t index, const Va
                       l->buffer);
   });
   if (plan.invariant.empty() || outputs.empty()) return std::nullopt;
+  // Prefetches of what only the skipped leaves read are skipped with them.
+  for (const BufferNode* b : read_by_invariant)
+    if (b->scope == StorageScope::kGlobal && !read_by_rest.count(b)) plan.skip_prefetch.insert(b);
   for (const auto& [name, b] : outputs) {
     int64_t elements = *extent;
     for (const auto& d : b->shape) elements *= const_value(d).value_or(0);
@@ -239,6 +254,24 @@ std::optional<LoopPlan> plan_loop(const KernelInfo& info, size_t index, const Va
   }
   if (plan.bytes <= 0 || plan.bytes > kMaxCacheBytes) return std::nullopt;
   return plan;
+}
+
+// Whether `s` only prefetches lines of tensors in `skipped` (loops, lets and ifs around
+// them allowed).
+bool only_prefetches_of(const Stmt& s, const BufferSet& skipped) {
+  bool any = false, other = false;
+  post_order_visit(s, [&](const Stmt* st, const Expr*) {
+    if (!st) return;
+    if (st->as<StoreNode>() || st->as<AllocateNode>()) other = true;
+    if (auto* e = st->as<EvaluateNode>()) {
+      const LoadNode* p = as_prefetch(e->value);
+      if (p && skipped.count(p->buffer.get()))
+        any = true;
+      else
+        other = true;
+    }
+  });
+  return any && !other;
 }
 
 // The loop with `outputs` redirected to their caches (stage: the iteration) and the
@@ -253,6 +286,7 @@ class RewriteLoop : public transform::StagedBufferRewriter {
 
   using StagedBufferRewriter::mutate;
   Stmt mutate(const Stmt& s) override {
+    if (skipped_prefetches_only(s)) return if_then_else(logical_not(reuse_), s);
     Stmt out = StagedBufferRewriter::mutate(s);
     if (plan_.invariant.count(s.get())) return if_then_else(logical_not(reuse_), out);
     return out;
@@ -265,6 +299,10 @@ class RewriteLoop : public transform::StagedBufferRewriter {
   }
 
  private:
+  bool skipped_prefetches_only(const Stmt& s) const {
+    return !plan_.skip_prefetch.empty() && s && only_prefetches_of(s, plan_.skip_prefetch);
+  }
+
   const LoopPlan& plan_;
   Expr reuse_;
 };

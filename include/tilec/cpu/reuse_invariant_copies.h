@@ -14,12 +14,13 @@
 //  - the first of them to write a tile writes all of it (a loop nest over its shape).
 // The tiles other statements read (the outputs) get a cache of one copy per iteration
 // of k, allocated once per task; the statements write the cache and the rest of the
-// loop reads it. They run only when the previous block of the task had the same other
-// block coordinates: `u` becomes the grid's first (fastest) dimension, so that is
-// exactly `u != 0` and not the task's first block (the marker first_block_of_task(),
-// which bind_blocks_to_task_range replaces by `block == block_begin`). The `u` chosen
-// is the one whose statements store the most elements; a cache over kMaxCacheBytes, a
-// loop of non-constant trip count or a step other than 1 is left alone.
+// loop reads it. The statements, and the prefetches of tensors only they read, are
+// skipped when the previous block of the task had the same other block coordinates:
+// `u` becomes the grid's first (fastest) dimension, so that is exactly `u != 0` and
+// not the task's first block (the marker first_block_of_task(), which
+// bind_blocks_to_task_range replaces by `block == block_begin`). The `u` chosen is the
+// one whose statements store the most elements; a cache over kMaxCacheBytes, a loop of
+// non-constant trip count or a step other than 1 is left alone.
 // Pass-config key kReuseInvariantCopiesConfigKey (bool, default true) turns it off.
 #pragma once
 
