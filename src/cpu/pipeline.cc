@@ -1,6 +1,7 @@
 #include "tilec/cpu/pipeline.h"
 
 #include "tilec/cpu/prefetch.h"
+#include "tilec/cpu/reuse_invariant_copies.h"
 #include "tilec/cpu/transpose_tile.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/bounds_check.h"
@@ -64,7 +65,8 @@ transform::DeviceKernelBody bind_blocks_to_task_range(const KernelNode& kernel) 
     coords.emplace_back(v, cast(v.dtype(), transform::simplify(coord)));
     if (!last) rest = floordiv(rest, extent);
   }
-  Stmt body = inner;
+  // reuse_invariant_copies asks whether this is the task's first block.
+  Stmt body = bind_first_block_of_task(inner, eq(block, begin));
   for (size_t d = coords.size(); d-- > 0;) body = let(coords[d].first, coords[d].second, body);
   body = for_loop(block, begin, end, body);
   for (size_t i = hoisted.size(); i-- > 0;) body = allocate(hoisted[i]->buffer, body);
@@ -74,11 +76,12 @@ transform::DeviceKernelBody bind_blocks_to_task_range(const KernelNode& kernel) 
 transform::PassPipeline make_cpu_pipeline() {
   transform::SplitHostDeviceOptions split{kDLCPU, bind_blocks_to_task_range};
   return transform::PassPipeline(
-      "cpu", {transform::work_item_loops_pass(), prefetch_pipelined_copies_pass(),
-              transform::lower_tile_ops_pass(), spread_prefetches_pass(), transpose_copies_pass(),
-              transform::simplify_pass(), transform::bounds_check_pass(),
-              transform::flatten_buffers_pass(), transform::simplify_pass(),
-              transform::vectorize_loops_pass(), transform::split_host_device_pass(split)});
+      "cpu",
+      {transform::work_item_loops_pass(), prefetch_pipelined_copies_pass(),
+       transform::lower_tile_ops_pass(), spread_prefetches_pass(), reuse_invariant_copies_pass(),
+       transpose_copies_pass(), transform::simplify_pass(), transform::bounds_check_pass(),
+       transform::flatten_buffers_pass(), transform::simplify_pass(),
+       transform::vectorize_loops_pass(), transform::split_host_device_pass(split)});
 }
 
 }  // namespace tilec::cpu

@@ -1,6 +1,7 @@
 #include "tilec/cpu/tile_ops.h"
 
 #include "tilec/cpu/prefetch.h"
+#include "tilec/cpu/reuse_invariant_copies.h"
 #include "tilec/transform/pass_context.h"
 
 #include <string_view>
@@ -33,6 +34,11 @@ void register_cpu_pass_config_keys() {
       "global tensors read, spread over the gemm's micro-kernel loops (results unchanged). "
       "On the float32 GEMM 1024^3 (bench/bench_kernels.cc, Zen 3, 1 thread) it took c from "
       "0.53x to 0.68x OpenBLAS and llvm from 0.61x to 0.76x; false: no prefetch");
+  transform::register_pass_config_key(
+      kReuseInvariantCopiesConfigKey, transform::PassConfigType::kBool, true,
+      "cpu: compute a K loop's tiles that do not depend on one block coordinate once per "
+      "task and reuse them in the task's next blocks (cpu/reuse_invariant_copies.h; "
+      "results unchanged); false: every block copies and packs its own");
   for (const char* key : {kGemmMicroRowsConfigKey, kGemmMicroGroupsConfigKey}) {
     bool rows = std::string_view(key) == kGemmMicroRowsConfigKey;
     transform::register_pass_config_key(

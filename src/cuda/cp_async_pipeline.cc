@@ -10,6 +10,7 @@
 #include "tilec/ir/source_error.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
+#include "tilec/transform/staged_buffers.h"
 
 #include <fmt/format.h>
 
@@ -109,49 +110,7 @@ bool constant_shape(const Buffer& b) {
 }
 
 // Rewrites every reference to a staged tile as its stage `stage` of the staged buffer.
-class StageRewriter : public StmtMutator {
- public:
-  StageRewriter(const std::map<const BufferNode*, Buffer>& staged, Expr stage)
-      : staged_(staged), stage_(std::move(stage)) {}
-
- protected:
-  Expr mutate_load(const LoadNode* op, const Expr& self) override {
-    Expr e = StmtMutator::mutate_load(op, self);
-    auto* l = e.as<LoadNode>();
-    auto it = staged_.find(l->buffer.get());
-    if (it == staged_.end()) return e;
-    std::vector<Expr> idx = {stage_};
-    idx.insert(idx.end(), l->indices.begin(), l->indices.end());
-    return with_span(load(it->second, idx), op->span);
-  }
-  Stmt mutate_store(const StoreNode* op, const Stmt& self) override {
-    Stmt s = StmtMutator::mutate_store(op, self);
-    auto* st = s.as<StoreNode>();
-    auto it = staged_.find(st->buffer.get());
-    if (it == staged_.end()) return s;
-    std::vector<Expr> idx = {stage_};
-    idx.insert(idx.end(), st->indices.begin(), st->indices.end());
-    return store(it->second, idx, st->value, op->span);
-  }
-  TileRegion mutate_region(const TileRegion& region, bool* changed) override {
-    TileRegion r = StmtMutator::mutate_region(region, changed);
-    auto it = staged_.find(r.buffer.get());
-    if (it == staged_.end()) return r;
-    std::vector<RegionDim> dims = {RegionDim{stage_, std::nullopt}};
-    if (r.is_whole()) {
-      for (const auto& extent : r.buffer->shape)
-        dims.push_back(RegionDim{make_zero(extent.dtype()), extent});
-    } else {
-      dims.insert(dims.end(), r.dims.begin(), r.dims.end());
-    }
-    *changed = true;
-    return TileRegion{it->second, std::move(dims)};
-  }
-
- private:
-  const std::map<const BufferNode*, Buffer>& staged_;
-  Expr stage_;
-};
+using StageRewriter = transform::StagedBufferRewriter;
 
 Stmt call_stmt(const char* name, std::vector<Expr> args, Span span) {
   return evaluate(call_extern(DataType::Int32(), name, std::move(args), span), span);
