@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace tilec::ir::interp {
@@ -133,6 +134,15 @@ class CopyStmt : public CStmt {
     std::vector<int64_t> li(shape.size(), 0);
     for (int64_t e : shape)
       if (e == 0) return;
+    // Rows of the innermost logical dimension: a row that is contiguous and in bounds on
+    // both sides, between distinct buffers of one dtype, is moved as bytes (the same
+    // values the element loop writes, with the same written-flag checks); any other row
+    // goes element by element, where out-of-bounds sources read as zero.
+    size_t inner = shape.empty() ? 0 : shape.size() - 1;
+    int64_t row = shape.empty() ? 1 : shape[inner];
+    bool rows_as_bytes = !shape.empty() && from == to && ss.data != ds.data &&
+                         ss.strides[sd[inner]] == 1 && ds.strides[dd[inner]] == 1;
+    size_t elem = size_t(from.bytes());
     while (true) {
       for (size_t k = 0; k < shape.size(); ++k) {
         si[sd[k]] = s.start[sd[k]] + li[k];
@@ -140,13 +150,28 @@ class CopyStmt : public CStmt {
       }
       int64_t so = offset_or_minus_one(ss, si.data());
       int64_t dof = offset_or_minus_one(ds, di.data());
-      if (dof >= 0) {
-        require_written(ss, *s.info, so, span_);
-        Slot v = so >= 0 ? read(ss.data, so) : zero_slot(from);
-        write(ds.data, dof, convert(v, from, to));
-        mark_written(ds, dof);
+      if (rows_as_bytes && so >= 0 && dof >= 0 && si[sd[inner]] + row <= ss.shape[sd[inner]] &&
+          di[dd[inner]] + row <= ds.shape[dd[inner]]) {
+        for (int64_t i = 0; ss.written && i < row; ++i) require_written(ss, *s.info, so + i, span_);
+        std::memcpy(ds.data + size_t(dof) * elem, ss.data + size_t(so) * elem, size_t(row) * elem);
+        if (ds.written) std::memset(ds.written + dof, 1, size_t(row));
+      } else {
+        for (int64_t i = 0; i < row; ++i) {
+          if (!shape.empty()) {
+            si[sd[inner]] = s.start[sd[inner]] + i;
+            di[dd[inner]] = d.start[dd[inner]] + i;
+            so = offset_or_minus_one(ss, si.data());
+            dof = offset_or_minus_one(ds, di.data());
+          }
+          if (dof < 0) continue;
+          require_written(ss, *s.info, so, span_);
+          Slot v = so >= 0 ? read(ss.data, so) : zero_slot(from);
+          write(ds.data, dof, convert(v, from, to));
+          mark_written(ds, dof);
+        }
       }
-      size_t k = shape.size();
+      // Next row: advance the outer logical dimensions only (a point copy has one row).
+      size_t k = shape.empty() ? 0 : inner;
       while (k > 0 && ++li[k - 1] == shape[k - 1]) li[--k] = 0;
       if (k == 0) break;
     }
