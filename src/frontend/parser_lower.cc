@@ -897,6 +897,14 @@ class Lowering {
     return *kernel;
   }
 
+  // Whether two sizes are the same expression. structural_equal maps free variables onto
+  // each other (M == K would hold), so two variables must be the same name.
+  static bool same_size(const Expr& a, const Expr& b) {
+    auto *va = a.as<VarNode>(), *vb = b.as<VarNode>();
+    if (va || vb) return va && vb && va->name == vb->name;
+    return structural_equal(a, b);
+  }
+
   // `assert cond` outside a kernel: cond must be a constant, and true. As in TileLang
   // (TVM's `bool(a == b)`), `a == b` / `a != b` of symbolic sizes is decided by whether
   // the two sides are the same expression: `M, N = A.shape; assert M == M_` in a macro.
@@ -907,7 +915,7 @@ class Lowering {
       if (auto* ci = c.value.as<IntImmNode>()) holds = ci->value != 0;
       auto* cmp = c.value.as<BinaryNode>();
       if (cmp && (cmp->op == BinaryOp::kEQ || cmp->op == BinaryOp::kNE))
-        holds = structural_equal(cmp->a, cmp->b) == (cmp->op == BinaryOp::kEQ);
+        holds = same_size(cmp->a, cmp->b) == (cmp->op == BinaryOp::kEQ);
     }
     if (!holds)
       fail(st.value->span, "the condition of an assert in '" + owner + "' must be a constant",
