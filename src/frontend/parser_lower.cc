@@ -897,6 +897,34 @@ class Lowering {
     return *kernel;
   }
 
+  // Whether two sizes are the same expression. structural_equal maps free variables onto
+  // each other (M == K would hold), so two variables must be the same name.
+  static bool same_size(const Expr& a, const Expr& b) {
+    auto *va = a.as<VarNode>(), *vb = b.as<VarNode>();
+    if (va || vb) return va && vb && va->name == vb->name;
+    return structural_equal(a, b);
+  }
+
+  // `assert cond` outside a kernel: cond must be a constant, and true. As in TileLang
+  // (TVM's `bool(a == b)`), `a == b` / `a != b` of symbolic sizes is decided by whether
+  // the two sides are the same expression: `M, N = A.shape; assert M == M_` in a macro.
+  void constant_assert(const AstStmt& st, const std::string& owner) {
+    Binding c = const_value(*st.value, "assert");
+    std::optional<bool> holds;
+    if (c.kind == Binding::kConst) {
+      if (auto* ci = c.value.as<IntImmNode>()) holds = ci->value != 0;
+      auto* cmp = c.value.as<BinaryNode>();
+      if (cmp && (cmp->op == BinaryOp::kEQ || cmp->op == BinaryOp::kNE))
+        holds = same_size(cmp->a, cmp->b) == (cmp->op == BinaryOp::kEQ);
+    }
+    if (!holds)
+      fail(st.value->span, "the condition of an assert in '" + owner + "' must be a constant",
+           "asserts outside a kernel check sizes; compare symbolic sizes only with == or !=");
+    if (!*holds)
+      fail(st.span, "assertion failed in '" + owner + "' for these parameters",
+           "choose -D values that satisfy it");
+  }
+
   // Runs the constant-computing statements of a factory or helper body. A nested
   // @T.prim_func becomes *kernel (named after the factory); returns the value of a
   // `return` (kNone binding when it returns nothing).
@@ -921,17 +949,9 @@ class Lowering {
           assign_constant(*st->target, *st->value);
           for (const auto& t : st->more_targets) assign_constant(*t, *st->value);
           break;
-        case AstStmtKind::kAssert: {
-          Binding c = const_value(*st->value, "assert");
-          auto* ci = c.kind == Binding::kConst ? c.value.as<IntImmNode>() : nullptr;
-          if (!ci)
-            fail(st->value->span,
-                 "the condition of an assert in '" + owner + "' must be a constant");
-          if (!ci->value)
-            fail(st->span, "assertion failed in '" + owner + "' for these parameters",
-                 "choose -D values that satisfy it");
+        case AstStmtKind::kAssert:
+          constant_assert(*st, owner);
           break;
-        }
         case AstStmtKind::kIf: {
           Expr c = expr(*st->value);
           auto* ci = c.as<IntImmNode>();
@@ -1238,6 +1258,101 @@ class Lowering {
     return with_span(item.value, sub.span);
   }
 
+  // The state of one eager @tilelang.jit body while its statements are lowered.
+  struct EagerBody {
+    const AstStmt& def;                    // the @tilelang.jit function
+    const std::set<std::string>& tensors;  // its parameters annotated as tensors or scalars
+    std::map<std::string, Param>& inputs;  // the kernel parameters found so far, by name
+    std::vector<Param> outputs;            // the T.empty outputs, in order
+    BlockAccumulator acc;                  // the kernels and what surrounds them
+  };
+
+  // One statement of an eager @tilelang.jit body, or of the @T.macro `macro` called there (TileLang
+  // expands a macro at its call, so a macro may hold the T.Kernel, allocate outputs with
+  // T.empty and check shapes with assert). Tensor annotations of the jit's own parameters
+  // are only read at its top level.
+  void eager_statement(const AstStmt& st, EagerBody& b, const AstStmt* macro) {
+    bool top_level = !macro;
+    const AstStmt& s = b.def;
+    if (top_level && st.kind == AstStmtKind::kAnnAssign && b.tensors.count(st.target->name) &&
+        std::any_of(s.params.begin(), s.params.end(),
+                    [&](const AstParam& p) { return p.name == st.target->name; })) {
+      const std::string& pname = st.target->name;
+      Param param = parameter(pname, *st.annotation, st.target->span);
+      b.inputs.emplace(pname, param);
+      scopes_.back()[pname] = param.is_buffer() ? Binding{Binding::kBuffer, {}, "", param.buffer}
+                                                : Binding{Binding::kVar, param.var, "", {}};
+      return;
+    }
+    const AstExpr* v = st.value.get();
+    if (st.kind == AstStmtKind::kAssign && v && v->kind == AstKind::kCall &&
+        v->base->kind == AstKind::kAttribute && language_function(*v->base) == "empty") {
+      if (st.target->kind != AstKind::kName) fail(st.target->span, "assign T.empty to one name");
+      return eager_output(st, *v, b);
+    }
+    // `copy_impl(A, B)` / `return copy_ret_impl(A)`: an @T.macro expanded here.
+    if ((st.kind == AstStmtKind::kExpr || st.kind == AstStmtKind::kReturn) && v &&
+        v->kind == AstKind::kCall && v->base->kind == AstKind::kName) {
+      const Binding* m = lookup(v->base->name);
+      if (m && m->kind == Binding::kFunction && m->macro) {
+        const AstStmt& def = *m->function;
+        scopes_.push_back(macro_arguments(*v, def));
+        scopes_.emplace_back();
+        for (const auto& inner : def.body) eager_statement(*inner, b, &def);
+        scopes_.pop_back();
+        scopes_.pop_back();
+        --helper_depth_;
+        return;
+      }
+    }
+    switch (st.kind) {
+      case AstStmtKind::kWith:
+        b.acc.add(kernel_statement(st));
+        return;
+      case AstStmtKind::kReturn:
+      case AstStmtKind::kPass:
+        return;
+      case AstStmtKind::kAssert:
+        return constant_assert(st, top_level ? s.name : macro->name);
+      case AstStmtKind::kAssign:
+      case AstStmtKind::kAnnAssign:
+        if (st.value) assign_constant(*st.target, *st.value);
+        for (const auto& t : st.more_targets) assign_constant(*t, *st.value);
+        return;
+      case AstStmtKind::kExpr:
+        if (st.value->kind == AstKind::kString) return;
+        [[fallthrough]];
+      default:
+        fail(st.span, "unsupported statement in the @tilelang.jit function '" + s.name + "'",
+             "it declares its tensors (A: T.Tensor(...)), constants and outputs (T.empty), "
+             "holds T.Kernel blocks and calls @T.macro functions that hold them");
+    }
+  }
+
+  // `B = T.empty((M, N), dtype)`, also written T.empty(M, N, dtype=...): a kernel output.
+  void eager_output(const AstStmt& st, const AstExpr& v, EagerBody& b) {
+    std::vector<Expr> shape;
+    DataType t = DataType::Float32();
+    bool dtype_keyword = std::any_of(v.keywords.begin(), v.keywords.end(),
+                                     [](const auto& kw) { return kw.name == "dtype"; });
+    if (v.children.size() > 1 && dtype_keyword) {  // the sizes as separate arguments
+      for (const auto& kw : v.keywords)
+        if (kw.name != "dtype")
+          fail(kw.span, "T.empty got an unexpected keyword argument '" + kw.name + "'");
+      for (const auto& c : v.children)
+        for (const Expr& d : shape_arg(*c, true)) shape.push_back(d);
+      for (const auto& kw : v.keywords) t = dtype_arg(*kw.value);
+    } else {
+      auto a = bind_args(v, "T.empty", {"shape", "dtype"}, 1);
+      shape = shape_arg(*a[0], true);
+      if (a[1]) t = dtype_arg(*a[1]);
+    }
+    auto node = std::make_shared<BufferNode>(
+        *make_buffer(st.target->name, shape, t, StorageScope::kGlobal, st.span));
+    b.outputs.push_back(make_buffer_param(node));
+    scopes_.back()[st.target->name] = Binding{Binding::kBuffer, {}, "", b.outputs.back().buffer};
+  }
+
   // ---------------------------------------------------------------- eager @tilelang.jit
   // def f(A, B, block_M=64): M, N = T.const("M, N"); A: T.Tensor((M, N), dtype); ...
   // C = T.empty((M, N), dtype); with T.Kernel(...): ...; return C. The kernel's
@@ -1254,6 +1369,15 @@ class Lowering {
     std::map<std::string, Param> inputs;
     AttrMap attrs;  // the scalar parameters' defaults
     for (const auto& p : s.params) {
+      // `A: T.Tensor((128, 128), T.float32)` in the signature: a tensor of that shape, as
+      // in a @T.prim_func (its sizes cannot use the body's T.const names).
+      if (tensor_annotation(p) && !tensors.count(p.name)) {
+        Param param = parameter(p);
+        tensors.insert(p.name);
+        inputs.emplace(p.name, param);
+        scopes_.back()[p.name] = Binding{Binding::kBuffer, {}, "", param.buffer};
+        continue;
+      }
       std::optional<DataType> t = scalar_annotation(p);
       if (!t || tensors.count(p.name)) continue;
       tensors.insert(p.name);
@@ -1272,52 +1396,10 @@ class Lowering {
       scopes_.back()[p.name] = Binding{Binding::kVar, param.var, "", {}};
     }
     bind_parameters(s, {}, {}, /*from_defines=*/true, tensors);
-    std::vector<Param> outputs;
-    BlockAccumulator acc;
-    for (const auto& st : s.body) {
-      if (st->kind == AstStmtKind::kAnnAssign && tensors.count(st->target->name) &&
-          std::any_of(s.params.begin(), s.params.end(),
-                      [&](const AstParam& p) { return p.name == st->target->name; })) {
-        const std::string& pname = st->target->name;
-        Param param = parameter(pname, *st->annotation, st->target->span);
-        inputs.emplace(pname, param);
-        scopes_.back()[pname] = param.is_buffer() ? Binding{Binding::kBuffer, {}, "", param.buffer}
-                                                  : Binding{Binding::kVar, param.var, "", {}};
-        continue;
-      }
-      const AstExpr* v = st->value.get();
-      if (st->kind == AstStmtKind::kAssign && v && v->kind == AstKind::kCall &&
-          v->base->kind == AstKind::kAttribute && language_function(*v->base) == "empty") {
-        if (st->target->kind != AstKind::kName)
-          fail(st->target->span, "assign T.empty to one name");
-        auto a = bind_args(*v, "T.empty", {"shape", "dtype"}, 1);
-        auto node = std::make_shared<BufferNode>(*make_buffer(
-            st->target->name, shape_arg(*a[0], true), a[1] ? dtype_arg(*a[1]) : DataType::Float32(),
-            StorageScope::kGlobal, st->span));
-        outputs.push_back(make_buffer_param(node));
-        scopes_.back()[st->target->name] = Binding{Binding::kBuffer, {}, "", outputs.back().buffer};
-        continue;
-      }
-      switch (st->kind) {
-        case AstStmtKind::kWith:
-          acc.add(kernel_statement(*st));
-          break;
-        case AstStmtKind::kReturn:
-        case AstStmtKind::kPass:
-          break;
-        case AstStmtKind::kAssign:
-        case AstStmtKind::kAnnAssign:
-          if (st->value) assign_constant(*st->target, *st->value);
-          break;
-        case AstStmtKind::kExpr:
-          if (st->value->kind == AstKind::kString) break;
-          [[fallthrough]];
-        default:
-          fail(st->span, "unsupported statement in the @tilelang.jit function '" + s.name + "'",
-               "it declares its tensors (A: T.Tensor(...)), constants and outputs (T.empty) "
-               "and holds one T.Kernel");
-      }
-    }
+    EagerBody body_state{s, tensors, inputs, {}, {}};
+    for (const auto& st : s.body) eager_statement(*st, body_state, /*macro=*/nullptr);
+    std::vector<Param>& outputs = body_state.outputs;
+    BlockAccumulator& acc = body_state.acc;
     std::vector<Param> params;
     for (const auto& p : s.params)
       if (auto it = inputs.find(p.name); it != inputs.end()) params.push_back(it->second);
@@ -1327,6 +1409,16 @@ class Lowering {
     scopes_.pop_back();
     require_kernel(body, s, name);
     return make_prim_func(name, std::move(params), std::move(body), std::move(attrs), s.span);
+  }
+
+  // Whether a parameter is annotated T.Tensor(...) / T.Tensor[...] / T.Buffer(...).
+  bool tensor_annotation(const AstParam& p) const {
+    const AstExpr* a = p.annotation.get();
+    if (!a || (a->kind != AstKind::kCall && a->kind != AstKind::kSubscript) ||
+        a->base->kind != AstKind::kAttribute)
+      return false;
+    std::string fn = language_function(*a->base);
+    return fn == "Tensor" || fn == "Buffer";
   }
 
   // The dtype of a `name: T.int32`-style annotation (a TIR scalar type), else none.
@@ -2858,6 +2950,18 @@ class Lowering {
   // call's buffers and values (Python evaluates arguments at the call).
   void expand_macro(const AstExpr& call, const Binding& macro, BlockAccumulator& acc) {
     const AstStmt& def = *macro.function;
+    scopes_.push_back(macro_arguments(call, def));
+    scopes_.emplace_back();
+    for (const auto& st : def.body) statement(*st, acc);
+    scopes_.pop_back();
+    scopes_.pop_back();
+    --helper_depth_;
+  }
+
+  // The scope binding a macro's parameters to a call's arguments; counts one level of
+  // macro depth, which the caller gives back when the expansion ends.
+  std::unordered_map<std::string, Binding> macro_arguments(const AstExpr& call,
+                                                           const AstStmt& def) {
     if (++helper_depth_ > 64) fail(call.span, "macro calls nested too deeply (limit 64)");
     if (call.children.size() > def.params.size())
       fail(call.span, "macro '" + def.name + "' takes " + std::to_string(def.params.size()) +
@@ -2879,12 +2983,7 @@ class Lowering {
         bound[p.name] = Binding{Binding::kConst, expr(*arg), "", {}};
       }
     }
-    scopes_.push_back(std::move(bound));
-    scopes_.emplace_back();
-    for (const auto& st : def.body) statement(*st, acc);
-    scopes_.pop_back();
-    scopes_.pop_back();
-    --helper_depth_;
+    return bound;
   }
 
   void assignment(const AstStmt& s, const AstExpr& target, BlockAccumulator& acc) {

@@ -229,7 +229,11 @@ class SyntaxParser {
         s->value = expression();
         if (at_op(",")) {
           next();
-          expression();  // the message
+          // The message is never evaluated (tilec reports its own), so an f-string,
+          // the usual way Python formats one, is accepted here and nowhere else.
+          in_assert_message_ = true;
+          expression();
+          in_assert_message_ = false;
         }
         expect_newline();
         return out.push_back(std::move(s));
@@ -837,7 +841,7 @@ class SyntaxParser {
       case TokenKind::kFloat:
         return leaf(AstKind::kFloat, span, next().text);
       case TokenKind::kString: {
-        if (t.formatted)
+        if (t.formatted && !in_assert_message_)
           fail(span, "string prefix 'f' (an f-string) is not supported in kernel code",
                "write a plain string literal");
         std::string value = next().text;
@@ -911,6 +915,7 @@ class SyntaxParser {
   size_t pos_ = 0;
   int depth_ = 0;
   int block_depth_ = 0;
+  bool in_assert_message_ = false;  // parsing the message of an assert
 };
 
 }  // namespace

@@ -136,6 +136,71 @@ def headnorm(Q, Out, eps: float = 1e-6, use_bias: bool = False, threads=32):
        {{"B", "2"}, {"H", "3"}, {"D", "8"}, {"use_bias", "True"}},
        {{"B", 2}, {"H", 3}, {"D", 8}},
        2},
+      // TileLang's copy tests: the jit body only declares the tensors and calls a macro
+      // that reads their shapes, asserts they agree and launches the kernel.
+      {"MacroHoldsTheKernel",
+       R"(
+@T.macro
+def scale_impl(A, B, factor):
+    M, N = A.shape
+    M_, N_ = B.shape
+    assert M == M_, f"M mismatch {M} {M_}"
+    assert N == N_, f"N mismatch {N} {N_}"
+    with T.Kernel(T.ceildiv(M, 4), T.ceildiv(N, 8), threads=32) as (bx, by):
+        for i, j in T.Parallel(4, 8):
+            if bx * 4 + i < M and by * 8 + j < N:
+                B[bx * 4 + i, by * 8 + j] = A[bx * 4 + i, by * 8 + j] * factor
+
+@tilelang.jit
+def scale(A, B):
+    N, M = T.const("N, M")
+    A: T.Tensor[[N, M], T.float32]
+    B: T.Tensor[[N, M], T.float32]
+    scale_impl(A, B, 3.0)
+)",
+       {{"N", "10"}, {"M", "12"}},
+       {{"N", 10}, {"M", 12}},
+       2},
+      // The macro allocates the output (T.empty with the sizes as separate arguments and
+      // the input's dtype) and the jit function returns what the macro returns.
+      {"MacroReturnsItsOutput",
+       R"(
+@T.macro
+def negate_impl(A):
+    M, N = A.shape
+    B = T.empty(M, N, dtype=A.dtype)
+    with T.Kernel(T.ceildiv(M, 8), threads=32) as bx:
+        for i, j in T.Parallel(8, N):
+            if bx * 8 + i < M:
+                B[bx * 8 + i, j] = -A[bx * 8 + i, j]
+    return B
+
+@tilelang.jit
+def negate(A):
+    M, N = T.const("M, N")
+    A: T.Tensor[[M, N], T.float32]
+    return negate_impl(A)
+)",
+       {{"M", "12"}, {"N", "6"}},
+       {{"M", 12}, {"N", 6}},
+       2},
+      // A tensor annotated in the signature (fixed shape) next to one annotated in the
+      // body (shape from T.const).
+      {"SignatureAnnotatedTensor",
+       R"(
+@tilelang.jit
+def add_bias(Bias: T.Tensor((8,), T.float32), X):
+    N = T.const("N")
+    X: T.Tensor[[N, 8], T.float32]
+    Y = T.empty((N, 8), T.float32)
+    with T.Kernel(N, threads=8) as row:
+        for j in T.Parallel(8):
+            Y[row, j] = X[row, j] + Bias[j]
+    return Y
+)",
+       {{"N", "5"}},
+       {{"N", 5}},
+       3},
   };
 }
 
@@ -255,6 +320,54 @@ def f(X, alpha: T.float32):
         X[0] = alpha
 )",
                {{"alpha", "big"}}, "'alpha' is a float constant", "-D alpha=VALUE");
+}
+
+// What a macro called from the jit body may not do, located at the macro's statement.
+TEST(EagerJitFrontEnd, MacroErrorsNameTheMacroAndTheFix) {
+  const std::string source = R"(
+@T.macro
+def copy_impl(A, B):
+    M, N = A.shape
+    M_, N_ = B.shape
+    assert M == M_, f"M mismatch {M} {M_}"
+    with T.Kernel(1) as bx:
+        B[0, 0] = A[0, 0]
+
+@tilelang.jit
+def copy(A, B):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor[[M, N], T.float32]
+    B: T.Tensor[[K, N], T.float32]
+    copy_impl(A, B)
+)";
+  // Different symbolic sizes are different expressions: as in TileLang, M == K is false.
+  expect_error(source, {}, "assertion failed in 'copy_impl' for these parameters", "-D values");
+  expect_error(source, {{"M", "4"}, {"N", "4"}, {"K", "8"}},
+               "assertion failed in 'copy_impl' for these parameters", "-D values");
+  expect_error(R"(
+@T.macro
+def fill(A):
+    for i in range(4):
+        A[i] = 0.0
+
+@tilelang.jit
+def f(A):
+    N = T.const("N")
+    A: T.Tensor[[N], T.float32]
+    fill(A)
+)",
+               {}, "unsupported statement in the @tilelang.jit function 'f'",
+               "@T.macro functions that hold them");
+  // Outside an assert's message an f-string is still rejected.
+  expect_error(R"(
+@tilelang.jit
+def f(A):
+    N = T.const("N")
+    A: T.Tensor[[N], T.float32]
+    with T.Kernel(1) as bx:
+        T.print(A[0], msg=f"{N}")
+)",
+               {}, "f-string", "plain string literal");
 }
 
 }  // namespace
