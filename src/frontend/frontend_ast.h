@@ -67,6 +67,7 @@ enum class AstStmtKind {
   kReturn,     // `return [value]`: only in factories (functions returning a kernel)
   kAnnAssign,  // `target: annotation [= value]`
   kAssert,     // `assert value[, message]`: only in factories and helpers
+  kRaise,      // `raise [exception]` (value may be null): only in factories and helpers
   // A module-level statement outside the kernel subset (test drivers, torch
   // references, argparse, classes, comprehensions...). It is skipped, not run; the
   // names it binds carry `error`, raised if kernel code uses them or --entry picks it.

@@ -925,6 +925,23 @@ class Lowering {
            "choose -D values that satisfy it");
   }
 
+  // A `raise` reached while evaluating a factory, helper or jit function with these
+  // parameters (one in an untaken branch is never reached): the parameters are
+  // unsupported, so the error names the exception and its literal message.
+  [[noreturn]] void constant_raise(const AstStmt& st, const std::string& owner) {
+    std::string what = "an exception";
+    if (const AstExpr* e = st.value.get()) {
+      const AstExpr* type = e->kind == AstKind::kCall ? e->base.get() : e;
+      if (type->kind == AstKind::kName || type->kind == AstKind::kAttribute) what = type->name;
+      if (e->kind == AstKind::kCall && !e->children.empty() &&
+          e->children[0]->kind == AstKind::kString)
+        what += " (\"" + e->children[0]->name + "\")";
+    }
+    fail(st.span, "'" + owner + "' raised " + what + " for these parameters",
+         "the raise is reached with the -D values and defaults given; choose values its "
+         "conditions accept");
+  }
+
   // Runs the constant-computing statements of a factory or helper body. A nested
   // @T.prim_func becomes *kernel (named after the factory); returns the value of a
   // `return` (kNone binding when it returns nothing).
@@ -952,6 +969,8 @@ class Lowering {
         case AstStmtKind::kAssert:
           constant_assert(*st, owner);
           break;
+        case AstStmtKind::kRaise:
+          constant_raise(*st, owner);
         case AstStmtKind::kIf: {
           Expr c = expr(*st->value);
           auto* ci = c.as<IntImmNode>();
@@ -1314,6 +1333,8 @@ class Lowering {
         return;
       case AstStmtKind::kAssert:
         return constant_assert(st, top_level ? s.name : macro->name);
+      case AstStmtKind::kRaise:
+        constant_raise(st, top_level ? s.name : macro->name);
       case AstStmtKind::kAssign:
       case AstStmtKind::kAnnAssign:
         if (st.value) assign_constant(*st.target, *st.value);
@@ -2405,6 +2426,9 @@ class Lowering {
       case AstStmtKind::kAssert:
         fail(s.span, "'assert' is not allowed inside a kernel",
              "check sizes in the factory: `assert M % block_M == 0` before the @T.prim_func");
+      case AstStmtKind::kRaise:
+        fail(s.span, "'raise' is not allowed inside a kernel",
+             "reject unsupported parameters in the factory, before the @T.prim_func");
       case AstStmtKind::kReturn:
         fail(s.span, "'return' is not allowed inside a kernel",
              "a kernel writes its results to its tensor parameters; factories return kernels");

@@ -198,6 +198,24 @@ class SyntaxParser {
   }
 
   // ---- statements ----
+  // `raise [exception [from cause]]`. Factories raise on parameters they do not
+  // support; the exception is reported, never evaluated, so its message may be an
+  // f-string as in an assert's.
+  AstStmtPtr raise_statement() {
+    auto s = new_stmt(AstStmtKind::kRaise, next().span);
+    if (!at(TokenKind::kNewline) && !at(TokenKind::kEnd)) {
+      in_assert_message_ = true;
+      s->value = expression();
+      if (at_word("from")) {
+        next();
+        expression();
+      }
+      in_assert_message_ = false;
+    }
+    expect_newline();
+    return s;
+  }
+
   AstStmtPtr new_stmt(AstStmtKind kind, Span span) {
     auto s = std::make_unique<AstStmt>();
     s->kind = kind;
@@ -218,12 +236,13 @@ class SyntaxParser {
         fail(span, "'while' loops are not supported",
              "supported loops: T.Parallel, T.serial, T.Pipelined, range");
       if (w == "class" || w == "try" || w == "async" || w == "lambda" || w == "global" ||
-          w == "nonlocal" || w == "del" || w == "raise" || w == "yield" || w == "break" ||
-          w == "continue" || w == "else" || w == "elif" || w == "except" || w == "finally")
+          w == "nonlocal" || w == "del" || w == "yield" || w == "break" || w == "continue" ||
+          w == "else" || w == "elif" || w == "except" || w == "finally")
         fail(span, "'" + w + "' is not supported in kernel files",
              "kernel files contain imports, constants and @T.prim_func functions whose bodies "
              "use T.Kernel, loops, if/else, assignments and T.* tile operations");
       if (w == "import" || w == "from") return import_statement(out);
+      if (w == "raise") return out.push_back(raise_statement());
       if (w == "assert") {
         auto s = new_stmt(AstStmtKind::kAssert, next().span);
         s->value = expression();

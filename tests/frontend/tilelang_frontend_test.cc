@@ -199,6 +199,53 @@ def f(N=8, in_dtype="float16", accum_dtype="float32"):
   EXPECT_NE(mixed.find("not a string"), std::string::npos) << mixed;
 }
 
+TEST(Factories, ARaiseReachedWithTheseParametersIsALocatedError) {
+  // Factories reject parameters they do not support with `raise`; only a raise the
+  // parameters reach is an error, and it names the exception and its message.
+  std::string src = R"(
+class Unsupported(Exception):
+    pass
+
+def f(N=64, dtype="float32", block=16):
+    if dtype not in ("float32", "float16"):
+        raise ValueError(f"unsupported dtype {dtype}")
+    elif N % block != 0:
+        raise NotImplementedError("N must be a multiple of block") from None
+    if block > 64:
+        raise
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), dtype)):
+        with T.Kernel(T.ceildiv(N, block)) as bx:
+            for i in T.Parallel(block):
+                A[bx * block + i] = 1.0
+
+    return main
+)";
+  IRModule m = parse(src);
+  EXPECT_TRUE(is_const_int(m.functions()[0]->params[0].buffer->shape[0], 64));
+  SourceError divisible = error_of(src, {{"N", "100"}});
+  EXPECT_NE(std::string(divisible.what())
+                .find("'f' raised NotImplementedError (\"N must be a multiple of block\")"),
+            std::string::npos)
+      << divisible.what();
+  EXPECT_EQ(divisible.span().line, 11) << divisible.what();
+  std::string dtype = error_of(src, {{"dtype", "int8"}}).what();
+  EXPECT_NE(dtype.find("raised ValueError"), std::string::npos) << dtype;
+  std::string bare = error_of(src, {{"block", "128"}, {"N", "128"}}).what();
+  EXPECT_NE(bare.find("raised an exception"), std::string::npos) << bare;
+
+  std::string in_kernel = error_of(R"(
+@T.prim_func
+def g(A: T.Tensor((4,), "float32")):
+    with T.Kernel(1) as bx:
+        raise ValueError("no")
+)")
+                              .what();
+  EXPECT_NE(in_kernel.find("'raise' is not allowed inside a kernel"), std::string::npos)
+      << in_kernel;
+}
+
 TEST(Constructs, ConstantIfLowersOnlyTheTakenBranch) {
   // `if window_size is not None:` with window_size None: the branch that uses it is not
   // lowered (it would be an error: None is not a value), as in Python.
