@@ -1335,6 +1335,18 @@ class Lowering {
         return constant_assert(st, top_level ? s.name : macro->name);
       case AstStmtKind::kRaise:
         constant_raise(st, top_level ? s.name : macro->name);
+      case AstStmtKind::kIf: {  // on a constant, as in a factory: only the taken branch
+        Expr c = expr(*st.value);
+        auto* ci = c.as<IntImmNode>();
+        if (!ci)
+          fail(st.value->span,
+               "the condition of an if in the @tilelang.jit function '" +
+                   (top_level ? s.name : macro->name) + "' must be a constant",
+               "branch on sizes, dtypes and flags here; branch on run-time values inside "
+               "the T.Kernel");
+        for (const auto& inner : ci->value ? st.body : st.orelse) eager_statement(*inner, b, macro);
+        return;
+      }
       case AstStmtKind::kAssign:
       case AstStmtKind::kAnnAssign:
         if (st.value) assign_constant(*st.target, *st.value);

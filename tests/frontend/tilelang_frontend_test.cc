@@ -138,6 +138,40 @@ def scale(X, factor=2.0, block=8):
   EXPECT_TRUE(is_const_int(fixed.functions()[0]->params[1].buffer->shape[0], 16));
 }
 
+TEST(Factories, EagerJitBodiesBranchOnConstantsOnly) {
+  // An eager body's `if` on a flag or size picks its branch at parse time, as a
+  // factory's does (the output's dtype here); a raise it reaches is the located error,
+  // and a condition on a symbolic size is refused.
+  std::string src = R"(
+@tilelang.jit
+def scale(X, wide=False, block=8):
+    N = T.const("N")
+    X: T.Tensor((N,), "float16")
+    if block > 64:
+        raise ValueError("block too large")
+    if wide:
+        Y = T.empty((N,), "float32")
+    else:
+        Y = T.empty((N,), "float16")
+    with T.Kernel(T.ceildiv(N, block)) as bx:
+        for i in T.Parallel(block):
+            Y[bx * block + i] = X[bx * block + i]
+    return Y
+)";
+  IRModule narrow = parse(src, {{"N", "16"}});
+  ASSERT_EQ(narrow.functions()[0]->params.size(), 2u);
+  EXPECT_EQ(narrow.functions()[0]->params[1].buffer->dtype, DataType::Float16());
+  IRModule wide = parse(src, {{"N", "16"}, {"wide", "True"}});
+  EXPECT_EQ(wide.functions()[0]->params[1].buffer->dtype, DataType::Float32());
+  std::string raised = error_of(src, {{"N", "16"}, {"block", "128"}}).what();
+  EXPECT_NE(raised.find("'scale' raised ValueError (\"block too large\")"), std::string::npos)
+      << raised;
+  std::string symbolic = src;
+  symbolic.replace(symbolic.find("if wide:"), 8, "if N > 8:");
+  std::string run_time = error_of(symbolic).what();
+  EXPECT_NE(run_time.find("must be a constant"), std::string::npos) << run_time;
+}
+
 TEST(Factories, ConstNamesMaySeparateWithSpaces) {
   // TileLang splits T.const("M N K") on whitespace as well as commas.
   std::string src = R"(
