@@ -201,6 +201,29 @@ def add_bias(Bias: T.Tensor((8,), T.float32), X):
        {{"N", "5"}},
        {{"N", 5}},
        3},
+      // An if on a flag and a size check before the kernel: only the taken branch (the
+      // float32 output, a float16 one otherwise) is lowered; the raise is not reached.
+      {"ConstantBranchesBeforeTheKernel",
+       R"(
+@tilelang.jit
+def widen(X, wide: bool = True, block: int = 4):
+    N = T.const("N")
+    X: T.Tensor[[N], T.float16]
+    if block > 64:
+        raise ValueError("block too large")
+    if wide:
+        Y = T.empty((N,), T.float32)
+    else:
+        Y = T.empty((N,), T.float16)
+    with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+        for i in T.Parallel(block):
+            if bx * block + i < N:
+                Y[bx * block + i] = X[bx * block + i] * 3
+    return Y
+)",
+       {{"N", "10"}},
+       {{"N", 10}},
+       2},
   };
 }
 
