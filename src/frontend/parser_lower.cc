@@ -942,6 +942,18 @@ class Lowering {
          "conditions accept");
   }
 
+  // The branch an `if` outside a kernel (in a factory, helper or eager jit body) takes;
+  // its condition must be a constant there.
+  const AstBlock& constant_branch(const AstStmt& st, const std::string& owner) {
+    Expr c = expr(*st.value);
+    auto* ci = c.as<IntImmNode>();
+    if (!ci)
+      fail(st.value->span, "the condition of an if in '" + owner + "' must be a constant",
+           "branch on parameters, sizes, dtypes and flags here; branch on run-time values "
+           "inside the T.Kernel");
+    return ci->value ? st.body : st.orelse;
+  }
+
   // Runs the constant-computing statements of a factory or helper body. A nested
   // @T.prim_func becomes *kernel (named after the factory); returns the value of a
   // `return` (kNone binding when it returns nothing).
@@ -970,18 +982,10 @@ class Lowering {
           constant_assert(*st, owner);
           break;
         case AstStmtKind::kRaise:
-          constant_raise(*st, owner);
-        case AstStmtKind::kIf: {
-          Expr c = expr(*st->value);
-          auto* ci = c.as<IntImmNode>();
-          if (!ci)
-            fail(st->value->span, "the condition of an if in '" + owner + "' must be a constant",
-                 "factories branch on their parameters; branch on run-time values inside "
-                 "the kernel");
-          const AstBlock& taken = ci->value ? st->body : st->orelse;
-          if (auto r = run_constant_block(taken, owner, kernel)) return r;
+          constant_raise(*st, owner);  // [[noreturn]]
+        case AstStmtKind::kIf:
+          if (auto r = run_constant_block(constant_branch(*st, owner), owner, kernel)) return r;
           break;
-        }
         case AstStmtKind::kFunctionDef: {
           DefKind kind = def_kind(*st);
           if (kind == DefKind::kKernel) {
@@ -1334,19 +1338,11 @@ class Lowering {
       case AstStmtKind::kAssert:
         return constant_assert(st, top_level ? s.name : macro->name);
       case AstStmtKind::kRaise:
-        constant_raise(st, top_level ? s.name : macro->name);
-      case AstStmtKind::kIf: {  // on a constant, as in a factory: only the taken branch
-        Expr c = expr(*st.value);
-        auto* ci = c.as<IntImmNode>();
-        if (!ci)
-          fail(st.value->span,
-               "the condition of an if in the @tilelang.jit function '" +
-                   (top_level ? s.name : macro->name) + "' must be a constant",
-               "branch on sizes, dtypes and flags here; branch on run-time values inside "
-               "the T.Kernel");
-        for (const auto& inner : ci->value ? st.body : st.orelse) eager_statement(*inner, b, macro);
+        constant_raise(st, top_level ? s.name : macro->name);  // [[noreturn]]
+      case AstStmtKind::kIf:  // on a constant, as in a factory: only the taken branch
+        for (const auto& inner : constant_branch(st, top_level ? s.name : macro->name))
+          eager_statement(*inner, b, macro);
         return;
-      }
       case AstStmtKind::kAssign:
       case AstStmtKind::kAnnAssign:
         if (st.value) assign_constant(*st.target, *st.value);

@@ -204,13 +204,13 @@ class SyntaxParser {
   AstStmtPtr raise_statement() {
     auto s = new_stmt(AstStmtKind::kRaise, next().span);
     if (!at(TokenKind::kNewline) && !at(TokenKind::kEnd)) {
-      in_assert_message_ = true;
+      in_unevaluated_message_ = true;
       s->value = expression();
       if (at_word("from")) {
         next();
         expression();
       }
-      in_assert_message_ = false;
+      in_unevaluated_message_ = false;
     }
     expect_newline();
     return s;
@@ -250,9 +250,9 @@ class SyntaxParser {
           next();
           // The message is never evaluated (tilec reports its own), so an f-string,
           // the usual way Python formats one, is accepted here and nowhere else.
-          in_assert_message_ = true;
+          in_unevaluated_message_ = true;
           expression();
-          in_assert_message_ = false;
+          in_unevaluated_message_ = false;
         }
         expect_newline();
         return out.push_back(std::move(s));
@@ -860,7 +860,7 @@ class SyntaxParser {
       case TokenKind::kFloat:
         return leaf(AstKind::kFloat, span, next().text);
       case TokenKind::kString: {
-        if (t.formatted && !in_assert_message_)
+        if (t.formatted && !in_unevaluated_message_)
           fail(span, "string prefix 'f' (an f-string) is not supported in kernel code",
                "write a plain string literal");
         std::string value = next().text;
@@ -934,7 +934,7 @@ class SyntaxParser {
   size_t pos_ = 0;
   int depth_ = 0;
   int block_depth_ = 0;
-  bool in_assert_message_ = false;  // parsing the message of an assert
+  bool in_unevaluated_message_ = false;  // parsing an assert's message or a raise's exception
 };
 
 }  // namespace
