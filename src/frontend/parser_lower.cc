@@ -43,6 +43,8 @@ struct Binding {
   // kTuple: a tuple or list of constants (a factory's `block = (64, 64)`); kFunction: a
   // module or factory level `def` that is not a kernel (a helper returning a value, or a
   // @T.macro expanded where it is called); kNone: Python's None.
+  // kKernel: the kernel a nested factory call produced (`kernel_func(block_M, ...)` in a
+  // factory), held in `kernel` until the factory returns it.
   // kView: T.reshape(A, shape) / T.view(A, shape): `buffer` is A (the root buffer when A
   // is itself a view) and `items` hold the view's shape; element accesses are remapped
   // through the row-major linear index, so the view aliases A's data.
@@ -56,7 +58,8 @@ struct Binding {
     kTuple,
     kFunction,
     kNone,
-    kView
+    kView,
+    kKernel
   };
   Binding(Kind k = kNone, Expr v = {}, std::string t = {}, Buffer b = {})
       : kind(k), value(std::move(v)), text(std::move(t)), buffer(std::move(b)) {}
@@ -67,6 +70,7 @@ struct Binding {
   std::vector<Binding> items;  // kTuple
   const AstStmt* function = nullptr;  // kFunction
   bool macro = false;                 // kFunction decorated with @T.macro
+  PrimFunc kernel;                    // kKernel
 };
 
 // Warp-level exchanges between the threads of a block (shuffles, votes, warp reductions).
@@ -527,6 +531,7 @@ class Lowering {
       case Binding::kBuffer:
       case Binding::kVarBuffer:
       case Binding::kView:
+      case Binding::kKernel:
         bad("'" + name + "' is not a number or a dtype string");
         [[fallthrough]];  // bad() throws
       case Binding::kString: {
@@ -722,6 +727,9 @@ class Lowering {
               target.base->kind == AstKind::kName && local_aliases.count(target.base->name))
             return true;
         }
+        // A factory of factories: `def kernel_func(block_M, ...)` defining the kernel
+        // inside the outer factory, which calls or returns it.
+        if (defines_kernel(st->body, local_aliases)) return true;
       }
       if (st->kind == AstStmtKind::kIf &&
           (defines_kernel(st->body, local_aliases) || defines_kernel(st->orelse, local_aliases)))
@@ -837,30 +845,44 @@ class Lowering {
   }
 
   // ---------------------------------------------------------------- factories
-  // Binds the parameters of a factory or helper: -D NAME=VALUE (factories only), else
-  // the call's argument, else the default; a missing one is an error naming it.
+  // Where the parameters of a factory or helper take their values, first to last:
+  // kDefinesFirst (the entry factory): -D NAME=VALUE, the default. kCallFirst (a factory
+  // nested in the entry, called or returned by it): the call's arguments, -D, the default;
+  // a None default of an @autotune/@jit wrapper counts as none (the autotuner would
+  // choose it). kCallOnly (a helper): the call's arguments, the default.
+  enum class ParamSource { kDefinesFirst, kCallFirst, kCallOnly };
+
+  // Binds the parameters of a factory or helper from `source`; a missing one is an error
+  // naming it.
   void bind_parameters(const AstStmt& s, const std::vector<Binding>& args,
-                       const std::map<std::string, Binding>& kwargs, bool from_defines,
+                       const std::map<std::string, Binding>& kwargs, ParamSource source,
                        const std::set<std::string>& skip = {}) {
+    const bool defines = source != ParamSource::kCallOnly;
+    const bool tuned = source == ParamSource::kCallFirst && !s.decorators.empty();
     for (size_t i = 0; i < s.params.size(); ++i) {
       const AstParam& p = s.params[i];
       if (skip.count(p.name)) continue;
       Binding value;
       auto define = options_.defines.find(p.name);
       auto kw = kwargs.find(p.name);
-      if (from_defines && define != options_.defines.end()) {
+      bool from_call = source != ParamSource::kDefinesFirst;
+      bool none_default = p.default_value && p.default_value->kind == AstKind::kNone;
+      if (from_call && i < args.size()) {
+        value = args[i];
+      } else if (from_call && kw != kwargs.end()) {
+        value = kw->second;
+      } else if (defines && define != options_.defines.end()) {
         Binding like = p.default_value ? const_value(*p.default_value, p.name) : Binding();
         value = define_value(p.name, define->second, like);
         used_defines_.insert(p.name);
-      } else if (i < args.size()) {
-        value = args[i];
-      } else if (kw != kwargs.end()) {
-        value = kw->second;
-      } else if (p.default_value) {
+      } else if (p.default_value && !(tuned && none_default)) {
         value = const_value(*p.default_value, p.name);
-      } else if (from_defines) {
+      } else if (defines) {
         fail(p.span, "factory '" + s.name + "' needs a value for parameter '" + p.name + "'",
-             "pass -D " + p.name + "=VALUE (it has no default)");
+             none_default ? "pass -D " + p.name +
+                                "=VALUE (its default None is for the "
+                                "autotuner to fill)"
+                          : "pass -D " + p.name + "=VALUE (it has no default)");
       } else {
         fail(p.span, "'" + s.name + "' is called without a value for parameter '" + p.name + "'");
       }
@@ -885,8 +907,9 @@ class Lowering {
   PrimFunc factory(const AstStmt& s) {
     factory_kernels_.clear();
     factory_first_kernel_.clear();
+    entry_factory_ = s.name;
     scopes_.emplace_back();
-    bind_parameters(s, {}, {}, /*from_defines=*/true);
+    bind_parameters(s, {}, {}, ParamSource::kDefinesFirst);
     std::optional<PrimFunc> kernel;
     run_constant_block(s.body, s.name, &kernel);
     scopes_.pop_back();
@@ -996,12 +1019,18 @@ class Lowering {
             // them (`return main_split if num_split > 1 else main_no_split`).
             factory_kernels_[st->name] = st.get();
             if (*kernel) break;
-            *kernel = function(*st, owner);
+            *kernel = function(*st, entry_factory_);
             factory_first_kernel_ = st->name;
             break;
           }
-          if (kind != DefKind::kHelper && kind != DefKind::kMacro)
-            fail(st->span, "nested factories are not supported");
+          // A nested factory (`def kernel_func(block_M, ...)` defining the kernel) and an
+          // @autotune/@jit wrapper returning its call are called like helpers and give
+          // the kernel they make; an eager jit kernel (its body holds the T.Kernel) is
+          // lowered only at module level.
+          if (kind == DefKind::kEagerJit && !is_kernel_wrapper(*st))
+            fail(st->span, "an eager @tilelang.jit kernel cannot be defined inside '" + owner + "'",
+                 "define it at module level, or make the nested function a factory that "
+                 "defines and returns a @T.prim_func");
           Binding b(Binding::kFunction);
           b.function = st.get();
           b.macro = kind == DefKind::kMacro;
@@ -1013,9 +1042,13 @@ class Lowering {
           if (kernel) {  // returns the kernel (or a jit of it)
             std::string name = returned_kernel(*st->value);
             auto it = factory_kernels_.find(name);
-            if (!name.empty() && name != factory_first_kernel_ && it != factory_kernels_.end()) {
-              *kernel = function(*it->second, owner);
-              factory_first_kernel_ = name;
+            if (it != factory_kernels_.end()) {
+              if (name != factory_first_kernel_) {
+                *kernel = function(*it->second, entry_factory_);
+                factory_first_kernel_ = name;
+              }
+            } else if (PrimFunc made = nested_kernel(*st->value)) {
+              *kernel = made;
             }
             return Binding(Binding::kNone);
           }
@@ -1229,7 +1262,6 @@ class Lowering {
 
   Binding call_helper(const AstExpr& call, const Binding& helper) {
     const AstStmt& def = *helper.function;
-    if (++helper_depth_ > 64) fail(call.span, "helper calls nested too deeply (limit 64)");
     std::vector<Binding> args;
     std::map<std::string, Binding> kwargs;
     for (const auto& c : call.children) args.push_back(const_value(*c, def.name));
@@ -1237,15 +1269,94 @@ class Lowering {
     if (args.size() > def.params.size())
       fail(call.span, "'" + def.name + "' takes " + std::to_string(def.params.size()) +
                           " argument(s), got " + std::to_string(args.size()));
+    return call_function(def, args, kwargs, call.span);
+  }
+
+  // Runs helper `def` on bound arguments. A nested factory (one defining a @T.prim_func)
+  // gives the kernel it returns as a kKernel binding, lowered with its own kernel
+  // table; its parameters missing from the call come from -D, then defaults.
+  // `returned_uncalled`: the factory returns `def` itself, so -D gives what its caller
+  // would pass.
+  Binding call_function(const AstStmt& def, const std::vector<Binding>& args,
+                        const std::map<std::string, Binding>& kwargs, const Span& span,
+                        bool returned_uncalled = false) {
+    if (++helper_depth_ > 64) fail(span, "helper calls nested too deeply (limit 64)");
+    const bool makes_kernel = def_kind(def) == DefKind::kFactory;
     scopes_.emplace_back();
-    bind_parameters(def, args, kwargs, /*from_defines=*/false);
-    std::optional<Binding> r = run_constant_block(def.body, def.name, nullptr);
+    bind_parameters(def, args, kwargs,
+                    makes_kernel || returned_uncalled || is_kernel_wrapper(def)
+                        ? ParamSource::kCallFirst
+                        : ParamSource::kCallOnly);
+    std::optional<Binding> r;
+    if (makes_kernel) {
+      auto saved_kernels = std::move(factory_kernels_);
+      auto saved_first = std::move(factory_first_kernel_);
+      factory_kernels_.clear();
+      factory_first_kernel_.clear();
+      std::optional<PrimFunc> made;
+      run_constant_block(def.body, def.name, &made);
+      factory_kernels_ = std::move(saved_kernels);
+      factory_first_kernel_ = std::move(saved_first);
+      if (!made)
+        fail(def.span, "factory '" + def.name + "' defines no @T.prim_func on the path taken",
+             "define the kernel inside it (def main(...) decorated @T.prim_func) and return it");
+      r = Binding(Binding::kKernel);
+      r->kernel = *made;
+    } else {
+      r = run_constant_block(def.body, def.name, nullptr);
+    }
     scopes_.pop_back();
     --helper_depth_;
     if (!r || r->kind == Binding::kNone)
-      fail(call.span, "helper '" + def.name + "' returns no value",
+      fail(span, "helper '" + def.name + "' returns no value",
            "helpers used in constants end with `return value`");
+    // `@jit(out_idx=[3])` on the nested factory or wrapper declares the outputs.
+    if (r->kind == Binding::kKernel) r->kernel = with_declared_outputs(r->kernel, def);
     return *r;
+  }
+
+  // An @autotune/@jit-decorated function nested in a factory that only returns a
+  // nested factory's call (`def kernel(block_M=None, ...): return kernel_func(block_M,
+  // ...)`): TileLang's autotuner entry point, called like a helper here.
+  bool is_kernel_wrapper(const AstStmt& def) const {
+    bool jit = false;
+    for (const auto& d : def.decorators)
+      jit = jit || is_jit_decorator(d->kind == AstKind::kCall ? *d->base : *d);
+    if (!jit) return false;
+    for (const auto& st : def.body)
+      if (st->kind == AstStmtKind::kWith) return false;  // the T.Kernel itself: eager jit
+    return true;
+  }
+
+  // The kernel a factory's `return` produces through a nested factory: `kernel_func(...)`,
+  // a name bound to such a call's result, the nested function itself uncalled (`return
+  // kernel`: its parameters come from -D or defaults, as TileLang's caller would pass
+  // them), or either under a constant `a if c else b` or tilelang.compile(...). Null
+  // when the value names none.
+  PrimFunc nested_kernel(const AstExpr& e) {
+    if (e.kind == AstKind::kIfExp) {
+      Binding test = const_value(*e.children[1], "condition");
+      const auto* t = test.kind == Binding::kConst ? test.value.as<IntImmNode>() : nullptr;
+      return t ? nested_kernel(*e.children[t->value ? 0 : 2]) : nullptr;
+    }
+    if (e.kind == AstKind::kName) {
+      const Binding* b = find_binding(e.name);
+      if (b && b->kind == Binding::kKernel) return b->kernel;
+      if (b && b->kind == Binding::kFunction && !b->macro) {
+        Binding r = call_function(*b->function, {}, {}, e.span, /*returned_uncalled=*/true);
+        return r.kind == Binding::kKernel ? r.kernel : nullptr;
+      }
+      return nullptr;
+    }
+    if (e.kind != AstKind::kCall) return nullptr;
+    if (e.base->kind == AstKind::kName) {
+      const Binding* b = find_binding(e.base->name);
+      if (b && b->kind == Binding::kFunction && !b->macro) {
+        Binding r = call_helper(e, *b);
+        return r.kind == Binding::kKernel ? r.kernel : nullptr;
+      }
+    }
+    return e.children.empty() ? nullptr : nested_kernel(*e.children[0]);
   }
 
   // `A.<attr>` where A is a buffer: that buffer, else null.
@@ -1424,7 +1535,7 @@ class Lowering {
       inputs.emplace(p.name, param);
       scopes_.back()[p.name] = Binding{Binding::kVar, param.var, "", {}};
     }
-    bind_parameters(s, {}, {}, /*from_defines=*/true, tensors);
+    bind_parameters(s, {}, {}, ParamSource::kDefinesFirst, tensors);
     EagerBody body_state{s, tensors, inputs, {}, {}};
     for (const auto& st : s.body) eager_statement(*st, body_state, /*macro=*/nullptr);
     std::vector<Param>& outputs = body_state.outputs;
@@ -1929,6 +2040,8 @@ class Lowering {
       case Binding::kView:
         fail(e.span, "view '" + e.name + "' is used as a value",
              "index it, e.g. " + e.name + "[i]");
+      case Binding::kKernel:
+        fail(e.span, "'" + e.name + "' is a kernel, not a value", "return it from the factory");
     }
     fail(e.span, "unsupported name");
   }
@@ -3040,6 +3153,10 @@ class Lowering {
       bind_local(name, view_binding(value, fn), target.span);
       return;
     }
+    if (auto view = data_view(value, fn)) {
+      bind_local(name, *view, target.span);
+      return;
+    }
     if (fn == "alloc_shared" || fn == "alloc_fragment" || fn == "alloc_local" ||
         fn == "alloc_buffer" || fn == "decl_buffer" || fn == "alloc_reducer") {
       std::vector<std::string> names = {"shape", "dtype", "scope"};
@@ -3242,22 +3359,52 @@ class Lowering {
     const std::string q = "T." + fn;
     auto a = fn == "reshape" ? bind_args(value, q, {"src", "shape"}, 2)
                              : bind_args(value, q, {"src", "shape", "dtype"}, 1);
-    const AstExpr& src = *a[0];
+    return view_of(value, *a[0], a[1], fn == "view" ? a[2] : nullptr, q, /*data_view=*/false);
+  }
+
+  // `T.Tensor(shape, dtype, A.data)` (also T.Buffer, T.decl_buffer(..., data=A.data)) in
+  // a kernel body: a buffer over A's data, i.e. a view of A; null when the call names no
+  // `X.data`.
+  std::optional<Binding> data_view(const AstExpr& value, const std::string& fn) {
+    if (fn != "Tensor" && fn != "Buffer" && fn != "decl_buffer") return std::nullopt;
+    const AstExpr* data = value.children.size() >= 3 ? value.children[2].get() : nullptr;
+    for (const auto& kw : value.keywords)
+      if (kw.name == "data") data = kw.value.get();
+    if (!data || data->kind != AstKind::kAttribute || data->name != "data") return std::nullopt;
+    const std::string q = "T." + fn;
+    auto a = bind_args(value, q, {"shape", "dtype", "data", "strides", "elem_offset", "scope"}, 3);
+    for (const AstExpr* extra : {a[3], a[4]})
+      if (extra)
+        fail(extra->span,
+             q + " over '" + data->base->name +
+                 ".data' with strides or an offset "
+                 "is not supported",
+             "a buffer over another's data is a row-major view of it from its first element");
+    return view_of(value, *data->base, a[0], a[1], q, /*data_view=*/true);
+  }
+
+  // The view of `src` under `shape` (null: src's own) and `dtype` (null: src's). A view
+  // over a tensor's data (`data_view`) may cover a prefix of its elements; T.reshape and
+  // T.view keep the count.
+  Binding view_of(const AstExpr& value, const AstExpr& src, const AstExpr* shape_expr,
+                  const AstExpr* dtype_expr, const std::string& q, bool data_view) {
     const Binding* b = src.kind == AstKind::kName ? lookup(src.name) : nullptr;
     if (!b || (b->kind != Binding::kBuffer && b->kind != Binding::kView))
-      fail(src.span, q + " expects a buffer as its first argument",
+      fail(src.span,
+           q + (data_view ? " expects the data of a buffer"
+                          : " expects a buffer as its first argument"),
            "pass a tensor parameter or a buffer from T.alloc_shared / T.alloc_fragment");
     Buffer root = b->buffer;
-    if (fn == "view" && a[2] && dtype_arg(*a[2]) != root->dtype)
-      fail(a[2]->span,
-           q + " to dtype " + dtype_arg(*a[2]).str() + " reinterprets the bits of '" + src.name +
-               "' (" + root->dtype.str() + "); tilec views keep the dtype",
+    if (dtype_expr && dtype_arg(*dtype_expr) != root->dtype)
+      fail(dtype_expr->span,
+           q + " to dtype " + dtype_arg(*dtype_expr).str() + " reinterprets the bits of '" +
+               src.name + "' (" + root->dtype.str() + "); tilec views keep the dtype",
            "read the elements and convert them with T.cast(x, dtype)");
-    std::vector<Expr> shape = a[1]                        ? shape_arg(*a[1], false)
+    std::vector<Expr> shape = shape_expr                  ? shape_arg(*shape_expr, false)
                               : b->kind == Binding::kView ? std::vector<Expr>{}
                                                           : root->shape;
     Binding view(Binding::kView, {}, "", root);
-    if (!a[1] && b->kind == Binding::kView) {
+    if (!shape_expr && b->kind == Binding::kView) {
       view.items = b->items;
       return view;
     }
@@ -3271,11 +3418,14 @@ class Lowering {
       return n;
     };
     std::optional<int64_t> have = count(root->shape), want = count(shape);
-    if (have && want && *have != *want)
+    if (have && want && (data_view ? *want > *have : *want != *have))
       fail(value.span,
            q + " of '" + src.name + "' to " + std::to_string(*want) + " elements: the buffer has " +
                std::to_string(*have),
-           "a view keeps the element count; its shape's product must be " + std::to_string(*have));
+           data_view ? "a buffer over another's data may not reach past its " +
+                           std::to_string(*have) + " elements"
+                     : "a view keeps the element count; its shape's product must be " +
+                           std::to_string(*have));
     for (const auto& d : shape) view.items.push_back({Binding::kConst, d, "", {}});
     return view;
   }
@@ -3968,6 +4118,7 @@ class Lowering {
   // The @T.prim_func definitions of the factory being run, and the one lowered so far.
   std::map<std::string, const AstStmt*> factory_kernels_;
   std::string factory_first_kernel_;
+  std::string entry_factory_;  // the factory being lowered: its kernels carry its name
   // T.Pipelined schedules by the loop's source place (line, column).
   std::map<std::pair<int, int>, PipelineSchedule> pipeline_schedules_;
   std::map<std::pair<int, int>, GemmWarpPolicy> gemm_policies_;

@@ -29,12 +29,29 @@ def regroup(A):
     return C
 )";
 
-ir::IRModule parse_views(const std::map<std::string, std::string>& defines) {
+// TileLang's older spelling of a view: a buffer declared over another's data pointer,
+// which may also cover a prefix of it (`head`).
+const char* kOverData = R"(import tilelang
+import tilelang.language as T
+
+
+@T.prim_func
+def over_data(A: T.Tensor((4, 6), "float32"), C: T.Tensor((24,), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        rows = T.Tensor((2, 12), "float32", A.data)
+        head = T.Buffer((16,), "float32", data=A.data)
+        out = T.decl_buffer((3, 8), "float32", data=C.data)
+        for i, j in T.Parallel(3, 8):
+            out[i, j] = rows[(i * 8 + j) // 12, (i * 8 + j) % 12] * 2.0 + head[(i * 8 + j) % 16]
+)";
+
+ir::IRModule parse_views(const std::map<std::string, std::string>& defines,
+                         const char* source = kViews) {
   ir::ParseOptions options;
   options.filename = "views.py";
   options.defines = defines;
-  ir::IRModule mod = ir::parse_kernel_source(kViews, options);
-  ir::check_module_or_throw(mod, options.filename, kViews);
+  ir::IRModule mod = ir::parse_kernel_source(source, options);
+  ir::check_module_or_throw(mod, options.filename, source);
   return mod;
 }
 
@@ -46,6 +63,17 @@ TEST(BufferViews, ReshapeKeepsTheRowMajorElementOrder) {
   ASSERT_EQ(args.tensors.size(), 2u);
   for (int64_t f = 0; f < 24; ++f)
     EXPECT_FLOAT_EQ(float(args.tensors[1].get(f)), float(args.tensors[0].get(f) + 1.0)) << f;
+}
+
+TEST(BufferViews, BuffersOverAnothersDataAreViews) {
+  ir::IRModule mod = parse_views({}, kOverData);
+  ir::RandomArgs args = ir::make_random_args(mod.functions()[0], {}, 5);
+  std::vector<ir::ArgValue> values(args.args.begin(), args.args.end());
+  ir::interpret(mod.functions()[0], values);
+  for (int64_t f = 0; f < 24; ++f)
+    EXPECT_FLOAT_EQ(float(args.tensors[1].get(f)),
+                    float(args.tensors[0].get(f) * 2.0 + args.tensors[0].get(f % 16)))
+        << f;
 }
 
 class BufferViewBackends : public testing::EngineTest,
@@ -62,6 +90,10 @@ TEST_P(BufferViewBackends, MatchTheInterpreterSpecialisedAndSymbolic) {
   Kernel k2 = compile(symbolic, backend.target, std::nullopt, backend.execution_backend);
   auto r2 = testing::run_and_compare(k2, symbolic.functions()[0], {{"M", 2}, {"N", 12}});
   EXPECT_TRUE(r2.ok) << r2.detail;
+  ir::IRModule over_data = parse_views({}, kOverData);
+  Kernel k3 = compile(over_data, backend.target, std::nullopt, backend.execution_backend);
+  auto r3 = testing::run_and_compare(k3, over_data.functions()[0]);
+  EXPECT_TRUE(r3.ok) << r3.detail;
 }
 
 INSTANTIATE_TEST_SUITE_P(TileLang, BufferViewBackends, ::testing::ValuesIn(testing::cpu_backends()),
@@ -103,6 +135,13 @@ TEST(BufferViews, MisuseIsAClearError) {
       "T.cumsum does not take the view 'reshape(S)'", "scan that and T.copy it back");
   expect_view_error("        V = T.view(A, (24,))\n        T.finalize_reducer(V)\n",
                     "'V' is not a reducer", "T.alloc_reducer");
+  expect_view_error("        V = T.Tensor((5, 5), \"float32\", A.data)\n        C[0] = V[0, 0]\n",
+                    "to 25 elements: the buffer has 24", "may not reach past its 24 elements");
+  expect_view_error(
+      "        V = T.Tensor((2, 2), \"float32\", A.data, strides=(6, 1))\n        C[0] = V[0, 0]\n",
+      "with strides or an offset is not supported", "row-major view");
+  expect_view_error("        V = T.Tensor((24,), \"int32\", A.data)\n        C[0] = 1.0\n",
+                    "reinterprets the bits of 'A'", "T.cast");
 }
 
 }  // namespace

@@ -412,6 +412,100 @@ def scale(X):
       << e.what();
 }
 
+// TileLang's autotuned examples nest the factory: the outer one takes the problem,
+// an inner `kernel_func(block_M, ...)` defines the kernel, and the outer returns its
+// call, a wrapper calling it (under @autotune/@jit, block sizes defaulting to None for
+// the tuner), or the wrapper itself uncalled for its caller to pass the block sizes.
+const std::string kNestedFactory = R"(
+from tilelang.autotuner import autotune
+
+def flash(seq_len, dim=16, tune=False, direct=False):
+    scale = (1.0 / dim) ** 0.5
+
+    def kernel_func(block_M, block_N, threads=128):
+        grid = T.ceildiv(seq_len, block_M)
+
+        @T.prim_func
+        def main(Q: T.Tensor((seq_len, dim), "float32"), O: T.Tensor((seq_len, dim), "float32")):
+            with T.Kernel(grid, threads=threads) as bx:
+                for i, j in T.Parallel(block_M, dim):
+                    O[bx * block_M + i, j] = Q[bx * block_M + i, j] * scale
+
+        return main
+
+    if direct:
+        return kernel_func(32, 16, threads=64)
+    if tune:
+        @autotune(configs=[], warmup=10, rep=10)
+        @tilelang.jit(out_idx=[1])
+        def kernel(block_M=None, block_N=None, threads=None):
+            return kernel_func(block_M, block_N, threads)
+
+        return kernel()
+    else:
+        def kernel(block_M, block_N, threads):
+            return kernel_func(block_M, block_N, threads)
+
+        return kernel
+)";
+
+TEST(Factories, NestedFactoriesTakeCallArgumentsThenDefines) {
+  IRModule direct = parse(kNestedFactory, {{"seq_len", "128"}, {"direct", "True"}});
+  const PrimFunc& d = direct.functions()[0];
+  EXPECT_EQ(d->name, "flash");                                      // named after the entry factory
+  EXPECT_TRUE(is_const_int(d->body.as<KernelNode>()->grid[0], 4));  // ceildiv(128, 32)
+  EXPECT_TRUE(output_indices(d).empty());
+
+  // `return kernel`: the caller's block sizes come from -D.
+  IRModule returned =
+      parse(kNestedFactory,
+            {{"seq_len", "128"}, {"block_M", "64"}, {"block_N", "32"}, {"threads", "128"}});
+  EXPECT_TRUE(is_const_int(returned.functions()[0]->body.as<KernelNode>()->grid[0], 2));
+  SourceError missing = error_of(kNestedFactory, {{"seq_len", "128"}});
+  EXPECT_NE(std::string(missing.what())
+                .find("factory 'kernel' needs a value for parameter "
+                      "'block_M'"),
+            std::string::npos)
+      << missing.what();
+
+  // The autotuned wrapper: None defaults are the tuner's to fill, so -D gives them; its
+  // out_idx declares the outputs.
+  std::map<std::string, std::string> tuned = {{"seq_len", "128"},
+                                              {"tune", "True"},
+                                              {"block_M", "16"},
+                                              {"block_N", "16"},
+                                              {"threads", "32"}};
+  IRModule t = parse(kNestedFactory, tuned);
+  EXPECT_TRUE(is_const_int(t.functions()[0]->body.as<KernelNode>()->grid[0], 8));
+  EXPECT_EQ(output_indices(t.functions()[0]), std::vector<size_t>{1});
+  tuned.erase("threads");
+  SourceError none = error_of(kNestedFactory, tuned);
+  EXPECT_NE(std::string(none.what()).find("needs a value for parameter 'threads'"),
+            std::string::npos)
+      << none.what();
+  EXPECT_NE(none.hint().find("autotuner"), std::string::npos) << none.hint();
+
+  // An eager jit kernel nested in a factory is refused at its def.
+  std::string eager = error_of(R"(
+def outer(N=8):
+    @tilelang.jit
+    def inner(A: T.Tensor((N,), "float32")):
+        with T.Kernel(1) as bx:
+            A[0] = 1.0
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32")):
+        with T.Kernel(1) as bx:
+            A[0] = 1.0
+
+    return main
+)")
+                          .what();
+  EXPECT_NE(eager.find("an eager @tilelang.jit kernel cannot be defined inside 'outer'"),
+            std::string::npos)
+      << eager;
+}
+
 TEST(Factories, UnknownDefinesAreRejected) {
   SourceError e = error_of(kAdd, {{"Q", "1"}});
   EXPECT_NE(std::string(e.what()).find("-D Q=1"), std::string::npos) << e.what();
