@@ -295,6 +295,12 @@ class Lowering {
       if (old->kind == Binding::kModule)
         fail(span, "'" + name + "' names an imported module and cannot be rebound",
              "pick another name");
+      // A macro's names are its own, as a Python function's: `bx =
+      // T.get_block_binding(0)` in a macro shadows the caller's `bx`.
+      if (!macro_bases_.empty() && !bound_from(name, macro_bases_.back())) {
+        scopes_.back()[name] = std::move(binding);
+        return;
+      }
       if (lookup_is_local(name))
         fail(span, "cannot rebind '" + name + "': names bound in a kernel are immutable",
              "use a new name, or declare a mutable scalar with " + name +
@@ -303,6 +309,12 @@ class Lowering {
            "use a new name, or override the constant with -D " + name + "=VALUE");
     }
     scopes_.back()[name] = std::move(binding);
+  }
+  // Whether `name` is bound in scopes_[first] or a later (inner) scope.
+  bool bound_from(const std::string& name, size_t first) const {
+    for (size_t i = first; i < scopes_.size(); ++i)
+      if (scopes_[i].count(name)) return true;
+    return false;
   }
   bool lookup_is_local(const std::string& name) const {
     for (size_t i = 1; i < scopes_.size(); ++i)
@@ -321,15 +333,22 @@ class Lowering {
     const AstExpr& base = *e.base;
     if (base.kind == AstKind::kName) {
       const Binding* b = lookup(base.name);
-      if (b && b->kind == Binding::kModule && b->text == "tilelang.language") return e.name;
+      if (b && b->kind == Binding::kModule && b->text == "tilelang.language")
+        return canonical_language_name(e.name);
       return "";
     }
     if (base.kind == AstKind::kAttribute && base.name == "language" &&
         base.base->kind == AstKind::kName) {
       const Binding* b = lookup(base.base->name);
-      if (b && b->kind == Binding::kModule && b->text == "tilelang") return e.name;
+      if (b && b->kind == Binding::kModule && b->text == "tilelang")
+        return canonical_language_name(e.name);
     }
     return "";
+  }
+  // TileLang's two implementations of T.gemm (T.gemm_v1, the original, and T.gemm_v2)
+  // take the same arguments and compute the same product.
+  static std::string canonical_language_name(const std::string& name) {
+    return name == "gemm_v1" || name == "gemm_v2" ? "gemm" : name;
   }
   [[noreturn]] void fail_not_language(const AstExpr& e) const {
     const AstExpr* root = &e;
@@ -1128,6 +1147,25 @@ class Lowering {
     return result;
   }
 
+  // Python's truth value of a constant (None, "", (), 0 are false); nullopt for a
+  // symbolic one.
+  static std::optional<bool> truthiness(const Binding& b) {
+    switch (b.kind) {
+      case Binding::kNone:
+        return false;
+      case Binding::kString:
+        return !b.text.empty();
+      case Binding::kTuple:
+        return !b.items.empty();
+      case Binding::kConst:
+        if (const auto* i = b.value.as<IntImmNode>()) return i->value != 0;
+        if (const auto* f = b.value.as<FloatImmNode>()) return f->value != 0;
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+
   Binding const_value(const AstExpr& e, const std::string& name) {
     switch (e.kind) {
       case AstKind::kString:
@@ -1146,6 +1184,20 @@ class Lowering {
         auto* ti = test.kind == Binding::kConst ? test.value.as<IntImmNode>() : nullptr;
         if (!ti) fail(e.children[1]->span, "the condition must be a constant here");
         return const_value(*e.children[ti->value ? 0 : 2], name);
+      }
+      case AstKind::kBoolOp: {
+        // Python's `x or y` / `x and y` give the operand that decides
+        // (`out_dtype = out_dtype or in_dtype`); a symbolic operand makes it the
+        // logical operation of the kernel's expressions.
+        Binding v = const_value(*e.children[0], name);
+        for (size_t i = 1; i < e.children.size(); ++i) {
+          std::optional<bool> truth = truthiness(v);
+          if (!truth) break;
+          if (*truth == (e.name == "or")) return v;
+          v = const_value(*e.children[i], name);
+          if (i + 1 == e.children.size()) return v;
+        }
+        break;
       }
       case AstKind::kCompare:
         if (e.ops[0] == "in" || e.ops[0] == "not in")
@@ -2324,6 +2376,15 @@ class Lowering {
           fail(e.span, "Python's " + name + "() is not supported",
                "use T.cast(x, dtype) or T.float32(x)");
         fail(e.base->span, "function '" + name + "' is not defined", kSupportedExprCalls);
+      } else if (const Binding* helper = lookup(name);
+                 helper->kind == Binding::kFunction && !helper->macro) {
+        // A helper returning a value, called in an expression
+        // (`if not _is_power_of_two(N):`): its value, as in a constant.
+        Binding r = call_helper(e, *helper);
+        if (r.kind != Binding::kConst)
+          fail(e.span, "helper '" + name + "' returns a value that is not a number here",
+               "use its result where a tuple, dtype or kernel is expected");
+        return with_span(r.value, e.span);
       } else {
         fail(e.base->span, "'" + name + "' is not a function", kSupportedExprCalls);
       }
@@ -2429,12 +2490,19 @@ class Lowering {
     if (fn == "get_block_binding" || fn == "get_thread_binding") {
       auto a = bind_args(e, qualified, {"dim"}, 0);
       int64_t d = a[0] ? int_arg(*a[0], "dim") : 0;
-      if (fn == "get_thread_binding") return thread_var(d, e.span, qualified);
       if (!in_kernel_) fail(e.span, qualified + " is only meaningful inside a T.Kernel");
+      // TileLang's launch always has three thread and three block axes; those the
+      // T.Kernel does not list have extent 1, so their index is 0.
+      size_t listed =
+          fn == "get_thread_binding" ? kernel_threads_.size() : kernel_block_vars_.size();
+      if (d >= int64_t(listed) && d < 3) return with_span(make_int(0), e.span);
+      if (fn == "get_thread_binding") return thread_var(d, e.span, qualified);
       if (d < 0 || d >= int64_t(kernel_block_vars_.size()))
-        fail(e.span, "the kernel has " + std::to_string(kernel_block_vars_.size()) +
-                         " grid dimension(s); T.get_block_binding(" + std::to_string(d) +
-                         ") names none of them");
+        fail(e.span,
+             "the kernel has " + std::to_string(kernel_block_vars_.size()) +
+                 " grid dimension(s); T.get_block_binding(" + std::to_string(d) +
+                 ") names none of them",
+             "axes 0 to 2 exist (those the T.Kernel does not list have index 0)");
       return kernel_block_vars_[size_t(d)];
     }
     if (fn == "atomic_add" || fn == "atomic_max" || fn == "atomic_min") {
@@ -3096,9 +3164,11 @@ class Lowering {
   void expand_macro(const AstExpr& call, const Binding& macro, BlockAccumulator& acc) {
     const AstStmt& def = *macro.function;
     scopes_.push_back(macro_arguments(call, def));
+    macro_bases_.push_back(scopes_.size() - 1);
     scopes_.emplace_back();
     for (const auto& st : def.body) statement(*st, acc);
     scopes_.pop_back();
+    macro_bases_.pop_back();
     scopes_.pop_back();
     --helper_depth_;
   }
@@ -4118,7 +4188,8 @@ class Lowering {
   // The @T.prim_func definitions of the factory being run, and the one lowered so far.
   std::map<std::string, const AstStmt*> factory_kernels_;
   std::string factory_first_kernel_;
-  std::string entry_factory_;  // the factory being lowered: its kernels carry its name
+  std::string entry_factory_;        // the factory being lowered: its kernels carry its name
+  std::vector<size_t> macro_bases_;  // per macro being expanded: its arguments' scope
   // T.Pipelined schedules by the loop's source place (line, column).
   std::map<std::pair<int, int>, PipelineSchedule> pipeline_schedules_;
   std::map<std::pair<int, int>, GemmWarpPolicy> gemm_policies_;

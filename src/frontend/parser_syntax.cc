@@ -877,6 +877,14 @@ class SyntaxParser {
         return leaf(AstKind::kName, span, next().text);
       }
       case TokenKind::kOp: {
+        // `...` (Python's Ellipsis), as in annotations such as Callable[..., Any]: a name
+        // no scope binds, so an annotation that is never evaluated parses and a use is
+        // "name '...' is not defined".
+        if (t.text == "." && peek(1).kind == TokenKind::kOp && peek(1).text == "." &&
+            peek(2).kind == TokenKind::kOp && peek(2).text == ".") {
+          next(), next(), next();
+          return leaf(AstKind::kName, span, "...");
+        }
         if (t.text == "(" || t.text == "[") {
           bool list = t.text == "[";
           const char* close = list ? "]" : ")";

@@ -239,6 +239,23 @@ def f(A: T.Tensor((21, 4), "float32"), B: T.Tensor((21, 4), "float32")):
         scale_rows(t, t, bx + 2)
         T.copy(t, B[bx * block, 0])
 )"},
+      {"MacroLocalsShadowTheCaller", R"(
+@T.macro
+def add_block(dst, src, offset):
+    bx = T.get_block_binding(0)
+    base = bx * 8 + T.get_thread_binding(1) + T.get_block_binding(2)  # unlisted axes: 0
+    for i in T.Parallel(8):
+        dst[base + i] = dst[base + i] + src[base + i] + offset
+
+@T.prim_func
+def f(A: T.Tensor((32,), "float32"), B: T.Tensor((32,), "float32")):
+    with T.Kernel(4, threads=8) as bx:
+        base = bx
+        for i in T.Parallel(8):
+            B[bx * 8 + i] = 0.0
+        add_block(B, A, 1.0)
+        add_block(B, A, base)
+)"},
       {"Int8AndUint8Tensors", R"(
 @T.prim_func
 def f(A: T.Tensor((32,), "int8"), B: T.Tensor((32,), "uint8"), C: T.Tensor((32,), "int8"),

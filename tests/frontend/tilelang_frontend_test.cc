@@ -116,6 +116,49 @@ def f(N=100, blocks=(16, 32), fast=True):
   EXPECT_TRUE(is_const_int(f->body.as<KernelNode>()->grid[0], 3 % 7 + 4));
 }
 
+TEST(Factories, OrAndGiveTheDecidingOperandAndEllipsisAnnotationsParse) {
+  // `out_dtype = out_dtype or in_dtype` and a helper called in an if's condition
+  // (TileLang's cumsum example), a return annotation Callable[..., Any], and T.gemm_v2
+  // (TileLang's second gemm implementation).
+  std::string src = R"(
+from typing import Any, Callable, Optional
+
+def _is_power_of_two(n: int):
+    """Check if n is a power of 2."""
+    return n > 0 and (n & (n - 1)) == 0
+
+def f(N=8, in_dtype="float16", out_dtype: Optional[str] = None, tile=0) -> Callable[..., Any]:
+    if not _is_power_of_two(N) or not _is_power_of_two(T.int32(N)):
+        raise ValueError("N must be a power of 2")
+    out_dtype = out_dtype or in_dtype
+    block = tile or 4
+    both = tile and 16
+    rows = (None or ()) or (N, 2)
+
+    @T.prim_func
+    def main(A: T.Tensor((N, N), in_dtype), C: T.Tensor(rows, out_dtype)):
+        with T.Kernel(1, threads=32) as bx:
+            S = T.alloc_shared((block, N), in_dtype)
+            F = T.alloc_fragment((block, block), "float32")
+            G = T.alloc_fragment((block + both,), "float32")
+            T.copy(A[0, 0], S)
+            T.gemm_v2(S, S, F, transpose_B=True, clear_accum=True)
+            T.clear(G)
+
+    return main
+)";
+  PrimFunc f = parse(src).functions()[0];
+  EXPECT_EQ(f->params[1].buffer->dtype, DataType::Float16());  // in_dtype
+  EXPECT_TRUE(is_const_int(f->params[1].buffer->shape[1], 2));
+  EXPECT_EQ(parse(src, {{"out_dtype", "float32"}}).functions()[0]->params[1].buffer->dtype,
+            DataType::Float32());
+  std::string printed = print(parse(src, {{"tile", "2"}}).functions()[0]);
+  EXPECT_NE(printed.find("T.gemm("), std::string::npos) << printed;
+  EXPECT_NE(printed.find("(18,)"), std::string::npos) << printed;  // tile=2: 2 + (2 and 16)
+  std::string odd = error_of(src, {{"N", "6"}}).what();
+  EXPECT_NE(odd.find("raised ValueError (\"N must be a power of 2\")"), std::string::npos) << odd;
+}
+
 TEST(Factories, EagerJitParamsAreTensorsThenEmptyOutputs) {
   std::string src = R"(
 @tilelang.jit
@@ -702,9 +745,9 @@ TEST(ScalarParameterDefaults, BadDefaultsAreLocated) {
 }
 
 TEST(ConstructErrors, ThreadBindingsAndBadUses) {
-  expect_error_at(kFn + "        t = T.get_thread_binding(1)\n", 4, 13,
+  expect_error_at(kFn + "        t = T.get_thread_binding(3)\n", 4, 13,
                   "the kernel has 1 thread dimension(s) (threads=128); T.get_thread_binding "
-                  "names axis 1",
+                  "names axis 3",
                   "threads=(x, y, z)");
   expect_error_at(kFn + "        t = T.launch_thread(\"threadIdx.x\", 64)\n", 4, 13,
                   "T.launch_thread(\"threadIdx.x\", 64) does not match the kernel's threads=128");
@@ -725,7 +768,7 @@ TEST(ConstructErrors, ThreadBindingsAndBadUses) {
           "1.0\n",
       4, 18,
       "T.thread_binding inside a T.Kernel binds a thread axis from 0 to the kernel's extent");
-  expect_error_at(kFn + "        t = T.get_block_binding(1)\n", 4, 13,
+  expect_error_at(kFn + "        t = T.get_block_binding(3)\n", 4, 13,
                   "the kernel has 1 grid dimension(s)");
   expect_error_at(kFn + "        T.gemm(A, A, A, policy=T.GemmWarpPolicy.Diagonal)\n", 4, 32,
                   "unknown T.GemmWarpPolicy.Diagonal", "Square, FullRow, FullCol");
