@@ -11,6 +11,7 @@
 #include "tilec/ir/param_default.h"
 #include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/structural.h"
+#include "tilec/ir/tensor.h"
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/ir/warp_shuffle.h"
@@ -1835,6 +1836,7 @@ class Lowering {
   // so a result that does not fit its dtype, or a division by zero, is an error here
   // rather than a wrapped value; bool arithmetic and narrower dtypes are left unfolded.
   Expr fold(const Expr& e, Span span) {
+    if (auto* c = e.as<CallNode>()) return fold_math(e, *c, span);
     auto* b = e.as<BinaryNode>();
     if (!b) return e;
     DataType t = b->a.dtype();
@@ -1865,6 +1867,37 @@ class Lowering {
       return with_span(to_bool ? make_bool(r != 0) : make_float(r, t), span);
     }
     return e;
+  }
+
+  // T.log2(T.Cast("float32", N)) of constants (a host-side round count): the constant,
+  // with the interpreter's definition (const_fold.h).
+  static Expr fold_math(const Expr& e, const CallNode& c, Span span) {
+    DataType t = e.dtype();
+    if (c.call_kind != CallKind::kIntrinsic || !t.is_float() || t.lanes != 1 || c.args.empty() ||
+        c.args.size() > 3 || !is_math_intrinsic(c.name))
+      return e;
+    double values[3] = {0, 0, 0};
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      const auto* f = c.args[i].as<FloatImmNode>();
+      if (!f || c.args[i].dtype() != t) return e;
+      values[i] = f->value;
+    }
+    std::optional<double> r = float_math(c.name, values, t);
+    return r ? with_span(make_float(*r, t), span) : e;
+  }
+
+  // T.cast / T.Cast: a float constant converted to an integer dtype it fits is folded
+  // by the conversion rule of tensor.h (truncation), as the interpreter converts it.
+  Expr cast_value(DataType t, const Expr& v, Span span) {
+    const auto* f = v.as<FloatImmNode>();
+    if (f && t.is_integer() && t.lanes == 1 && std::isfinite(f->value)) {
+      double whole = std::trunc(f->value);
+      bool fits = t.is_uint() ? whole >= 0 && whole < std::ldexp(1.0, t.bits)
+                              : whole >= -std::ldexp(1.0, t.bits - 1) &&
+                                    whole < std::ldexp(1.0, t.bits - 1);
+      if (fits) return with_span(make_int(float_to_integer(f->value, t), t), span);
+    }
+    return guarded(span, [&] { return cast(t, v, span); });
   }
 
   Expr binary_op(BinaryOp op, Expr a, Expr b, Span span) {
@@ -2512,8 +2545,7 @@ class Lowering {
     if (fn == "Cast") {  // TVM's T.Cast(dtype, value)
       auto a = bind_args(e, qualified, {"dtype", "value"}, 2);
       DataType t = dtype_arg(*a[0]);
-      Expr v = expr(*a[1]);
-      return guarded(e.span, [&] { return cast(t, v, e.span); });
+      return cast_value(t, expr(*a[1]), e.span);
     }
     if (fn == "floordiv" || fn == "floormod" || fn == "truncdiv" || fn == "truncmod") {
       auto v = args(2);
@@ -2538,8 +2570,7 @@ class Lowering {
     if (fn == "cast") {
       auto a = bind_args(e, qualified, {"value", "dtype"}, 2);
       Expr v = expr(*a[0]);
-      DataType t = dtype_arg(*a[1]);
-      return guarded(e.span, [&] { return cast(t, v, e.span); });
+      return cast_value(dtype_arg(*a[1]), v, e.span);
     }
     if (fn == "Ramp" || fn == "Broadcast") return with_span(vector_lane_value(e, fn), e.span);
     if (fn == "max_value" || fn == "min_value") {
@@ -2624,6 +2655,7 @@ class Lowering {
       case AstStmtKind::kAugAssign:
         return aug_assignment(s, acc);
       case AstStmtKind::kFor:
+        if (!in_kernel_ && launches_kernel(s.body)) return unrolled_launches(s, acc);
         return acc.add(for_statement(s));
       case AstStmtKind::kIf:
         return acc.add(if_statement(s));
@@ -3302,6 +3334,10 @@ class Lowering {
     Expr v = expr(value);
     if (const Binding* b = lookup(name); b && b->kind == Binding::kVarBuffer)
       return acc.add(guarded(s.span, [&] { return store(b->buffer, {make_int(0)}, v, s.span); }));
+    // A constant computed on the host side (`total_rounds = ceil_log2 // LOG_BLOCK_N`
+    // between launches) stays a constant, so a launch loop's trip count may use it.
+    if (!in_kernel_ && (v.as<IntImmNode>() || v.as<FloatImmNode>()))
+      return bind_local(name, {Binding::kConst, v, "", {}}, target.span);
     Var var = make_var(name, v.dtype(), target.span);
     bind_local(name, {Binding::kVar, var, "", {}}, target.span);
     acc.open_let(var, v, s.span);
@@ -3665,6 +3701,66 @@ class Lowering {
       names.push_back(&target);
     }
     return names;
+  }
+
+  // Whether `body` holds a `with T.Kernel(...)` (at any depth of its statements).
+  bool launches_kernel(const AstBlock& body) const {
+    for (const auto& st : body) {
+      if (st->kind == AstStmtKind::kWith && st->value && st->value->kind == AstKind::kCall &&
+          st->value->base->kind == AstKind::kAttribute &&
+          language_function(*st->value->base) == "Kernel")
+        return true;
+      if (launches_kernel(st->body) || launches_kernel(st->orelse)) return true;
+    }
+    return false;
+  }
+
+  // `for i in range(rounds):` around T.Kernel launches in the function itself (TileLang's
+  // multi-pass cumsum): the host runs the launches one after another, so the loop is
+  // unrolled here into one launch per iteration, `i` a constant in each. Its trip
+  // count must be a constant (at most kMaxUnrolledLaunchLoop).
+  static constexpr int64_t kMaxUnrolledLaunchLoop = 256;
+  void unrolled_launches(const AstStmt& s, BlockAccumulator& acc) {
+    const AstExpr& iter = *s.value;
+    bool range = iter.kind == AstKind::kCall && iter.base->kind == AstKind::kName &&
+                 iter.base->name == "range" && !lookup("range");
+    bool serial = iter.kind == AstKind::kCall && iter.base->kind == AstKind::kAttribute &&
+                  language_function(*iter.base) == "serial";
+    const char* hint =
+        "a loop around T.Kernel launches is unrolled into one launch per iteration: write "
+        "`for i in range(n):` with n a constant (a factory size or flag), or put the loop "
+        "inside the T.Kernel";
+    if (!(range || serial) || !iter.keywords.empty() || iter.children.empty() ||
+        iter.children.size() > 3)
+      fail(iter.span, "a loop around T.Kernel launches must be range(...) or T.serial(...)", hint);
+    if (s.target->kind != AstKind::kName)
+      fail(s.target->span, "a loop around T.Kernel launches binds one name", hint);
+    std::vector<int64_t> args;
+    for (const auto& c : iter.children) {
+      Expr v = expr(*c);
+      const auto* i = v.as<IntImmNode>();
+      if (!i)
+        fail(c->span, "the trip count of a loop around T.Kernel launches must be a constant", hint);
+      args.push_back(i->value);
+    }
+    int64_t begin = args.size() > 1 ? args[0] : 0;
+    int64_t end = args.size() > 1 ? args[1] : args[0];
+    int64_t step = args.size() > 2 ? args[2] : 1;
+    if (step == 0) fail(iter.span, "the loop's step must not be zero");
+    int64_t trips = step > 0 ? (end > begin ? (end - begin + step - 1) / step : 0)
+                             : (begin > end ? (begin - end - step - 1) / -step : 0);
+    if (trips > kMaxUnrolledLaunchLoop)
+      fail(iter.span,
+           "a loop around T.Kernel launches runs " + std::to_string(trips) +
+               " times; tilec unrolls at most " + std::to_string(kMaxUnrolledLaunchLoop),
+           hint);
+    for (int64_t t = 0, v = begin; t < trips; ++t, v += step) {
+      scopes_.emplace_back();
+      scopes_.back()[s.target->name] = {
+          Binding::kConst, with_span(make_int(v), s.target->span), "", {}};
+      for (const auto& st : s.body) statement(*st, acc);
+      scopes_.pop_back();
+    }
   }
 
   Stmt for_statement(const AstStmt& s) {

@@ -47,43 +47,13 @@ Slot math(const std::string& name, const Slot* args, DataType t) {
     }
     throw IRError("T." + name + " on " + t.str() + " operands: expected a float dtype");
   }
-  double x = args[0].f, v;
-  if (name == "exp")
-    v = std::exp(x);
-  else if (name == "exp2")
-    v = std::exp2(x);
-  else if (name == "log")
-    v = std::log(x);
-  else if (name == "log2")
-    v = std::log2(x);
-  else if (name == "sqrt")
-    v = std::sqrt(x);
-  else if (name == "rsqrt")
-    v = 1.0 / std::sqrt(x);
-  else if (name == "tanh")
-    v = std::tanh(x);
-  else if (name == "sigmoid")
-    v = 1.0 / (1.0 + std::exp(-x));
-  else if (name == "abs")
-    v = std::fabs(x);
-  else if (name == "floor")
-    v = std::floor(x);
-  else if (name == "ceil")
-    v = std::ceil(x);
-  else if (name == "pow")
-    v = std::pow(x, args[1].f);
-  else if (name == "fma")
-    v = std::fma(x, args[1].f, args[2].f);
-  else if (name == "max")
-    v = std::fmax(x, args[1].f);
-  else if (name == "min")
-    v = std::fmin(x, args[1].f);
-  else {
-    std::string known;
-    for (const auto& n : math_intrinsic_names()) known += (known.empty() ? "" : ", ") + n;
-    throw IRError("the interpreter does not know math function '" + name + "'; known: " + known);
-  }
-  return float_slot(round_float(v, t));
+  double values[3] = {args[0].f, 0, 0};
+  if (name == "pow" || name == "max" || name == "min" || name == "fma") values[1] = args[1].f;
+  if (name == "fma") values[2] = args[2].f;
+  if (std::optional<double> v = float_math(name, values, t)) return float_slot(*v);
+  std::string known;
+  for (const auto& n : math_intrinsic_names()) known += (known.empty() ? "" : ", ") + n;
+  throw IRError("the interpreter does not know math function '" + name + "'; known: " + known);
 }
 
 namespace {

@@ -174,4 +174,41 @@ std::optional<Expr> fold_binary(BinaryOp op, const Expr& a, const Expr& b) {
   return std::nullopt;
 }
 
+std::optional<double> float_math(const std::string& name, const double* args, DataType t) {
+  double x = args[0], v;
+  if (name == "exp")
+    v = std::exp(x);
+  else if (name == "exp2")
+    v = std::exp2(x);
+  else if (name == "log")
+    v = std::log(x);
+  else if (name == "log2")
+    v = std::log2(x);
+  else if (name == "sqrt")
+    v = std::sqrt(x);
+  else if (name == "rsqrt")
+    v = 1.0 / std::sqrt(x);
+  else if (name == "tanh")
+    v = std::tanh(x);
+  else if (name == "sigmoid")
+    v = 1.0 / (1.0 + std::exp(-x));
+  else if (name == "abs")
+    v = std::fabs(x);
+  else if (name == "floor")
+    v = std::floor(x);
+  else if (name == "ceil")
+    v = std::ceil(x);
+  else if (name == "pow")
+    v = std::pow(x, args[1]);
+  else if (name == "fma")
+    v = std::fma(x, args[1], args[2]);
+  else if (name == "max")
+    v = std::fmax(x, args[1]);
+  else if (name == "min")
+    v = std::fmin(x, args[1]);
+  else
+    return std::nullopt;
+  return round_float(v, t);
+}
+
 }  // namespace tilec::ir

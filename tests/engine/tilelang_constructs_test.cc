@@ -256,6 +256,24 @@ def f(A: T.Tensor((32,), "float32"), B: T.Tensor((32,), "float32")):
         add_block(B, A, 1.0)
         add_block(B, A, base)
 )"},
+      {"LaunchLoopsUnrollOnTheHost", R"(
+def passes(N=64):
+    LOG = T.int32(2)
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        rounds = T.Cast("int32", T.ceil(T.log2(T.Cast("float32", N)))) // LOG
+        with T.Kernel(1, threads=32) as bx:
+            for i in T.Parallel(N):
+                B[i] = A[i]
+        for r in range(rounds):
+            step = 1 << r
+            with T.Kernel(T.ceildiv(N, 16), threads=16) as bx:
+                for i in T.Parallel(16):
+                    B[bx * 16 + i] = B[bx * 16 + i] * 2.0 + step
+
+    return main
+)"},
       {"Int8AndUint8Tensors", R"(
 @T.prim_func
 def f(A: T.Tensor((32,), "int8"), B: T.Tensor((32,), "uint8"), C: T.Tensor((32,), "int8"),

@@ -458,12 +458,25 @@ def f(A: T.Tensor((8,), "float32"), B: T.Tensor((8,), "float32")):
         B[bx * 4 + T.get_thread_binding()] = A[bx * 4 + T.get_thread_binding()]
 )");
   EXPECT_EQ(nodes_of<KernelNode>(m).size(), 2u);
-  SourceError e = error_of(R"(
+  // A constant loop around launches is unrolled (one launch per iteration); a run-time
+  // if around one cannot be.
+  EXPECT_EQ(nodes_of<KernelNode>(parse(R"(
 @T.prim_func
 def f(A: T.Tensor((8,), "float32")):
     with T.Kernel(1, threads=8):
         A[T.get_thread_binding()] = 1.0
     for i in T.serial(2):
+        with T.Kernel(1, threads=8):
+            A[T.get_thread_binding()] = A[T.get_thread_binding()] + i
+)"))
+                .size(),
+            3u);
+  SourceError e = error_of(R"(
+@T.prim_func
+def f(A: T.Tensor((8,), "float32"), n: T.int32):
+    with T.Kernel(1, threads=8):
+        A[T.get_thread_binding()] = 1.0
+    if n > 0:
         with T.Kernel(1, threads=8):
             A[T.get_thread_binding()] = 2.0
 )");

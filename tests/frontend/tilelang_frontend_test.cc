@@ -159,6 +159,45 @@ def f(N=8, in_dtype="float16", out_dtype: Optional[str] = None, tile=0) -> Calla
   EXPECT_NE(odd.find("raised ValueError (\"N must be a power of 2\")"), std::string::npos) << odd;
 }
 
+TEST(Factories, LaunchLoopsUnrollWithConstantTripCounts) {
+  // TileLang's multi-pass cumsum launches a kernel per round from a host-side loop; the
+  // round count folds from T.log2 / T.ceil / T.Cast of constants.
+  std::string src = R"(
+def f(N=64, rounds_from=0):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), n: T.int32):
+        rounds = T.Cast("int32", T.ceil(T.log2(T.Cast("float32", N)))) - rounds_from
+        for r in range(rounds_from, rounds):
+            with T.Kernel(1, threads=32) as bx:
+                A[r] = A[r] + 1.0
+    return main
+)";
+  PrimFunc f = parse(src).functions()[0];
+  auto* seq = f->body.as<SeqNode>();
+  ASSERT_NE(seq, nullptr) << print(f);
+  EXPECT_EQ(seq->stmts.size(), 6u) << print(f);  // log2(64) = 6 launches
+  std::string symbolic = error_of(R"(
+@T.prim_func
+def g(A: T.Tensor((8,), "float32"), n: T.int32):
+    for r in range(n):
+        with T.Kernel(1, threads=32) as bx:
+            A[r] = 1.0
+)")
+                             .what();
+  EXPECT_NE(symbolic.find("the trip count of a loop around T.Kernel launches must be a constant"),
+            std::string::npos)
+      << symbolic;
+  std::string parallel = error_of(R"(
+@T.prim_func
+def g(A: T.Tensor((8,), "float32")):
+    for r in T.Parallel(2):
+        with T.Kernel(1, threads=32) as bx:
+            A[r] = 1.0
+)")
+                             .what();
+  EXPECT_NE(parallel.find("must be range(...) or T.serial(...)"), std::string::npos) << parallel;
+}
+
 TEST(Factories, EagerJitParamsAreTensorsThenEmptyOutputs) {
   std::string src = R"(
 @tilelang.jit

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace tilec::ir {
 
@@ -32,6 +33,12 @@ double round_float(double value, DataType t);
 // Comparisons and and/or give 0 or 1; division by zero follows IEEE (inf or NaN); min
 // and max are fmin/fmax (a NaN operand loses); `%` takes the divisor's sign (Python).
 double float_binary(BinaryOp op, double a, double b, DataType t);
+
+// Math function `name` (T.exp, T.log2, T.ceil, ... of expr.h's math_intrinsic_names) on
+// float operands of dtype `t`, computed in double and rounded to t; nullopt for a name
+// that is not a float math function. Arity is the caller's: pow/max/min read args[1],
+// fma args[1] and args[2].
+std::optional<double> float_math(const std::string& name, const double* args, DataType t);
 
 // `a op b` for two constants (IntImm/FloatImm) of one dtype, as a constant of the
 // operation's result dtype (bool for comparisons and logic). nullopt when an operand is
