@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <unordered_map>
 
 namespace tilec::ir {
 namespace {
@@ -175,40 +176,27 @@ std::optional<Expr> fold_binary(BinaryOp op, const Expr& a, const Expr& b) {
 }
 
 std::optional<double> float_math(const std::string& name, const double* args, DataType t) {
-  double x = args[0], v;
-  if (name == "exp")
-    v = std::exp(x);
-  else if (name == "exp2")
-    v = std::exp2(x);
-  else if (name == "log")
-    v = std::log(x);
-  else if (name == "log2")
-    v = std::log2(x);
-  else if (name == "sqrt")
-    v = std::sqrt(x);
-  else if (name == "rsqrt")
-    v = 1.0 / std::sqrt(x);
-  else if (name == "tanh")
-    v = std::tanh(x);
-  else if (name == "sigmoid")
-    v = 1.0 / (1.0 + std::exp(-x));
-  else if (name == "abs")
-    v = std::fabs(x);
-  else if (name == "floor")
-    v = std::floor(x);
-  else if (name == "ceil")
-    v = std::ceil(x);
-  else if (name == "pow")
-    v = std::pow(x, args[1]);
-  else if (name == "fma")
-    v = std::fma(x, args[1], args[2]);
-  else if (name == "max")
-    v = std::fmax(x, args[1]);
-  else if (name == "min")
-    v = std::fmin(x, args[1]);
-  else
-    return std::nullopt;
-  return round_float(v, t);
+  using Fn = double (*)(const double*);
+  static const std::unordered_map<std::string, Fn> functions = {
+      {"exp", [](const double* a) { return std::exp(a[0]); }},
+      {"exp2", [](const double* a) { return std::exp2(a[0]); }},
+      {"log", [](const double* a) { return std::log(a[0]); }},
+      {"log2", [](const double* a) { return std::log2(a[0]); }},
+      {"sqrt", [](const double* a) { return std::sqrt(a[0]); }},
+      {"rsqrt", [](const double* a) { return 1.0 / std::sqrt(a[0]); }},
+      {"tanh", [](const double* a) { return std::tanh(a[0]); }},
+      {"sigmoid", [](const double* a) { return 1.0 / (1.0 + std::exp(-a[0])); }},
+      {"abs", [](const double* a) { return std::fabs(a[0]); }},
+      {"floor", [](const double* a) { return std::floor(a[0]); }},
+      {"ceil", [](const double* a) { return std::ceil(a[0]); }},
+      {"pow", [](const double* a) { return std::pow(a[0], a[1]); }},
+      {"fma", [](const double* a) { return std::fma(a[0], a[1], a[2]); }},
+      {"max", [](const double* a) { return std::fmax(a[0], a[1]); }},
+      {"min", [](const double* a) { return std::fmin(a[0], a[1]); }},
+  };
+  auto it = functions.find(name);
+  if (it == functions.end()) return std::nullopt;
+  return round_float(it->second(args), t);
 }
 
 }  // namespace tilec::ir
