@@ -5,6 +5,9 @@
 # under <build>/fuzz-artifacts/<name>/ for reproduction (`<binary> <crash file>`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hashes paths relative to this checkout (see scripts/test.sh), also when this
+# script runs on its own.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
 
 build=${TILEC_FUZZ_BUILD_DIR:-build-fuzz}
 seconds=${TILEC_FUZZ_SECONDS:-20}

@@ -4,6 +4,9 @@
 # and fails on any ThreadSanitizer report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hashes paths relative to this checkout (see scripts/test.sh), also when this
+# script runs on its own.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
 build=${TILEC_TSAN_BUILD_DIR:-build-tsan}
 flags=-fsanitize=thread
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
