@@ -317,11 +317,7 @@ class Lowering {
       if (scopes_[i].count(name)) return true;
     return false;
   }
-  bool lookup_is_local(const std::string& name) const {
-    for (size_t i = 1; i < scopes_.size(); ++i)
-      if (scopes_[i].count(name)) return true;
-    return false;
-  }
+  bool lookup_is_local(const std::string& name) const { return bound_from(name, 1); }
   std::string module_constant_names() const {
     std::string names;
     for (const auto& name : constant_order_) names += (names.empty() ? "" : ", ") + name;
@@ -915,13 +911,19 @@ class Lowering {
   std::string returned_kernel(const AstExpr& e) {
     if (e.kind == AstKind::kName) return e.name;
     if (e.kind == AstKind::kIfExp) {
-      Binding test = const_value(*e.children[1], "condition");
-      const auto* t = test.kind == Binding::kConst ? test.value.as<IntImmNode>() : nullptr;
-      if (!t) return "";
-      return returned_kernel(*e.children[t->value ? 0 : 2]);
+      const AstExpr* taken = taken_side(e);
+      return taken ? returned_kernel(*taken) : "";
     }
     if (e.kind == AstKind::kCall && !e.children.empty()) return returned_kernel(*e.children[0]);
     return "";
+  }
+
+  // The side of `a if c else b` that its constant condition picks; null when c is not a
+  // constant.
+  const AstExpr* taken_side(const AstExpr& if_exp) {
+    Binding test = const_value(*if_exp.children[1], "condition");
+    const auto* t = test.kind == Binding::kConst ? test.value.as<IntImmNode>() : nullptr;
+    return t ? if_exp.children[t->value ? 0 : 2].get() : nullptr;
   }
 
   PrimFunc factory(const AstStmt& s) {
@@ -1371,11 +1373,8 @@ class Lowering {
   // An @autotune/@jit-decorated function nested in a factory that only returns a
   // nested factory's call (`def kernel(block_M=None, ...): return kernel_func(block_M,
   // ...)`): TileLang's autotuner entry point, called like a helper here.
-  bool is_kernel_wrapper(const AstStmt& def) const {
-    bool jit = false;
-    for (const auto& d : def.decorators)
-      jit = jit || is_jit_decorator(d->kind == AstKind::kCall ? *d->base : *d);
-    if (!jit) return false;
+  bool is_kernel_wrapper(const AstStmt& def) {
+    if (def_kind(def) != DefKind::kEagerJit) return false;
     for (const auto& st : def.body)
       if (st->kind == AstStmtKind::kWith) return false;  // the T.Kernel itself: eager jit
     return true;
@@ -1388,9 +1387,8 @@ class Lowering {
   // when the value names none.
   PrimFunc nested_kernel(const AstExpr& e) {
     if (e.kind == AstKind::kIfExp) {
-      Binding test = const_value(*e.children[1], "condition");
-      const auto* t = test.kind == Binding::kConst ? test.value.as<IntImmNode>() : nullptr;
-      return t ? nested_kernel(*e.children[t->value ? 0 : 2]) : nullptr;
+      const AstExpr* taken = taken_side(e);
+      return taken ? nested_kernel(*taken) : nullptr;
     }
     if (e.kind == AstKind::kName) {
       const Binding* b = find_binding(e.name);
