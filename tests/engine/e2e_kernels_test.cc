@@ -65,6 +65,30 @@ def vadd(A: T.Tensor((N,), dtype), B: T.Tensor((N,), dtype), C: T.Tensor((N,), d
                 C[idx] = A[idx] + B[idx]
 )";
 
+// Lane-dependent ifs nested three deep, the inner two with an else: vectors of lanes have
+// some that take each side (the llvm codegen's all / none / mixed paths, masks within
+// masks past the depth it versions).
+constexpr const char* kNestedGuardsSource = R"(import tilelang.language as T
+
+N = T.symbolic("N")
+block = 64
+
+
+@T.prim_func
+def nested_guards(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+    with T.Kernel(T.ceildiv(N, block), threads=64) as bx:
+        for i in T.Parallel(block):
+            idx = bx * block + i
+            if idx < N:
+                if A[idx] > 0.0:
+                    if idx % 3 == 0:
+                        B[idx] = A[idx] * 2.0
+                    else:
+                        B[idx] = A[idx] + 1.0
+                else:
+                    B[idx] = -A[idx]
+)";
+
 constexpr const char* kRowSumSource = R"(import tilelang.language as T
 
 M = 37
@@ -256,6 +280,14 @@ TEST_P(EndToEnd, VectorAddWithSymbolicLengthInEveryDtype) {
     options.defines = {{"dtype", dtype}};
     SCOPED_TRACE(dtype);
     expect_matches(ir::parse_kernel_source(kVaddSource, options), {{"N", 1000}});
+  }
+}
+
+TEST_P(EndToEnd, NestedLaneDependentGuardsWithElseBranches) {
+  ir::IRModule mod = ir::parse_kernel_source(kNestedGuardsSource);
+  for (int64_t n : {1, 64, 100, 1000}) {
+    SCOPED_TRACE(n);
+    expect_matches(mod, {{"N", n}});
   }
 }
 

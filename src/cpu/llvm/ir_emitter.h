@@ -9,7 +9,8 @@
 // its variable is a vector of lanes, contiguous accesses are vector loads and stores,
 // others gathers and scatters, uniform values stay scalar, tiles allocated inside it
 // hold one vector per element, and ifs on lane-dependent conditions mask their loads
-// and stores per lane (the edge-tile guard `if idx < N`); any other kVectorized loop keeps its loop
+// and stores per lane (the edge-tile guard `if idx < N`), with an unmasked path for
+// vectors whose lanes all agree; any other kVectorized loop keeps its loop
 // and carries llvm.loop vectorize metadata with its accesses marked parallel, as the lowering
 // proved them independent. kUnrolled loops of small constant extent are unrolled here.
 // Subclasses (the device and host codegens) define the signature, the prologue and the
@@ -133,6 +134,11 @@ class IREmitter {
   bool try_vectorize(const ir::ForNode* op);
   // An if whose condition differs between lanes: both branches under lane masks.
   void emit_masked_if(const ir::IfNode* op, llvm::Value* cond);
+  // The outermost such if (and one nested in its unmasked branches): a branch on whether
+  // all lanes, no lane or some lanes take it; only the mixed case is masked.
+  void emit_versioned_if(const ir::IfNode* op, llvm::Value* cond);
+  // Both branches, each under the lanes its side selects (within lane_mask_).
+  void emit_branches_under_masks(const ir::IfNode* op, llvm::Value* cond);
   // Lanes for a vectorized loop of this extent, 0 when its body cannot be vectorized.
   unsigned vector_lanes_for(const ir::ForNode* op, int64_t extent);
   // Stride of an index along the vector lanes: 0 uniform, 1 contiguous, nullopt unknown.
@@ -209,6 +215,9 @@ class IREmitter {
   std::unordered_map<const ir::VarNode*, llvm::Value*> first_lanes_;
   // Under lane-dependent conditions: the lanes that run (i1 vector); null for all.
   llvm::Value* lane_mask_ = nullptr;
+  // Versioned ifs around the point of emission; each level doubles the code of its body.
+  static constexpr int kMaxVersionedIfDepth = 2;
+  int versioned_ifs_ = 0;
 };
 
 }  // namespace tilec::cpu::llvm_codegen

@@ -171,6 +171,11 @@ class VectorBodyCheck {
 }  // namespace
 
 void IREmitter::emit_masked_if(const IfNode* op, llvm::Value* cond) {
+  if (!lane_mask_ && versioned_ifs_ < kMaxVersionedIfDepth) return emit_versioned_if(op, cond);
+  emit_branches_under_masks(op, cond);
+}
+
+void IREmitter::emit_branches_under_masks(const IfNode* op, llvm::Value* cond) {
   // Both branches run, each for the lanes its side of the condition selects.
   llvm::Value* outer = lane_mask_;
   llvm::Value* taken = outer ? builder_.CreateAnd(outer, cond) : cond;
@@ -182,6 +187,35 @@ void IREmitter::emit_masked_if(const IfNode* op, llvm::Value* cond) {
     emit_stmt(op->else_case);
   }
   lane_mask_ = outer;
+}
+
+void IREmitter::emit_versioned_if(const IfNode* op, llvm::Value* cond) {
+  // Masked stores are slow on many CPUs (microcoded on AMD Zen), and an edge-tile guard
+  // holds for every lane in all vectors but the last: a vector whose lanes agree runs its
+  // branch unmasked, and only a mixed one runs both branches under masks.
+  llvm::BasicBlock* all_then = llvm::BasicBlock::Create(ctx_, "lanes.all", fn_);
+  llvm::BasicBlock* not_all = llvm::BasicBlock::Create(ctx_, "lanes.notall", fn_);
+  llvm::BasicBlock* mixed = llvm::BasicBlock::Create(ctx_, "lanes.mixed", fn_);
+  llvm::BasicBlock* none_then =
+      op->else_case ? llvm::BasicBlock::Create(ctx_, "lanes.none", fn_) : nullptr;
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "lanes.end", fn_);
+  builder_.CreateCondBr(builder_.CreateAndReduce(cond), all_then, not_all);
+  ++versioned_ifs_;
+  builder_.SetInsertPoint(all_then);
+  emit_stmt(op->then_case);
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(not_all);
+  builder_.CreateCondBr(builder_.CreateOrReduce(cond), mixed, none_then ? none_then : done);
+  if (none_then) {
+    builder_.SetInsertPoint(none_then);
+    emit_stmt(op->else_case);
+    builder_.CreateBr(done);
+  }
+  --versioned_ifs_;
+  builder_.SetInsertPoint(mixed);
+  emit_branches_under_masks(op, cond);
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(done);
 }
 
 llvm::Type* IREmitter::like(llvm::Value* v, llvm::Type* scalar) {
