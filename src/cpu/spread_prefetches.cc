@@ -1,5 +1,5 @@
 // spread_prefetches (cpu/prefetch.h): the prefetch block of a pipelined iteration moved
-// into the loops of the compute that follows it, a slice of its lines per iteration.
+// into the loops of the compute that follows it, a slice of its rows per iteration.
 #include "tilec/cpu/prefetch.h"
 
 #include "tilec/ir/mutator.h"
@@ -34,8 +34,8 @@ std::optional<int64_t> trips(const ForNode& f) {
   return std::max<int64_t>(0, *e - *b);
 }
 
-// `if (cond) { for ...; for ... }` whose loops run a linear line index from 0 to a
-// constant and only prefetch: the form prefetch_pipelined_copies emits.
+// `if (cond) { for ...; for ... }` whose loops run from 0 to a constant (a copy's rows,
+// or a 1-D copy's lines) and only prefetch: the form prefetch_pipelined_copies emits.
 struct PrefetchBlock {
   Expr cond;
   std::vector<const ForNode*> loops;
@@ -112,7 +112,7 @@ class InsertAtTop : public StmtMutator {
   Stmt pre_;
 };
 
-// `host` with `block`'s lines dealt out over its slot loops (an outer one and the
+// `host` with `block`'s rows dealt out over its slot loops (an outer one and the
 // first inside it), or nullopt when it has none.
 std::optional<Stmt> spread_into(const PrefetchBlock& block, const Stmt& host) {
   const ForNode* outer = slot_loop(host);
@@ -129,12 +129,12 @@ std::optional<Stmt> spread_into(const PrefetchBlock& block, const Stmt& host) {
   }
   std::vector<Stmt> slices;
   for (const ForNode* loop : block.loops) {
-    const int64_t lines = *trips(*loop);
-    const int64_t per_slot = (lines + slots - 1) / slots;
+    const int64_t items = *trips(*loop);
+    const int64_t per_slot = (items + slots - 1) / slots;
     DataType lt = loop->var.dtype();
     Expr s = lt == it ? slot : cast(lt, slot);
     Expr begin = transform::simplify(s * make_int(per_slot, lt));
-    Expr end = transform::simplify(min(begin + make_int(per_slot, lt), make_int(lines, lt)));
+    Expr end = transform::simplify(min(begin + make_int(per_slot, lt), make_int(items, lt)));
     // The end as a let, not a T.min in the loop header: the C printer writes a min as a
     // ternary there without parentheses around it.
     Var slice_end = make_var("pf_end", lt);

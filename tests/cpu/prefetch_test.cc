@@ -1,7 +1,7 @@
 // cpu/prefetch.h: T.Pipelined loops get a prefetch of the next iteration's global tiles
 // (guarded to the tensor and to iterations that have a next one), other loops none;
-// spread_prefetches deals each copy's lines out over the slot loops of the compute after
-// them, every line to exactly one slot.
+// spread_prefetches deals each copy's rows out over the slot loops of the compute after
+// them, every row to exactly one slot.
 // tests/engine/cpu_prefetch_test.cc checks what the codegens print; results are covered
 // by the end-to-end tests of every pipelined example.
 #include "tilec/cpu/prefetch.h"
@@ -61,12 +61,23 @@ TEST(CpuPrefetch, PipelinedLoopsPrefetchTheNextIterationsTiles) {
   auto* first = pipelined->body.as<SeqNode>()->stmts.front().as<IfNode>();
   ASSERT_NE(first, nullptr);  // if (k + 1 < 4): the prefetches
   EXPECT_EQ(count_prefetches(first->then_case), 2);
-  // A row of 16 floats is one line (plus its last element's); rows are guarded.
-  int guards = 0;
-  post_order_visit(first->then_case, [&](const Stmt* s, const Expr*) {
+  // Each copy: a loop over its rows, each guarded to the tensor's rows, around a loop
+  // over a row's lines (a row of 16 floats is one line, plus its last element's), each
+  // guarded to its columns. No div or mod: a line costs an add and a compare.
+  int guards = 0, divisions = 0;
+  std::vector<int64_t> line_trips;
+  post_order_visit(first->then_case, [&](const Stmt* s, const Expr* e) {
     if (s && s->kind() == StmtKind::kIf) ++guards;
+    if (auto* f = s ? s->as<ForNode>() : nullptr;
+        f && f->body.as<IfNode>() && f->body.as<IfNode>()->then_case.as<EvaluateNode>())
+      line_trips.push_back(*as_const_int(f->end));
+    if (auto* b = e ? e->as<BinaryNode>() : nullptr;
+        b && (b->op == BinaryOp::kFloorDiv || b->op == BinaryOp::kFloorMod))
+      ++divisions;
   });
-  EXPECT_EQ(guards, 2);
+  EXPECT_EQ(guards, 4);
+  EXPECT_EQ(line_trips, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(divisions, 0);
 }
 
 // The pipelined loop's prefetch block, from prefetch_pipelined_copies on kPipelined.
@@ -80,16 +91,16 @@ Stmt prefetch_block() {
   return block;
 }
 
-TEST(CpuPrefetch, SpreadDealsEveryLineToExactlyOneSlot) {
+TEST(CpuPrefetch, SpreadDealsEveryRowToExactlyOneSlot) {
   Stmt block = prefetch_block();
   ASSERT_TRUE(block);
-  // Lines per copy: A 32 rows x (1 line + the last element's), B 16 rows x (2 + 1).
+  // Rows per copy (each with its lines): A 32, B 16.
   auto* guard = block.as<IfNode>();
   ASSERT_NE(guard, nullptr);
   std::vector<int64_t> lines;
   for (const Stmt& s : guard->then_case.as<SeqNode>()->stmts)
     lines.push_back(*as_const_int(s.as<ForNode>()->end));
-  EXPECT_EQ(lines, (std::vector<int64_t>{64, 48}));
+  EXPECT_EQ(lines, (std::vector<int64_t>{32, 16}));
 
   // Compute after the block: a light loop, then a 3 x 5 nest (the heaviest statement).
   Buffer out = make_buffer("out", {make_int(1)}, DataType::Float32(), StorageScope::kLocal);

@@ -3,16 +3,18 @@
 // form (issue the next stage's copies asynchronously) has no CPU equivalent; what does
 // overlap is asking the memory system for the next tiles early.
 //  - prefetch_pipelined_copies (before lower_tile_ops) puts at the top of each iteration
-//    of a T.Pipelined loop (num_stages > 0) `if (next iteration) { for line ... }`: for
-//    every T.copy from a global tensor, one loop over a linear index of the cache lines
-//    that copy reads in the next iteration (the loop variable advanced by one step),
-//    each line's prefetch guarded to the tensor's bounds. Copies it cannot describe (a
+//    of a T.Pipelined loop (num_stages > 0) `if (next iteration) { for row { for line
+//    ... } }`: for every T.copy from a global tensor, a loop over the rows of the tile
+//    that copy reads in the next iteration (the loop variable advanced by one step; the
+//    leading dimensions as one index) around a loop over each row's cache lines, every
+//    row and line guarded to the tensor's bounds. Copies it cannot describe (a
 //    dimension of symbolic extent in the tile) are left without one.
 //  - spread_prefetches (after lower_tile_ops) deals those lines out over the lowered
 //    compute that follows in the iteration (its heaviest statement, the gemm's
 //    micro-kernel loops): the outer serial loop of constant bounds and the first such
 //    loop inside it form slots, and each slot prefetches its own slice of every copy's
-//    lines at the top of its body. Left at the top where no such loop follows.
+//    rows (all their lines) at the top of its body. Left at the top where no such loop
+//    follows.
 // Results are unchanged: a prefetch reads nothing into the program.
 // Why spread: a burst of one prefetch per line at the top of the iteration (256 lines for
 // 64 x 32 and 32 x 64 float32 tiles) fills the core's miss buffers and stalls until most
