@@ -94,8 +94,11 @@ std::optional<Stmt> prefetch_next(const CopyNode& copy, const Var& var, const Ex
   for (int d = nd - 1; d-- > 0;) {
     DataType dt = starts[d].dtype();
     // The outermost dimension's index is what is left of the row index: no mod.
-    Expr r = d == 0 ? rest : floormod(rest, c(extents[d]));
-    rest = floordiv(rest, c(extents[d]));
+    Expr r = rest;
+    if (d > 0) {
+      r = floormod(rest, c(extents[d]));
+      rest = floordiv(rest, c(extents[d]));
+    }
     index[d] = transform::simplify(starts[d] + (dt == it ? r : cast(dt, r)));
     row_ok = logical_and(
         row_ok, logical_and(index[d] < cast(dt, src.buffer->shape[d]), index[d] >= make_zero(dt)));

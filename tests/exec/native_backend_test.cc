@@ -196,7 +196,7 @@ TEST_F(NativeBackendTest, CacheIdentityKeysOnTheWholeCompilerCommand) {
 }
 
 // GCC alone is asked not to turn copy loops into memcpy calls (a flag clang would
-// reject); a kernel still builds and runs with either compiler.
+// reject); a kernel still builds and loads with either compiler.
 TEST_F(NativeBackendTest, OnlyGccGetsTheNoLoopDistributionFlag) {
   const std::string flag = "-fno-tree-loop-distribute-patterns";
   auto has_flag = [&] {
