@@ -4,7 +4,8 @@
 //    rows x groups vector accumulators across its k loop; `lanes` is one vector register
 //    of the accumulator dtype (at least 32-bit lanes: 16-bit floats compute in float).
 //    choose_micro_kernel picks rows and groups that fit the register file (accumulators,
-//    one register per group of B and one broadcast of A, one spare) and minimise a cycle
+//    one register per group of B and one broadcast of A, one spare; at most 8 rows, whose
+//    addresses take general registers) and minimise a cycle
 //    estimate of the whole M x N tile (FMA ports, load ports and FMA latency per k, plus
 //    the remainder blocks an M or N that the block does not divide leaves); M or N
 //    nullopt: symbolic, estimated as large. Pass-config keys cpu.gemm_micro_rows and
