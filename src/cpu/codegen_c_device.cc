@@ -4,6 +4,7 @@
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/codegen/device_source.h"
 #include "tilec/cpu/cpu_resources.h"
+#include "tilec/cpu/guarded_loop_bounds.h"
 #include "tilec/cpu/prefetch.h"
 #include "tilec/cpu/transpose_tile.h"
 #include "tilec/transform/bounds_check.h"
@@ -172,6 +173,14 @@ std::string CodeGenCDevice::device_declarations() {
   }
   for (int64_t lanes : transpose_lanes_) width += transpose_tile_helper(lanes);
   return width + codegen::kernel_arg_c_declaration();
+}
+
+void CodeGenCDevice::print_for(const ForNode* op) {
+  if (std::optional<Stmt> folded = fold_guard_into_loop_bounds(*op)) {
+    print_stmt(*folded);
+    return;
+  }
+  CodeGenC::print_for(op);
 }
 
 backend::CodeArtifact generate_c_device(const IRModule& mod, const target::Target& target) {

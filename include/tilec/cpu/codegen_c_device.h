@@ -35,13 +35,16 @@ class CodeGenCDevice : public codegen::CodeGenC {
   // transpose_tile (cpu/transpose_tile.h) as a call of its helper, defined in
   // device_declarations().
   Printed print_call(const ir::CallNode* op) override;
+  // A vectorized loop whose body is one linear guard prints with the guard folded into
+  // its bounds (guarded_loop_bounds.h): GCC would mask every vector of it otherwise.
+  void print_for(const ir::ForNode* op) override;
 
  private:
   void print_bounds_call(const ir::BoundsCall& op);
   // `{ tilec_free(...)...; return TILEC_STATUS_OUT_OF_BOUNDS; }` on the current line.
   void print_bounds_exit();
 
-  std::set<int64_t> transpose_lanes_;  // the transpose_tile helpers the functions call
+  std::set<int64_t> transpose_lanes_;   // the transpose_tile helpers the functions call
   std::vector<ir::Buffer> heap_tiles_;  // heap-allocated tiles in scope, outermost first
   int64_t vector_bytes_;
 };
