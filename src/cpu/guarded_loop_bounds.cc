@@ -151,14 +151,12 @@ bool add_conjunct(const Expr& conjunct, const VarNode* v, Bounds* bounds) {
     return false;
   auto a = linear_in(cmp->a, v), b = linear_in(cmp->b, v);
   if (!a || !b) return false;
-  // coef * v + rest  op  0
   // (a.coef - b.coef) * v  op  b.rest - a.rest
   int64_t coef = a->coef - b->coef;
   if (coef != 1 && coef != -1) return false;
-  Expr rest = transform::simplify(b->rest - a->rest);
+  // v op (b.rest - a.rest); or, for -v, v op' (a.rest - b.rest), op' mirrored.
+  Expr rest = transform::simplify(coef == 1 ? b->rest - a->rest : a->rest - b->rest);
   if (coef == -1) {
-    // -v op r  <=>  v op' -r, op' the mirrored comparison.
-    rest = transform::simplify(a->rest - b->rest);
     switch (op) {
       case BinaryOp::kLT:
         op = BinaryOp::kGT;
