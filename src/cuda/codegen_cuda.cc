@@ -419,13 +419,13 @@ int64_t CodeGenCUDA::block_threads(const PrimFunc& func) {
   return threads;
 }
 
-int64_t CodeGenCUDA::shared_bytes(const PrimFunc& func) {
+int64_t CodeGenCUDA::shared_bytes(const PrimFunc& func) const {
   int64_t total = 0;
   post_order_visit(func->body, [&](const Stmt* s, const Expr*) {
     if (!s || s->kind() != StmtKind::kAllocate) return;
     const Buffer& b = s->as<AllocateNode>()->buffer;
     if (b->scope != StorageScope::kShared) return;
-    if (auto bytes = allocation_bytes(b)) total += round_up(*bytes, 16);
+    if (auto bytes = allocation_bytes(b)) total += round_up(*bytes, shared_alignment());
   });
   return total;
 }
@@ -485,15 +485,19 @@ void CodeGenCUDA::print_allocate(const AllocateNode* op) {
   std::string storage = storage_type_name(b->dtype);
   std::string name = declare_buffer(b);
   if (b->scope == StorageScope::kShared && dynamic_shared_) {
-    if (shared_offset_ == 0)
-      line() << "extern __shared__ __align__(16) unsigned char tilec_dynamic_shared[];\n";
+    if (shared_offset_ == 0) {
+      line() << fmt::format(
+          "extern __shared__ __align__({}) unsigned char tilec_dynamic_shared[];\n",
+          shared_alignment());
+    }
     line() << fmt::format("{0}* __restrict__ {1} = ({0}*)(tilec_dynamic_shared + {2});\n", storage,
                           name, shared_offset_);
-    shared_offset_ += round_up(*bytes, 16);
+    shared_offset_ += round_up(*bytes, shared_alignment());
   } else {
     std::string space = address_space(b->scope);
-    line() << fmt::format("{}__align__(16) {} {}[{}];\n", space.empty() ? "" : space + " ", storage,
-                          name, *bytes / elem);
+    int64_t align = b->scope == StorageScope::kShared ? shared_alignment() : 16;
+    line() << fmt::format("{}__align__({}) {} {}[{}];\n", space.empty() ? "" : space + " ", align,
+                          storage, name, *bytes / elem);
   }
   print_stmt(op->body);
 }

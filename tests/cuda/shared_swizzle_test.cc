@@ -7,7 +7,11 @@
 // - in the cuda pipeline every load and store of the gemm's shared operand tiles (the
 //   cp.async copies into them, the ldmatrix reads) goes through the swizzle, a tile another
 //   extern call addresses (a cute::copy) keeps its plain layout, and the PTX passes ptxas
-//   for sm_80 / sm_90.
+//   for sm_80 / sm_90;
+// - a registered shared-layout call (another layer's cooperative tile call needing a layout
+//   of its own) gets its tiles in that layout in every access and in every registered call
+//   taking them; a tile needed in two layouts, an access the layout cannot take and a code
+//   that names no layout are errors that say which.
 #include "../engine/test_support.h"
 
 #include "tilec/cuda/shared_swizzle.h"
@@ -15,6 +19,8 @@
 #include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/process.h"
 #include "tilec/frontend/parser.h"
+#include "tilec/ir/printer.h"
+#include "tilec/ir/vector_load.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/target/target.h"
 #include "tilec/transform/simplify.h"
@@ -213,6 +219,91 @@ TEST(SharedSwizzle, OnlyTilesNoOtherCallAddressesAreSwizzled) {
   EXPECT_EQ(elsewhere["T_s"].plain, 3);
   for (const auto& [key, value] : shared.functions()[0]->attrs)
     EXPECT_EQ(key.rfind(cuda::kSharedSwizzleAttrPrefix, 0), std::string::npos) << key;
+}
+
+// A layout for the registered test call: 16-byte chunks (8 float16) swapped in pairs.
+constexpr const char* kLayoutCall = "test_tile_with_layout";  // (&tile[first], code)
+constexpr const char* kAdaptingCall = "test_tile_reader";     // (&tile[first], code)
+
+void register_test_layout_calls() {
+  auto layout = [](const CallNode&, size_t, int64_t code) -> std::optional<cuda::SharedTileLayout> {
+    if (code != 1 && code != 2) return std::nullopt;
+    return cuda::SharedTileLayout{
+        code, fmt::format("chunk-swapped layout {}", code), [](const Expr& flat) {
+          return binary(BinaryOp::kBitXor, flat, make_int(8, flat.dtype()));
+        }};
+  };
+  cuda::register_shared_layout_call(kLayoutCall, cuda::SharedLayoutCall{{{0, 1}}, layout});
+  cuda::register_shared_layout_call(kAdaptingCall, cuda::SharedLayoutCall{{{0, 1}}, layout});
+}
+
+Buffer shared_tile_of(int64_t elements) {
+  return make_buffer("T_s", {make_int(elements)}, DataType::Float16(), StorageScope::kShared);
+}
+
+IRModule module_of(const Buffer& tile, std::vector<Stmt> body) {
+  return IRModule({make_prim_func("k", {}, allocate(tile, seq(std::move(body))))});
+}
+
+Stmt tile_call(const char* name, const Buffer& tile, int64_t code, int line = 1) {
+  Span span;
+  span.line = line;
+  return evaluate(
+      call_extern(DataType::Int32(), name, {load(tile, {make_int(0)}), make_int(code)}, span));
+}
+
+TEST(SharedSwizzle, ARegisteredCallsLayoutReachesEveryAccessAndEveryCallOfTheTile) {
+  register_test_layout_calls();
+  Buffer tile = shared_tile_of(64);
+  Var i = make_var("i");
+  IRModule mod =
+      module_of(tile, {store(tile, {i}, make_float(1.0, DataType::Float16())),
+                       store(tile, {make_int(16)}, vector_load(tile, make_int(24), 8)),
+                       tile_call(kAdaptingCall, tile, 0), tile_call(kLayoutCall, tile, 1)});
+  std::string out = print(cuda::swizzle_shared(mod).functions()[0]->body);
+  EXPECT_NE(out.find("T_s[i ^ 8] = "), std::string::npos) << out;
+  EXPECT_NE(out.find("T_s[16 ^ 8] = T_s[24 ^ 8:"), std::string::npos) << out;
+  // The reader is told the tile's layout; its first element is where the layout puts it.
+  EXPECT_NE(out.find("\"test_tile_reader\", T_s[0 ^ 8], 1)"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"test_tile_with_layout\", T_s[0 ^ 8], 1)"), std::string::npos) << out;
+}
+
+TEST(SharedSwizzle, ATileNeededInTwoLayoutsOrTooWideAnAccessIsAnError) {
+  register_test_layout_calls();
+  Buffer tile = shared_tile_of(64);
+  auto error_of = [](const IRModule& mod) {
+    try {
+      cuda::swizzle_shared(mod);
+    } catch (const IRError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string two = error_of(
+      module_of(tile, {tile_call(kLayoutCall, tile, 1, 3), tile_call(kLayoutCall, tile, 2, 7)}));
+  EXPECT_NE(two.find("shared tile 'T_s' is read in two layouts: test_tile_with_layout at line 3 "
+                     "needs chunk-swapped layout 1, and test_tile_with_layout at line 7 needs "
+                     "chunk-swapped layout 2"),
+            std::string::npos)
+      << two;
+  // 16 float16 lanes, 32 bytes: a moved chunk would split the access.
+  std::string wide =
+      error_of(module_of(tile, {store(tile, {make_int(0)}, vector_load(tile, make_int(16), 16)),
+                                tile_call(kLayoutCall, tile, 1, 5)}));
+  EXPECT_NE(wide.find("shared tile 'T_s' must be laid out as chunk-swapped layout 1, which "
+                      "test_tile_with_layout at line 5 reads it in, but a load of 16 lanes "
+                      "cannot address it there"),
+            std::string::npos)
+      << wide;
+  std::string unknown = error_of(module_of(tile, {tile_call(kLayoutCall, tile, 9, 2)}));
+  EXPECT_NE(unknown.find("test_tile_with_layout at line 2 asks for layout code 9 of shared tile "
+                         "'T_s', which names no layout of that tile"),
+            std::string::npos)
+      << unknown;
+  // Without a nonzero code nothing needs a layout: the tile stays as it is.
+  IRModule plain = module_of(tile, {tile_call(kAdaptingCall, tile, 0)});
+  EXPECT_EQ(print(cuda::swizzle_shared(plain).functions()[0]->body),
+            print(plain.functions()[0]->body));
 }
 
 }  // namespace

@@ -60,8 +60,11 @@ class CodeGenCUDA : public codegen::CodeGenC {
 
   // Threads per block of a device function: the product of its threadIdx extents.
   static int64_t block_threads(const ir::PrimFunc& func);
-  // Bytes of every shared tile the function allocates (16-byte aligned each).
-  static int64_t shared_bytes(const ir::PrimFunc& func);
+  // The alignment every shared tile starts at, in bytes (16: a cp.async or vector move;
+  // a subclass whose tiles need more, e.g. for a swizzle on the absolute address, raises it).
+  virtual int64_t shared_alignment() const { return 16; }
+  // Bytes of every shared tile the function allocates, each rounded up to shared_alignment().
+  int64_t shared_bytes(const ir::PrimFunc& func) const;
 
  private:
   std::string arch_;

@@ -25,13 +25,27 @@
 // A tile whose rows are not a multiple of 32 bytes keeps the plain layout (TileLang pads
 // those instead). T.annotate_layout is a hint the front end drops (docs/semantics.md), so
 // no explicit layout is overridden.
+//
+// Layouts a call needs. Another layer's cooperative tile calls (the CuTe variant's wgmma
+// gemm and its copies) may take their shared tiles in a layout of their own: such a call is
+// registered (register_shared_layout_call) with, for each tile argument (the load of the
+// tile's first element), the argument holding its layout code, a constant, 0 for the plain
+// row-major layout. A call lowered with a nonzero code needs that layout; cuda.swizzle_shared
+// then places the tile in it: every load and store of the tile takes layout(...).index, the
+// code argument of every registered call taking the tile is set to it, and an ldmatrix
+// (which reads 16-byte rows) may read it. An access that cannot take it (wider than 16
+// bytes) or two calls needing different layouts for one tile are an IRError naming both.
 #pragma once
 
 #include "tilec/ir/function.h"
 #include "tilec/transform/pass.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace tilec::cuda {
 
@@ -49,6 +63,28 @@ std::optional<SharedSwizzle> choose_shared_swizzle(int64_t row_elems, int64_t el
 // every row. swizzled_index builds the same as IR (int32/int64 index arithmetic).
 int64_t swizzled_offset(const SharedSwizzle& s, int64_t flat);
 ir::Expr swizzled_index(const SharedSwizzle& s, const ir::Expr& flat);
+
+// A layout a registered call needs for one of its tiles.
+struct SharedTileLayout {
+  int64_t code = 0;
+  std::string description;                         // names the layout and the tile's shape
+  std::function<ir::Expr(const ir::Expr&)> index;  // flat element -> where it lives
+};
+
+// A call registered with no tile_args takes tile addresses that do not depend on the
+// layout (a tile's first element, e.g. for an alignment check).
+struct SharedLayoutCall {
+  std::vector<std::pair<size_t, size_t>> tile_args;  // (tile argument, its code argument)
+  // The layout that `code` (nonzero) names for tile argument `tile_arg` of `call` (whose
+  // other arguments give the tile's shape); nullopt when the code is not one.
+  std::function<std::optional<SharedTileLayout>(const ir::CallNode& call, size_t tile_arg,
+                                                int64_t code)>
+      layout;
+};
+
+// Idempotent per name (the last registration wins) and thread-safe; registrations stay for
+// the process.
+void register_shared_layout_call(const std::string& call_name, SharedLayoutCall call);
 
 inline constexpr const char* kSharedSwizzleAttrPrefix = "tilec.shared_swizzle.";
 
