@@ -302,5 +302,22 @@ TEST(CudaToolkit, ArchMustBeAnSmArchitecture) {
   EXPECT_THROW(exec::cuda_target_arch("90"), exec::ExecError);
 }
 
+// Device code may ask for its target arch's arch-specific variant (wgmma: sm_90a), nothing
+// else.
+TEST(CudaToolkit, DeviceCodeMayNeedTheArchSpecificVariantOfItsTarget) {
+  EXPECT_EQ(exec::cuda_device_arch("sm_90", ""), "sm_90");
+  EXPECT_EQ(exec::cuda_device_arch("sm_90", "sm_90a"), "sm_90a");
+  EXPECT_EQ(exec::cuda_device_arch("sm_90a", "sm_90a"), "sm_90a");
+  try {
+    exec::cuda_device_arch("sm_80", "sm_90a");
+    FAIL() << "sm_80 cannot run sm_90a code";
+  } catch (const exec::ExecError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs sm_90a, which a target of -arch=sm_80 cannot run; "
+                                         "compile for a target of -arch=sm_90"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tilec

@@ -49,4 +49,14 @@ CudaCompileResult nvcc_compile(const std::filesystem::path& source_file,
 // value that is not sm_<digits>[a|f].
 std::string cuda_target_arch(const std::string& arch_attr);
 
+// Device code metadata naming the arch-specific variant of the target's arch that the
+// code needs ("sm_90a" for sm_90 code using wgmma); the CUDA execution backends compile
+// for it instead of the target's arch.
+inline constexpr const char* kCudaArchMetadata = "cuda_arch";
+// The arch device code of `target_arch` compiles for: `requested` (the metadata above)
+// when given, which must be target_arch itself or its arch-specific variant (target_arch
+// + "a", or target_arch when that already ends in "a"); else target_arch. Throws
+// ExecError otherwise.
+std::string cuda_device_arch(const std::string& target_arch, const std::string& requested);
+
 }  // namespace tilec::exec

@@ -316,7 +316,10 @@ class CudaBackend final : public ExecutionBackend {
                     const target::Target& target, const target::Target& target_host,
                     const fs::path& output_dir) const override {
     require_device_format(device, "cuda", name_, "CUDA C++");
-    std::string arch = cuda_target_arch(target.get_string("arch"));
+    auto requested = device.metadata.find(kCudaArchMetadata);
+    std::string arch =
+        cuda_device_arch(cuda_target_arch(target.get_string("arch")),
+                         requested == device.metadata.end() ? std::string() : requested->second);
     fs::path source_path = output_dir / "device.cu";
     write_binary_file(source_path, device.source);
     fs::path cubin_path = output_dir / "device.cubin";

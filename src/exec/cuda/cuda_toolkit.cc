@@ -157,6 +157,15 @@ std::string cuda_target_arch(const std::string& arch_attr) {
   return arch_attr;
 }
 
+std::string cuda_device_arch(const std::string& target_arch, const std::string& requested) {
+  if (requested.empty() || requested == target_arch) return target_arch;
+  if (requested == target_arch + "a") return requested;
+  throw ExecError(fmt::format(
+      "cuda: the device code needs {}, which a target of -arch={} cannot run; compile for a "
+      "target of -arch={}",
+      requested, target_arch, requested.substr(0, requested.size() - (requested.back() == 'a'))));
+}
+
 CudaCompileResult nvrtc_compile(const std::string& source, const std::string& name,
                                 const std::string& arch, const std::vector<std::string>& options) {
   const Nvrtc& api = nvrtc();
