@@ -14,6 +14,15 @@ thread_local SimtContext* current = nullptr;
 
 }  // namespace
 
+bool SimtContext::claim_shared_layouts(const std::vector<std::pair<Buffer, std::string>>& claims) {
+  for (const auto& [tile, key] : claims) {
+    auto it = shared_layouts_.find(tile.get());
+    if (it != shared_layouts_.end() && it->second != key) return false;
+  }
+  for (const auto& [tile, key] : claims) shared_layouts_.emplace(tile.get(), key);
+  return true;
+}
+
 Buffer SimtContext::registers(const Buffer& fragment, const FragmentLayout& layout,
                               const std::string& use) {
   if (planning()) {

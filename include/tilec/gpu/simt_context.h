@@ -16,6 +16,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tilec::gpu {
 
@@ -43,6 +45,12 @@ class SimtContext {
   ir::Buffer register_buffer(const ir::Buffer& fragment);
 
   const LayoutRequirements& requirements() const { return required_; }
+  // Shared tiles an implementation needs in a layout of its own (a warpgroup MMA's
+  // operands), each named by a key: the first claim of a tile fixes its key for the
+  // function, while planning and lowering alike. A claim succeeds, for all the tiles or
+  // none, when no tile has another key; on false the implementation takes a form that
+  // does not need those layouts.
+  bool claim_shared_layouts(const std::vector<std::pair<ir::Buffer, std::string>>& claims);
   // Switches from planning to lowering with the inferred layouts (kept by reference).
   void start_lowering(const FragmentLayouts& layouts) { layouts_ = &layouts; }
 
@@ -54,6 +62,7 @@ class SimtContext {
   LayoutRequirements required_;
   const FragmentLayouts* layouts_ = nullptr;
   std::map<const ir::BufferNode*, ir::Buffer> registers_;
+  std::map<const ir::BufferNode*, std::string> shared_layouts_;
 };
 
 SimtContext* current_simt_context();
