@@ -45,7 +45,8 @@ void register_cute_backend() {
     backend::register_module_tile_op_impl(std::move(impl));
   for (auto& impl : cute_tile_op_impls()) backend::register_module_tile_op_impl(std::move(impl));
   backend::register_module_tile_op_impl(cute_copy_impl());
-  register_cute_async_copy();
+  register_cute_copy_calls();
+  register_cute_gemm_layouts();
   backend::register_backend(make_cute_backend_module());
 }
 

@@ -1,5 +1,8 @@
 #include "tilec/cute/cute_copy.h"
 
+#include "tilec/cuda/shared_swizzle.h"
+#include "tilec/cute/gmma_smem_layout.h"
+
 #include "tilec/cuda/cp_async.h"
 #include "tilec/cute/backend.h"
 #include "tilec/cute/cute_gemm.h"
@@ -101,8 +104,10 @@ std::optional<Stmt> lower_copy_cute(const Stmt& stmt, const target::Target& targ
   const CuteCopyPlan& p = planned->plan;
   std::vector<Expr> args = {planned->src_first, planned->src_stride, planned->dst_first,
                             planned->dst_stride};
+  // The layout codes start plain; cuda.swizzle_shared sets the shared side's to its tile's
+  // layout when a GMMA gemm needs one.
   for (int64_t v : {p.rows, p.cols, p.vector, p.thread_rows, p.thread_cols, int64_t(!p.to_shared),
-                    int64_t(p.to_shared), int64_t(0)}) {
+                    int64_t(p.to_shared), int64_t(0), int64_t(0), int64_t(0)}) {
     args.push_back(make_int(v));
   }
   Span span = op->span;
@@ -192,8 +197,30 @@ transform::TileOpImpl cute_copy_impl() {
           lower_copy_cute};
 }
 
-void register_cute_async_copy() {
+namespace {
+
+std::optional<cuda::SharedTileLayout> copy_tile_layout(const CallNode& call, size_t tile_arg,
+                                                       int64_t code) {
+  const int64_t* rows = as_const_int(call.args.at(4));
+  const int64_t* cols = as_const_int(call.args.at(5));
+  const auto* tile = call.args.at(tile_arg).as<LoadNode>();
+  auto l = rows && cols ? gmma_smem_layout_of_code(code, *rows, *cols, tile->buffer->dtype.bytes())
+                        : std::nullopt;
+  if (!l) return std::nullopt;
+  return cuda::SharedTileLayout{code, fmt::format("{} of {}x{}", l->describe(), *rows, *cols),
+                                [layout = *l](const Expr& flat) { return layout.index(flat); }};
+}
+
+}  // namespace
+
+void register_cute_copy_calls() {
   cuda::register_async_tile_copy(kCuteCopyCall);
+  cuda::register_shared_layout_call(
+      kCuteCopyCall,
+      cuda::SharedLayoutCall{{{0, kCuteCopyLayoutArgSrc}, {2, kCuteCopyLayoutArgDst}},
+                             copy_tile_layout});
+  // The alignment check reads a tile's first address, the same in every layout.
+  cuda::register_shared_layout_call(kCuteAlignedCall, cuda::SharedLayoutCall{{}, {}});
 }
 
 }  // namespace tilec::cute

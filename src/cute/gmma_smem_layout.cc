@@ -1,7 +1,5 @@
 #include "tilec/cute/gmma_smem_layout.h"
 
-#include "tilec/transform/simplify.h"
-
 #include <fmt/format.h>
 
 namespace tilec::cute {
@@ -45,21 +43,9 @@ int64_t GmmaSmemLayout::offset(int64_t flat) const {
 
 Expr GmmaSmemLayout::index(const Expr& flat) const {
   DataType t = flat.dtype();
-  auto c = [&](int64_t v) { return make_int(v, t); };
-  const int64_t tile = rows * cols, ac = atom_cols();
-  const int64_t row_step = major == kK ? 8 * ac : 8 * cols;
-  const int64_t col_step = major == kK ? rows * ac : 8 * ac;
-  Expr within = floormod(flat, c(tile));
-  Expr row = floordiv(within, c(cols)), col = floormod(within, c(cols));
-  Expr e = floormod(row, c(8)) * c(ac) + floormod(col, c(ac)) + floordiv(row, c(8)) * c(row_step) +
-           floordiv(col, c(ac)) * c(col_step);
-  e = transform::simplify(e);
-  if (bits > 0) {
-    const int m = log2_exact(16 / element_bytes);
-    Expr chunk_xor = floormod(floordiv(e, c(int64_t(1) << (m + 3))), c(int64_t(1) << bits));
-    e = binary(BinaryOp::kBitXor, e, chunk_xor * c(int64_t(1) << m));
-  }
-  return transform::simplify(floordiv(flat, c(tile)) * c(tile) + e);
+  std::vector<Expr> args = {flat};
+  for (int64_t v : {int64_t(code()), rows, cols, element_bytes}) args.push_back(make_int(v, t));
+  return call_extern(t, kGmmaSmemOffsetCall, std::move(args));
 }
 
 std::optional<GmmaSmemLayout> choose_gmma_smem_layout(GmmaSmemLayout::Major major, int64_t rows,

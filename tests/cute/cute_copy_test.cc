@@ -4,6 +4,7 @@
 // pipeline); edge tiles run the generic loop behind a block-uniform check; the generated
 // source compiles through NVRTC and ptxas accepts it at sm_80 and sm_90.
 #include "../engine/test_support.h"
+#include "cute_test_support.h"
 
 #include "tilec/cute/cute_copy.h"
 #include "tilec/cute/cutlass_headers.h"
@@ -75,9 +76,10 @@ TEST(CuteCopy, PipelinedGlobalToSharedCopiesAreAsyncTiledCopiesOf16Bytes) {
   Kernel kernel = compile_cute(copy_kernel("128, 128", 64, 32, "float16", true), "sm_80", "source");
   const std::string& src = kernel.device_source();
   // A_s: 64 x 32 halves, 8 per 16-byte atom, 4 x 32 threads; B_s: 32 x 64, 8 x 16 threads.
-  // Both in the cp.async commit group: the asynchronous form (last template argument 1).
-  EXPECT_TRUE(has(src, "tilec_cute::copy_tile<64, 32, 8, 32, 4, 0, 1, 1>(&A[")) << src;
-  EXPECT_TRUE(has(src, "tilec_cute::copy_tile<32, 64, 8, 16, 8, 0, 1, 1>(&B[")) << src;
+  // Both in the cp.async commit group: the asynchronous form (last template argument 1);
+  // both tiles row-major (layout codes 0: no GMMA on sm_80).
+  EXPECT_TRUE(has(src, "tilec_cute::copy_tile<64, 32, 8, 32, 4, 0, 1, 0, 0, 1>(&A[")) << src;
+  EXPECT_TRUE(has(src, "tilec_cute::copy_tile<32, 64, 8, 16, 8, 0, 1, 0, 0, 1>(&B[")) << src;
   EXPECT_TRUE(has(src, "Copy_Atom<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, T>")) << src;
   EXPECT_TRUE(has(src, "Copy_Atom<UniversalCopy<uint_bit_t<8 * Bytes>>, T>")) << src;
   EXPECT_TRUE(has(src, "make_tiled_copy(Atom{}")) << src;
@@ -98,13 +100,13 @@ TEST(CuteCopy, AtomsNarrowWhereStridesOrColumnsDoNotAllow16Bytes) {
   };
   for (const Case& c : {
            // float32, 8 columns in a row of 256: 4 per 16 bytes, 2 x 64 threads.
-           Case{"256, 256", 64, 8, "float32", "copy_tile<64, 8, 4, 64, 2, 0, 1, 0>"},
+           Case{"256, 256", 64, 8, "float32", "copy_tile<64, 8, 4, 64, 2, 0, 1, 0, 0, 0>"},
            // rows of 70 floats: 70 % 4 != 0, so 8-byte atoms (2 floats).
-           Case{"70, 70", 16, 16, "float32", "copy_tile<16, 16, 2, 16, 8, 0, 1, 0>"},
+           Case{"70, 70", 16, 16, "float32", "copy_tile<16, 16, 2, 16, 8, 0, 1, 0, 0, 0>"},
            // rows of 35 floats: odd, one float per atom.
-           Case{"35, 35", 8, 8, "float32", "copy_tile<8, 8, 1, 8, 8, 0, 1, 0>"},
+           Case{"35, 35", 8, 8, "float32", "copy_tile<8, 8, 1, 8, 8, 0, 1, 0, 0, 0>"},
            // float16 tile of 4 columns: 8 bytes, 4 halves per atom.
-           Case{"64, 64", 16, 4, "float16", "copy_tile<16, 4, 4, 16, 1, 0, 1, 0>"},
+           Case{"64, 64", 16, 4, "float16", "copy_tile<16, 4, 4, 16, 1, 0, 1, 0, 0, 0>"},
        }) {
     SCOPED_TRACE(c.call);
     Kernel kernel =
@@ -113,7 +115,8 @@ TEST(CuteCopy, AtomsNarrowWhereStridesOrColumnsDoNotAllow16Bytes) {
     EXPECT_TRUE(has(src, std::string("tilec_cute::") + c.call)) << src;
     // Shared -> global goes the same way back.
     std::string back = std::string(c.call);
-    back.replace(back.find(", 0, 1, 0>"), 10, ", 1, 0, 0>");
+    const std::string to_shared = ", 0, 1, 0, 0, 0>";
+    back.replace(back.find(to_shared), to_shared.size(), ", 1, 0, 0, 0, 0>");
     EXPECT_TRUE(has(src, back)) << src;
   }
 }
@@ -161,13 +164,6 @@ std::string lines_with(const std::string& text, const std::string& what) {
   return out;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // NVRTC compiles the copies and ptxas accepts the PTX: the pipelined gemm (cp.async atoms)
 // and the staged tile with its edge blocks (plain atoms of 8 bytes and the generic loop).
 TEST(CuteCopy, CompilesThroughNvrtcAndPtxasAtSm80AndSm90) {
@@ -183,8 +179,8 @@ TEST(CuteCopy, CompilesThroughNvrtcAndPtxasAtSm80AndSm90) {
                                    : copy_kernel("70, 70", 16, 16, "float32", false);
       Kernel kernel = compile_cute(text, arch, "auto");
       ASSERT_EQ(kernel.execution_backend(), "nvrtc");
-      fs::path ptx = kernel.library_path().parent_path() / "device.ptx";
-      std::string ptx_text = read_text(ptx);
+      testing::BuiltPtx built = testing::built_ptx(kernel);
+      const std::string& ptx_text = built.text;
       if (pipelined) {
         EXPECT_TRUE(has(ptx_text, "cp.async.cg.shared.global")) << "the async atom";
         EXPECT_TRUE(has(ptx_text, "cp.async.commit_group"));
@@ -194,9 +190,11 @@ TEST(CuteCopy, CompilesThroughNvrtcAndPtxasAtSm80AndSm90) {
             << "8-byte atoms:\n"
             << lines_with(ptx_text, "ld.global");
       }
-      exec::ProcessResult checked = exec::run_process(
-          {ptxas.string(), std::string("-arch=") + arch, ptx.string(), "-o", ptx.string() + ".o"});
-      EXPECT_EQ(checked.exit_code, 0) << checked.output;
+      // The pipelined gemm on sm_90 is a GMMA gemm, built for sm_90a.
+      EXPECT_EQ(built.arch, pipelined && std::string(arch) == "sm_90" ? "sm_90a" : arch);
+      auto checked = testing::ptxas_check(built);
+      ASSERT_TRUE(checked.has_value());
+      EXPECT_EQ(checked->exit_code, 0) << checked->output;
     }
   }
 }

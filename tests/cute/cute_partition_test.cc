@@ -1,11 +1,12 @@
 // tilec's closed form of the TiledMMA's C partition (cute_accumulator_layout), which the
 // SIMT lowering uses to run element-wise code over the accumulator's registers, checked
 // against CuTe itself: a host program built with nvcc asks CUTLASS 4.2's headers, for
-// each TiledMMA the variant builds, which (row, column) every thread's register r of
+// each TiledMMA the variant builds (SM80 and SM90 GMMA tensor-core atoms, FMA), which
+// (row, column) every thread's register r of
 // thr_mma.partition_C(identity tensor) holds, and the layout must give the same element
 // for every (thread, register) and map it back. Skips when nvcc or the headers are
 // missing.
-#include "../engine/test_support.h"
+#include "cute_test_support.h"
 
 #include "tilec/cute/cute_gemm.h"
 #include "tilec/cute/cutlass_headers.h"
@@ -27,12 +28,13 @@ struct Config {
   cute::CuteGemmPlan plan;
   int64_t threads;
   std::string name() const {
-    return fmt::format("a{}_{}x{}_{}x{}", int(plan.atom), plan.wm, plan.wn, plan.m, plan.n);
+    return fmt::format("a{}_{}x{}_{}x{}_{}", int(plan.atom), plan.wm, plan.wn, plan.m, plan.n,
+                       plan.atom_n);
   }
 };
 
-cute::CuteGemmPlan plan(cute::CuteGemmPlan::Atom atom, int64_t wm, int64_t wn, int64_t m,
-                        int64_t n) {
+cute::CuteGemmPlan plan(cute::CuteGemmPlan::Atom atom, int64_t wm, int64_t wn, int64_t m, int64_t n,
+                        int64_t atom_n = 8) {
   cute::CuteGemmPlan p;
   p.atom = atom;
   p.wm = wm;
@@ -40,24 +42,36 @@ cute::CuteGemmPlan plan(cute::CuteGemmPlan::Atom atom, int64_t wm, int64_t wn, i
   p.m = m;
   p.n = n;
   p.k = 16;
+  p.atom_n = atom_n;
+  if (p.gmma()) {
+    p.layout_a = cute::GmmaSmemLayout{cute::GmmaSmemLayout::kK, 1, m, 16, 2};
+    p.layout_b = cute::GmmaSmemLayout{cute::GmmaSmemLayout::kK, 1, n, 16, 2};
+  }
   return p;
 }
 
 TEST(CutePartition, TheClosedFormIsCuteOwnPartitionC) {
-  auto include = cute::cutlass_include_dir();
-  if (!include) GTEST_SKIP() << cute::cutlass_unavailable_reason();
-  fs::path nvcc = exec::cuda_toolkit_root() / "bin" / "nvcc";
-  if (!fs::exists(nvcc)) GTEST_SKIP() << "no nvcc at " << nvcc;
+  if (auto reason = testing::host_cute_unavailable_reason(); !reason.empty())
+    GTEST_SKIP() << reason;
   using P = cute::CuteGemmPlan;
   std::vector<Config> configs = {
-      {plan(P::kSm80F16, 2, 2, 64, 64), 128},  {plan(P::kSm80BF16, 1, 4, 16, 32), 128},
-      {plan(P::kSm80F16, 4, 2, 128, 64), 256}, {plan(P::kSm80F16, 2, 1, 64, 16), 64},
-      {plan(P::kFma, 8, 16, 64, 64), 128},     {plan(P::kFma, 4, 8, 16, 32), 32},
+      {plan(P::kSm80F16, 2, 2, 64, 64), 128},
+      {plan(P::kSm80BF16, 1, 4, 16, 32), 128},
+      {plan(P::kSm80F16, 4, 2, 128, 64), 256},
+      {plan(P::kSm80F16, 2, 1, 64, 16), 64},
+      {plan(P::kFma, 8, 16, 64, 64), 128},
+      {plan(P::kFma, 4, 8, 16, 32), 32},
+      // GMMA: one warpgroup, one atom; two warpgroups along M and along N; repeats of the
+      // atom along both (MMA_M = MMA_N = 2); bfloat16's 64 x 8 atom.
+      {plan(P::kSm90F16, 1, 1, 64, 64, 64), 128},
+      {plan(P::kSm90F16, 2, 1, 128, 128, 128), 256},
+      {plan(P::kSm90F16, 1, 2, 64, 64, 32), 256},
+      {plan(P::kSm90F16, 1, 1, 128, 64, 32), 128},
+      {plan(P::kSm90BF16, 1, 1, 64, 16, 8), 128},
   };
-  const char* atoms[] = {"SM80_16x8x16_F32F16F16F32_TN", "SM80_16x8x16_F32BF16BF16F32_TN",
-                         "UniversalFMA<float, float, float, float>"};
   std::string program = R"CU(#include <cute/tensor.hpp>
 #include <cute/atom/mma_atom.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cstdio>
 using namespace cute;
 template <class Atom, int WM, int WN, int M, int N>
@@ -75,17 +89,11 @@ void dump(const char* name) {
 int main() {
 )CU";
   for (const auto& c : configs) {
-    program += fmt::format("  dump<{}, {}, {}, {}, {}>(\"{}\");\n", atoms[c.plan.atom], c.plan.wm,
+    program += fmt::format("  dump<{}, {}, {}, {}, {}>(\"{}\");\n", c.plan.atom_name(), c.plan.wm,
                            c.plan.wn, c.plan.m, c.plan.n, c.name());
   }
   program += "  return 0;\n}\n";
-  fs::path dir = testing::test_temp_dir("cute-partition");
-  { std::ofstream(dir / "partition.cu") << program; }
-  exec::ProcessResult built =
-      exec::run_process({nvcc.string(), "-std=c++17", "-I" + include->string(),
-                         (dir / "partition.cu").string(), "-o", (dir / "partition").string()});
-  ASSERT_EQ(built.exit_code, 0) << built.output;
-  exec::ProcessResult ran = exec::run_process({(dir / "partition").string()});
+  exec::ProcessResult ran = testing::run_host_cute_program("cute-partition", program);
   ASSERT_EQ(ran.exit_code, 0) << ran.output;
   std::map<std::string, const Config*> by_name;
   for (const auto& c : configs) by_name[c.name()] = &c;

@@ -38,8 +38,10 @@
 namespace tilec::cute {
 
 // (&src[first], src row stride, &dst[first], dst row stride, rows, cols, vector,
-//  thread_rows, thread_cols, src_shared, dst_shared, async)
+//  thread_rows, thread_cols, src_shared, dst_shared, src layout, dst layout, async); a
+// layout is the code of a shared side's GMMA layout (gmma_smem_layout.h), 0 row-major.
 inline constexpr const char* kCuteCopyCall = "tilec_cute_copy";
+inline constexpr size_t kCuteCopyLayoutArgSrc = 11, kCuteCopyLayoutArgDst = 12;
 // (&element, bytes): whether the address is a multiple of bytes.
 inline constexpr const char* kCuteAlignedCall = "tilec_cute_aligned";
 
@@ -69,7 +71,8 @@ std::optional<PlannedCuteCopy> plan_cute_copy(const ir::CopyNode& copy, int64_t 
 // "cute.copy_tiled" for targets with the key `cute` (kCuteTileOpPriority).
 transform::TileOpImpl cute_copy_impl();
 
-// Registers the copy call's asynchronous form with cuda.lower_cp_async (idempotent).
-void register_cute_async_copy();
+// Registers the copy call's asynchronous form with cuda.lower_cp_async, and the call as one
+// that takes its shared tile in the tile's layout with cuda.swizzle_shared (idempotent).
+void register_cute_copy_calls();
 
 }  // namespace tilec::cute

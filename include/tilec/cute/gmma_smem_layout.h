@@ -29,6 +29,8 @@
 namespace tilec::cute {
 
 inline constexpr int64_t kGmmaTileAlignment = 1024;  // bytes: the 128-byte swizzle's atom
+// (flat, code, rows, cols, element bytes)
+inline constexpr const char* kGmmaSmemOffsetCall = "tilec_cute_smem_offset";
 
 struct GmmaSmemLayout {
   enum Major : int { kK = 0, kMN = 1 };
@@ -44,8 +46,10 @@ struct GmmaSmemLayout {
   std::string cute_atom() const;
   std::string describe() const;  // "K-major 128-byte swizzled (GMMA::Layout_K_SW128_Atom)"
 
-  // Where flat element `flat` (row-major over stages x rows x cols) lives; index() builds the
-  // same as IR in flat's integer type.
+  // Where flat element `flat` (row-major over stages x rows x cols) lives. index() is the
+  // same in IR, in flat's integer type: a call of kGmmaSmemOffsetCall, which CodeGenCuTe
+  // prints as its helper tilec_cute::smem_offset<code, rows, cols, bytes>(flat), the same
+  // closed form in C++ (checked against CuTe by tests/cute).
   int64_t offset(int64_t flat) const;
   ir::Expr index(const ir::Expr& flat) const;
 };

@@ -1,6 +1,8 @@
 // The shared-memory tiles the CuTe variant's helpers take as a CuTe tensor with a static
-// row-major layout: a whole 2-D buffer of constant shape, or one stage of a tile the cp.async
-// pipeline staged (cp_async.h: a leading stage index, then the whole of the last two dims).
+// layout (row-major, or the GMMA layout cuda.swizzle_shared placed the tile in,
+// gmma_smem_layout.h): a whole 2-D buffer of constant shape, or one stage of a tile the
+// cp.async pipeline staged (cp_async.h: a leading stage index, then the whole of the last
+// two dims).
 #pragma once
 
 #include "tilec/ir/stmt.h"
