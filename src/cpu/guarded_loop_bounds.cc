@@ -1,5 +1,6 @@
 #include "tilec/cpu/guarded_loop_bounds.h"
 
+#include "tilec/ir/mentions.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
@@ -22,12 +23,6 @@ struct Linear {
 // cannot overflow where the original did not.
 bool exact_in_int64(DataType t) {
   return t.lanes == 1 && (t.is_int() || (t.is_uint() && t.bits < 64));
-}
-
-bool mentions(const Expr& e, const VarNode* v) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) { found = found || x.get() == v; });
-  return found;
 }
 
 // Integer arithmetic that can be evaluated ahead of the loop, once, even when the loop

@@ -1,5 +1,6 @@
 #include "tilec/gpu/lane_affine.h"
 
+#include "tilec/ir/mentions.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
 
@@ -8,14 +9,6 @@
 namespace tilec::gpu {
 
 using namespace ir;
-
-bool mentions(const Expr& e, const VarNode* v) {
-  bool found = false;
-  post_order_visit(e, [&](const Expr& x) {
-    if (x.get() == v) found = true;
-  });
-  return found;
-}
 
 namespace {
 

@@ -1,6 +1,7 @@
 #include "tilec/gpu/vectorize_lanes.h"
 
 #include "tilec/gpu/lane_affine.h"
+#include "tilec/ir/mentions.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/vector_load.h"

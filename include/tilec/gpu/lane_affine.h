@@ -19,7 +19,4 @@ std::optional<ir::Expr> affine_coefficient(const ir::Expr& e, const ir::VarNode*
 // True when e is proven to be a multiple of n for every value of its variables.
 bool divisible_by(const ir::Expr& e, int64_t n);
 
-// True when e mentions v.
-bool mentions(const ir::Expr& e, const ir::VarNode* v);
-
 }  // namespace tilec::gpu
