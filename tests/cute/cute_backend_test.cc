@@ -335,6 +335,48 @@ TEST(CuteGemm, GmmaNeedsWholeWarpgroupsAndSm90) {
   }
 }
 
+// Every other access of a GMMA tile takes its layout: the element-wise update of B_s (16-byte
+// vector moves through smem_offset), the copy of A_s into a fragment, and the cute::copy
+// filling each tile (its layout code set to the tile's).
+TEST(CuteGemm, EveryAccessOfAGmmaTileGoesThroughItsLayout) {
+  if (auto reason = cute::cutlass_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  Kernel kernel = compile_source(R"PY(
+import tilelang.language as T
+
+@T.prim_func
+def mixed(A: T.Tensor((256, 256), "float16"), B: T.Tensor((256, 256), "float16"), C: T.Tensor((256, 256), "float32"), D: T.Tensor((256, 256), "float16")):
+    with T.Kernel(4, 4, threads=128) as (bx, by):
+        A_s = T.alloc_shared((64, 64), "float16")
+        B_s = T.alloc_shared((64, 64), "float16")
+        A_f = T.alloc_fragment((64, 64), "float16")
+        C_l = T.alloc_fragment((64, 64), "float32")
+        T.clear(C_l)
+        for k in T.Pipelined(4, num_stages=2):
+            T.copy(A[by * 64, k * 64], A_s)
+            T.copy(B[k * 64, bx * 64], B_s)
+            for i, j in T.Parallel(64, 64):
+                B_s[i, j] = B_s[i, j] * 2.0
+            T.gemm(A_s, B_s, C_l)
+        T.copy(A_s, A_f)
+        T.copy(A_f, D[by * 64, bx * 64])
+        T.copy(C_l, C[by * 64, bx * 64])
+)PY");
+  const std::string& src = kernel.device_source();
+  EXPECT_NE(src.find("tilec_cute::gemm_ss<3, 1, 1, 64, 64, 64, 0, 0, 0, 64, 4, 8>"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("tilec_cute::copy_tile<64, 64, 8, 16, 8, 0, 1, 0, 4, 0>(&A["),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("*(uint4*)(B_s + (tilec_cute::smem_offset<8, 64, 64, 2>(i * 64 + j0))) ="),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("= A_s[tilec_cute::smem_offset<4, 64, 64, 2>("), std::string::npos) << src;
+  // No access of either tile is left in the plain layout.
+  for (const char* plain : {"A_s[i", "B_s[i", "(B_s + (i", "(A_s + (i"})
+    EXPECT_EQ(src.find(plain), std::string::npos) << plain;
+}
+
 // A tile that two GMMA gemms would read in different layouts keeps the first one's: the
 // second gemm takes SM80's atom and reads the tile in that layout.
 TEST(CuteGemm, ATileKeepsTheFirstGmmaLayoutAndLaterGemmsReadIt) {
