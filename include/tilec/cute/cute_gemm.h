@@ -56,10 +56,10 @@ struct CuteGemmPlan {
   bool gmma() const { return atom == kSm90F16 || atom == kSm90BF16; }
   // "SM80_16x8x16_F32F16F16F32_TN", "SM90_64x64x16_F32F16F16_SS<GMMA::Major::K, ...>", ...
   std::string atom_name() const;
-  std::string describe()
-      const;  // "cute TiledMMA SM80_16x8x16_F32F16F16F32_TN over a 2x2 grid of warps"
+  // "cute TiledMMA SM80_16x8x16_F32F16F16F32_TN over a 2x2 grid of warps"
+  std::string describe() const;
   int64_t registers(int64_t num_threads) const { return m * n / num_threads; }
-  // One atom's C tile: rows x cols over `threads` threads, `values` each.
+  // One atom's C tile: atom_rows() x atom_cols() elements over atom_threads() threads.
   int64_t atom_rows() const;
   int64_t atom_cols() const;
   int64_t atom_threads() const;
