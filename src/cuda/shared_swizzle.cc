@@ -1,6 +1,7 @@
 // cuda.plan_shared_swizzle / cuda.swizzle_shared: see shared_swizzle.h.
 #include "tilec/cuda/shared_swizzle.h"
 
+#include "tilec/gpu/fragment_layout.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/vector_load.h"
 #include "tilec/ir/visitor.h"
@@ -112,10 +113,6 @@ bool is_ldmatrix(const CallNode& call) {
   return call.call_kind == CallKind::kExtern && call.name.rfind("tilec_ldmatrix_", 0) == 0;
 }
 
-std::string line_of(const Span& span) {
-  return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
-}
-
 // A tile's layout, as the rewrite applies it: where each flat element lives, and the code
 // that registered calls taking the tile are given (0 for the ldmatrix swizzle, which no
 // registered call takes).
@@ -141,7 +138,7 @@ std::map<const BufferNode*, NeededLayout> needed_layouts(const Stmt& body) {
       const int64_t* code =
           code_arg < call->args.size() ? as_const_int(call->args[code_arg]) : nullptr;
       if (!l || !code || *code == 0 || l->buffer->scope != StorageScope::kShared) continue;
-      std::string by = fmt::format("{} at {}", call->name, line_of(call->span));
+      std::string by = fmt::format("{} at {}", call->name, gpu::source_line(call->span));
       std::optional<SharedTileLayout> layout = reg->layout(*call, tile_arg, *code);
       if (!layout) {
         throw IRError(
@@ -242,21 +239,18 @@ IRModule swizzle_shared(const IRModule& mod) {
     // that cannot take the swizzle (access_fits): those keep the plain layout.
     std::map<const BufferNode*, SharedSwizzle> tiles;
     std::set<const BufferNode*> unfit;
+    auto check_access = [&](const Buffer& b, const std::vector<Expr>& indices, int lanes,
+                            const char* kind) {
+      if (access_fits(b, indices, lanes)) return;
+      cannot_take(b, fmt::format("a {} of {} lanes", kind, lanes));
+      unfit.insert(b.get());
+    };
     post_order_visit(f->body, [&](const Stmt* st, const Expr* e) {
       if (const auto* write = st ? st->as<StoreNode>() : nullptr) {
-        if (!access_fits(write->buffer, write->indices, write->value.dtype().lanes)) {
-          cannot_take(write->buffer,
-                      fmt::format("a store of {} lanes", write->value.dtype().lanes));
-          unfit.insert(write->buffer.get());
-        }
-        return;
+        return check_access(write->buffer, write->indices, write->value.dtype().lanes, "store");
       }
       if (const auto* l = e ? e->as<LoadNode>() : nullptr) {
-        if (!access_fits(l->buffer, l->indices, l->dtype.lanes)) {
-          cannot_take(l->buffer, fmt::format("a load of {} lanes", l->dtype.lanes));
-          unfit.insert(l->buffer.get());
-        }
-        return;
+        return check_access(l->buffer, l->indices, l->dtype.lanes, "load");
       }
       const auto* call = e ? e->as<CallNode>() : nullptr;
       if (!call || call->call_kind != CallKind::kExtern) return;

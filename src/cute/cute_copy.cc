@@ -1,11 +1,10 @@
 #include "tilec/cute/cute_copy.h"
 
-#include "tilec/cuda/shared_swizzle.h"
-#include "tilec/cute/gmma_smem_layout.h"
-
 #include "tilec/cuda/cp_async.h"
+#include "tilec/cuda/shared_swizzle.h"
 #include "tilec/cute/backend.h"
 #include "tilec/cute/cute_gemm.h"
+#include "tilec/cute/gmma_smem_layout.h"
 #include "tilec/cute/shared_tile.h"
 #include "tilec/gpu/simt_context.h"
 #include "tilec/transform/simplify.h"
@@ -204,11 +203,8 @@ std::optional<cuda::SharedTileLayout> copy_tile_layout(const CallNode& call, siz
   const int64_t* rows = as_const_int(call.args.at(4));
   const int64_t* cols = as_const_int(call.args.at(5));
   const auto* tile = call.args.at(tile_arg).as<LoadNode>();
-  auto l = rows && cols ? gmma_smem_layout_of_code(code, *rows, *cols, tile->buffer->dtype.bytes())
-                        : std::nullopt;
-  if (!l) return std::nullopt;
-  return cuda::SharedTileLayout{code, fmt::format("{} of {}x{}", l->describe(), *rows, *cols),
-                                [layout = *l](const Expr& flat) { return layout.index(flat); }};
+  if (!rows || !cols) return std::nullopt;
+  return gmma_shared_tile_layout(code, *rows, *cols, tile->buffer->dtype.bytes());
 }
 
 }  // namespace

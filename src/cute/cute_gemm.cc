@@ -66,10 +66,6 @@ Expr int_arg(int64_t v) {
   return make_int(v);
 }
 
-std::string line_of(const Span& span) {
-  return span.known() ? fmt::format("line {}", span.line) : std::string("an unknown line");
-}
-
 std::optional<Stmt> lower_gemm_cute(const Stmt& stmt, const target::Target& target) {
   const auto* op = stmt.as<GemmNode>();
   gpu::SimtContext* ctx = gpu::current_simt_context();
@@ -84,7 +80,8 @@ std::optional<Stmt> lower_gemm_cute(const Stmt& stmt, const target::Target& targ
     plan = plan_cute_gemm(*op, ctx->num_threads(), "");
   }
   if (!plan) return std::nullopt;
-  std::string use = fmt::format("the accumulator of the CuTe T.gemm at {}", line_of(op->span));
+  std::string use =
+      fmt::format("the accumulator of the CuTe T.gemm at {}", gpu::source_line(op->span));
   Buffer acc =
       ctx->registers(op->c.buffer, cute_accumulator_layout(*plan, ctx->num_threads()), use);
   std::vector<Expr> args = {shared_tile(op->a)->first, shared_tile(op->b)->first,
@@ -269,10 +266,7 @@ std::optional<cuda::SharedTileLayout> gemm_tile_layout(const CallNode& call, siz
   const auto* tile = call.args.at(tile_arg).as<LoadNode>();
   int64_t rows = tile_arg == 0 ? (ta ? k : m) : (tb ? n : k);
   int64_t cols = tile_arg == 0 ? (ta ? m : k) : (tb ? k : n);
-  auto l = gmma_smem_layout_of_code(code, rows, cols, tile->buffer->dtype.bytes());
-  if (!l) return std::nullopt;
-  return cuda::SharedTileLayout{code, fmt::format("{} of {}x{}", l->describe(), rows, cols),
-                                [layout = *l](const Expr& flat) { return layout.index(flat); }};
+  return gmma_shared_tile_layout(code, rows, cols, tile->buffer->dtype.bytes());
 }
 
 }  // namespace

@@ -69,4 +69,12 @@ std::optional<GmmaSmemLayout> gmma_smem_layout_of_code(int64_t code, int64_t row
   return l;
 }
 
+std::optional<cuda::SharedTileLayout> gmma_shared_tile_layout(int64_t code, int64_t rows,
+                                                              int64_t cols, int64_t element_bytes) {
+  auto l = gmma_smem_layout_of_code(code, rows, cols, element_bytes);
+  if (!l) return std::nullopt;
+  return cuda::SharedTileLayout{code, fmt::format("{} of {}x{}", l->describe(), rows, cols),
+                                [layout = *l](const Expr& flat) { return layout.index(flat); }};
+}
+
 }  // namespace tilec::cute

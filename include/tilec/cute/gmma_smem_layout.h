@@ -20,6 +20,7 @@
 // (kGmmaTileAlignment covers every atom).
 #pragma once
 
+#include "tilec/cuda/shared_swizzle.h"
 #include "tilec/ir/expr.h"
 
 #include <cstdint>
@@ -62,5 +63,10 @@ std::optional<GmmaSmemLayout> choose_gmma_smem_layout(GmmaSmemLayout::Major majo
 // The layout a helper code names (code() above) for a rows x cols tile; nullopt for 0.
 std::optional<GmmaSmemLayout> gmma_smem_layout_of_code(int64_t code, int64_t rows, int64_t cols,
                                                        int64_t element_bytes);
+
+// The layout a code names as cuda.swizzle_shared places a tile in (what the CuTe calls'
+// shared-layout registrations answer); nullopt when the code names no layout of the tile.
+std::optional<cuda::SharedTileLayout> gmma_shared_tile_layout(int64_t code, int64_t rows,
+                                                              int64_t cols, int64_t element_bytes);
 
 }  // namespace tilec::cute
