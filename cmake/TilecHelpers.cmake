@@ -91,3 +91,19 @@ function(tilec_add_test_plugins)
     endforeach()
   endforeach()
 endfunction()
+
+# tilec_embed_text(TARGET INPUT NAMESPACE FUNCTION): adds to TARGET a generated source
+# defining `std::string_view NAMESPACE::FUNCTION()`, the bytes of INPUT (a header or
+# text that generated code or an emulated build embeds), regenerated when INPUT changes
+# (cmake/embed_text.cmake), so the file stays the one source of truth.
+function(tilec_embed_text target input namespace function)
+  set(output ${CMAKE_CURRENT_BINARY_DIR}/${function}.gen.cc)
+  add_custom_command(
+    OUTPUT ${output}
+    COMMAND ${CMAKE_COMMAND} -DINPUT=${input} -DOUTPUT=${output} -DNAMESPACE=${namespace}
+            -DFUNCTION=${function} -P ${PROJECT_SOURCE_DIR}/cmake/embed_text.cmake
+    DEPENDS ${input} ${PROJECT_SOURCE_DIR}/cmake/embed_text.cmake
+    COMMENT "Embedding ${input}"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${output})
+endfunction()

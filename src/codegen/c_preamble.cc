@@ -1,4 +1,4 @@
-#include "c_preamble.h"
+#include "tilec/codegen/c_preamble.h"
 
 #include "tilec/codegen/narrow_float.h"
 #include "tilec/ir/expr.h"

@@ -1,6 +1,6 @@
 #include "tilec/codegen/codegen_c.h"
 
-#include "c_preamble.h"
+#include "tilec/codegen/c_preamble.h"
 #include "tilec/codegen/bounds_record.h"
 #include "tilec/codegen/narrow_float.h"
 #include "tilec/ir/visitor.h"

@@ -7,7 +7,7 @@
 #include "tilec/transform/bounds_check.h"
 #include "tilec/transform/split_host_device.h"
 
-#include "c_preamble.h"
+#include "tilec/codegen/c_preamble.h"
 
 #include <fmt/format.h>
 

@@ -5,6 +5,7 @@
 #include "tilec/cuda/cp_async.h"
 #include "tilec/cuda/shared_swizzle.h"
 #include "tilec/exec/cuda_backends.h"
+#include "tilec/exec/emulator.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/source_backend.h"
 #include "tilec/gpu/simt_pipeline.h"
@@ -46,7 +47,18 @@ std::vector<backend::ExecutionBackendSpec> cuda_execution_backend_specs(bool (*a
                                        .supports_target = std::nullopt,
                                        .enable_host_codegen = true,
                                        .enable_device_compile = false};
-  return {compiler(exec::kNvrtcBackendName), compiler(exec::kNvccBackendName), source};
+  // The emulator runs the same source on the CPU; `auto` never reaches it (source is
+  // always available), so it runs only when asked for by name.
+  backend::ExecutionBackendSpec emulator{.name = exec::kEmulatorBackendName,
+                                         .is_available =
+                                             [] {
+                                               return exec::is_execution_backend_available(
+                                                   exec::kEmulatorBackendName);
+                                             },
+                                         .supports_target = std::nullopt,
+                                         .enable_host_codegen = true,
+                                         .enable_device_compile = false};
+  return {compiler(exec::kNvrtcBackendName), compiler(exec::kNvccBackendName), source, emulator};
 }
 
 bool is_plain_cuda_target(const target::Target& target) {

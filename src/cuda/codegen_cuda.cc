@@ -234,6 +234,7 @@ template <typename T> __device__ __forceinline__ T tilec_subgroup_reduce_min(T v
 // loads 8x8 matrices of 16-bit elements from shared memory (each lane gives one row's
 // address), mma.sync multiplies a 16x16 A by a 16x8 B into a 16x8 float32 accumulator.
 const char* kMma = R"CU(
+#ifndef TILEC_EMULATOR /* the device emulator defines these helpers (tilec/emu/cuda.h) */
 #define TILEC_MMA(NAME, T)                                                             \
   static __device__ __forceinline__ void NAME(float* c, const uint32_t* a, const uint32_t* b) { \
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." T "." T ".f32 {%0, %1, %2, %3}, " \
@@ -263,6 +264,7 @@ static __device__ __forceinline__ void tilec_ldmatrix_x2_trans(uint32_t* r, cons
 }
 TILEC_MMA(tilec_mma_m16n8k16_f16, "f16")
 TILEC_MMA(tilec_mma_m16n8k16_bf16, "bf16")
+#endif
 )CU";
 
 // T.Pipelined's asynchronous copies (cp_async.h): cp.async moves 16 (.cg: around L1), 8 or
@@ -270,6 +272,7 @@ TILEC_MMA(tilec_mma_m16n8k16_bf16, "bf16")
 // the rest (0 for a masked edge element); commit_group closes the copies issued since
 // the last one into a group, wait_group N waits until at most N groups are in flight.
 const char* kCpAsync = R"CU(
+#ifndef TILEC_EMULATOR /* the device emulator defines these helpers (tilec/emu/cuda.h) */
 #define TILEC_CP_ASYNC(NAME, CACHE, BYTES)                                             \
   static __device__ __forceinline__ void NAME(void* dst, const void* src, int src_bytes) { \
     unsigned address = (unsigned)__cvta_generic_to_shared(dst);                        \
@@ -294,6 +297,7 @@ static __device__ __forceinline__ void tilec_cp_async_wait_group(int pending) {
     default: asm volatile("cp.async.wait_all;\n" ::: "memory");
   }
 }
+#endif
 )CU";
 
 int64_t round_up(int64_t v, int64_t to) {

@@ -3,6 +3,7 @@
 #include "tilec/backend/module_registrations.h"
 #include "tilec/cuda/backend.h"
 #include "tilec/cuda/detector.h"
+#include "tilec/cuda/emulator_dialect.h"
 #include "tilec/cuda/mma_gemm.h"
 #include "tilec/gpu/simt_tile_ops.h"
 
@@ -14,6 +15,7 @@ void register_cuda_module() {
   for (auto& impl : gpu::simt_tile_op_impls())
     backend::register_module_tile_op_impl(std::move(impl));
   backend::register_module_tile_op_impl(mma_gemm_impl());
+  exec::register_emulator_dialect(cuda_emulator_dialect());
   backend::register_backend(make_cuda_backend_module());
 }
 

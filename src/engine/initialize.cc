@@ -2,6 +2,7 @@
 
 #include "tilec/backend/host_codegen.h"
 #include "tilec/backend/module_loader.h"
+#include "tilec/exec/emulator.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <mutex>
@@ -18,6 +19,7 @@ void initialize() {
     backend::register_lazy_host_codegen("c", "tilec.cpu");
     // compile() checks that a target honoured it, whichever backend lowers.
     transform::register_bounds_check_config_key();
+    exec::register_emulator_config_keys();
   });
   // load_module is a no-op for a loaded module and retries one that failed.
   for (const auto& module : builtin_modules()) backend::load_module(module.import_path);

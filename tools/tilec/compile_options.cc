@@ -4,6 +4,7 @@
 
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/check.h"
+#include "tilec/exec/emulator.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
@@ -59,6 +60,10 @@ void add_compile_options(CLI::App& sub, CompileOptions& options) {
                "compile every tensor, shared and fragment access with an index check; the first "
                "index outside its shape is an error naming file:line:col, tensor, index and "
                "shape (pass config tilec.bounds_check; cpu targets)");
+  sub.add_flag("--racecheck", options.race_check,
+               "with --execution-backend emulator: report a shared-memory race (two threads' "
+               "conflicting accesses with no barrier between them) with both threads and lines "
+               "(pass config tilec.emulator.racecheck)");
   sub.add_option("-D,--define", options.defines,
                  "set a module constant or factory parameter: -D NAME=VALUE (repeatable)");
   sub.add_option("--entry", options.entry,
@@ -81,6 +86,7 @@ CompiledFile compile_kernel_file(const CompileOptions& options) {
   if (!options.target_host.empty()) host = options.target_host;
   PassConfig pass_config;
   if (options.bounds_check) pass_config[transform::kBoundsCheckConfigKey] = true;
+  if (options.race_check) pass_config[exec::kEmulatorRaceCheckConfigKey] = true;
   Kernel kernel = compile(mod, options.target, host, options.execution_backend, pass_config);
   return {std::move(mod), std::move(kernel)};
 }

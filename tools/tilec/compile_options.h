@@ -43,6 +43,7 @@ struct CompileOptions : KernelFileOptions {
   std::string target_host;  // "" = derived from the target
   std::string execution_backend = "auto";
   bool bounds_check = false;  // --bounds-check: pass config tilec.bounds_check = true
+  bool race_check = false;    // --racecheck: pass config tilec.emulator.racecheck = true
 };
 
 // Adds FILE, --target, --target-host, --execution-backend, --bounds-check and -D/--define.

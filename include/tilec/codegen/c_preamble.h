@@ -1,7 +1,9 @@
 // The C text every generated translation unit starts with: standard includes and,
 // on request, helper sections (floor division, float16/bfloat16
 // conversion with round-to-nearest-even, aligned heap tiles). Each section is guarded by a macro so
-// host and device code can be concatenated into one translation unit.
+// host and device code can be concatenated into one translation unit. Public, so a
+// dialect that needs the same conversions elsewhere (the emulator's cuda_fp16.h) takes
+// this one definition.
 #pragma once
 
 #include <string>

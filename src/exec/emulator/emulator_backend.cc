@@ -1,0 +1,412 @@
+#include "tilec/exec/emulator.h"
+
+#include "../device_build.h"
+#include "../embedded_files.h"
+#include "../host_entry_function.h"
+#include "block_runner.h"
+#include "device_library.h"
+#include "emulator_headers.h"
+#include "tilec/exec/native_backend.h"
+#include "tilec/exec/process.h"
+#include "tilec/runtime/kernel_library.h"
+#include "tilec/runtime/runtime_env.h"
+#include "tilec/runtime/thread_pool.h"
+#include "tilec/transform/pass_context.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace tilec::exec {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace detail;
+
+constexpr const char* kArtifactName = "kernel.so";
+constexpr const char* kDeviceLibrary = "device.so";
+constexpr const char* kDeviceSource = "device.cu";
+constexpr const char* kDeviceMain = "device_main.cc";
+constexpr const char* kIncludeDir = "emu_include";
+constexpr const char* kDynamicSharedPrefix = "tilec_dynamic_shared_bytes_";
+constexpr const char* kStatusPrefix = "tilec_status_";
+// The largest block a CUDA/HIP device launches, and its grid limits.
+constexpr int64_t kMaxBlockThreads = 1024;
+constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
+
+struct DialectRegistry {
+  std::mutex mutex;
+  std::map<std::string, EmulatorDialect, std::less<>> dialects;
+};
+
+DialectRegistry& dialects() {
+  static DialectRegistry registry;
+  return registry;
+}
+
+EmulatorDialect dialect_for(const std::string& format) {
+  DialectRegistry& r = dialects();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (auto found = r.dialects.find(format); found != r.dialects.end()) return found->second;
+  std::vector<std::string> known;
+  for (const auto& [name, _] : r.dialects) known.push_back(name);
+  throw ExecError(fmt::format(
+      "the emulator execution backend runs device code in {}, but this device code is in "
+      "format '{}'; choose another execution backend (`tilec backends` lists them)",
+      known.empty() ? "no format (no GPU backend registered a dialect)"
+                    : fmt::format("the formats {}", fmt::join(known, ", ")),
+      format.empty() ? "<none>" : format));
+}
+
+// $CXX split into words, else c++.
+std::vector<std::string> cxx_command() {
+  std::vector<std::string> words;
+  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) {
+    std::istringstream in(cxx);
+    for (std::string w; in >> w;) words.push_back(w);
+  }
+  if (words.empty()) words.push_back("c++");
+  return words;
+}
+
+std::optional<std::string> cxx_identity() {
+  static std::mutex mutex;
+  static std::map<std::vector<std::string>, std::optional<std::string>> seen;
+  auto command = cxx_command();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto found = seen.find(command); found != seen.end()) return found->second;
+  auto argv = command;
+  argv.push_back("--version");
+  ProcessResult result = run_process(argv);
+  std::optional<std::string> identity;
+  if (result.exit_code == 0) identity = result.output.substr(0, result.output.find('\n'));
+  seen.emplace(command, identity);
+  return identity;
+}
+
+bool race_check_requested() {
+  const auto& config = transform::PassContext::current().config();
+  auto found = config.find(kEmulatorRaceCheckConfigKey);
+  return found != config.end() && std::get<bool>(found->second);
+}
+
+// The compile flags: debug information for gdb, optimization for speed, no contraction
+// into fused multiply-adds (the GPU builds use --fmad=false), and type punning through
+// vector types as CUDA code does it.
+std::vector<std::string> compile_flags(bool race_check) {
+  std::vector<std::string> flags = {"-std=c++17",       "-g",   "-O2", "-fPIC",
+                                    "-fno-strict-aliasing", "-ffp-contract=off", "-w"};
+  if (race_check) flags.push_back("-fsanitize=thread");
+  return flags;
+}
+
+// One loaded emulated kernel library: host entries on the tilec runtime with a device
+// whose memory is host memory and whose launches run on the engine.
+class EmulatorModule final : public LoadedModule {
+ public:
+  EmulatorModule(std::shared_ptr<runtime::KernelLibrary> library,
+                 std::unique_ptr<emulator::DeviceLibrary> device, bool race_check)
+      : library_(std::move(library)), device_(std::move(device)), race_check_(race_check) {
+    env_ = *runtime::default_runtime_env();
+    env_.device_api = &kApi;
+    env_.device = this;
+    env_.device_memory_type = 0;  // host tensors are copied in and back, as for a GPU
+    env_.device_memory_id = 0;
+  }
+
+  bool has_function(std::string_view global_symbol) const override {
+    return library_->has_entry(global_symbol);
+  }
+
+  HostFunction function(std::string_view global_symbol) const override {
+    std::shared_ptr<const EmulatorModule> self = self_.lock();
+    return detail::host_entry_function(*library_, global_symbol, self, &self->env_);
+  }
+
+  void set_self(const std::shared_ptr<const EmulatorModule>& self) { self_ = self; }
+
+ private:
+  static EmulatorModule& of(void* device) { return *static_cast<EmulatorModule*>(device); }
+
+  static int32_t api_alloc(void*, int64_t nbytes, void** out, char* err, int32_t len) {
+    size_t bytes = size_t((std::max<int64_t>(nbytes, 1) + 255) / 256 * 256);
+    *out = std::aligned_alloc(256, bytes);  // cudaMalloc's alignment
+    if (!*out) {
+      return fail_device_call(
+          err, len, fmt::format("emulator: cannot allocate {} bytes of device memory", nbytes));
+    }
+    return 0;
+  }
+
+  static int32_t api_free(void*, void* buffer) {
+    std::free(buffer);
+    return 0;
+  }
+
+  static int32_t api_copy(void*, void* buffer, void* host, int64_t nbytes, int32_t kind,
+                          void* stream, char* err, int32_t len) {
+    if (stream) {
+      return fail_device_call(err, len,
+                              "emulator: the emulated device has no streams; run without one");
+    }
+    if (nbytes <= 0) return 0;
+    if (kind == kTilecCopyHostToDevice) {
+      std::memcpy(buffer, host, size_t(nbytes));
+    } else {
+      std::memcpy(host, buffer, size_t(nbytes));
+    }
+    return 0;
+  }
+
+  static int32_t api_launch(void* device, const char* function, const int64_t grid[3],
+                            const int64_t block[3], int64_t shared_bytes,
+                            const TilecDeviceArg* args, int32_t num_args, void* stream, char* err,
+                            int32_t len) {
+    EmulatorModule& m = of(device);
+    try {
+      m.launch(function, grid, block, shared_bytes, args, num_args, stream);
+    } catch (const LaunchStatus& status) {
+      return fail_device_status(err, len, status.word, function);
+    } catch (const std::exception& e) {
+      return fail_device_call(err, len, e.what());
+    }
+    return 0;
+  }
+
+  struct LaunchStatus {
+    int32_t word;
+  };
+
+  void launch(const char* function, const int64_t grid[3], const int64_t block[3],
+              int64_t shared_bytes, const TilecDeviceArg* args, int32_t num_args,
+              void* stream) const {
+    if (stream) throw ExecError("emulator: the emulated device has no streams; run without one");
+    const TilecEmuKernelInfo* kernel = device_->kernel(function);
+    if (!kernel) {
+      throw ExecError(fmt::format("emulator: the device library has no kernel '{}'", function));
+    }
+    if (kernel->num_params != num_args) {
+      throw ExecError(fmt::format("emulator: kernel '{}' takes {} parameters, the launch passes {}",
+                                  function, kernel->num_params, num_args));
+    }
+    int64_t threads = block[0] * block[1] * block[2];
+    for (int i = 0; i < 3; ++i) {
+      if (grid[i] < 1 || grid[i] > kMaxGrid[i] || block[i] < 1) {
+        throw ExecError(fmt::format(
+            "emulator: launching '{}' with grid {}x{}x{} and blocks {}x{}x{}: every extent must be "
+            "at least 1 and the grid at most {}x{}x{}, as on a GPU",
+            function, grid[0], grid[1], grid[2], block[0], block[1], block[2], kMaxGrid[0],
+            kMaxGrid[1], kMaxGrid[2]));
+      }
+    }
+    if (threads > kMaxBlockThreads ||
+        (kernel->launch_bounds > 0 && threads > kernel->launch_bounds)) {
+      throw ExecError(fmt::format(
+          "emulator: launching '{}' with {} threads per block, more than {} allows; a GPU "
+          "refuses this launch",
+          function, threads,
+          kernel->launch_bounds > 0 && kernel->launch_bounds < kMaxBlockThreads
+              ? fmt::format("its __launch_bounds__({})", kernel->launch_bounds)
+              : fmt::format("a block ({} threads)", kMaxBlockThreads)));
+    }
+    int64_t dynamic = shared_bytes;
+    if (auto* declared = static_cast<const int64_t*>(
+            device_->variable(std::string(kDynamicSharedPrefix) + function)))
+      dynamic += *declared;
+    TilecEmuSharedRange range{};
+    device_->shared(&range, false);
+    if (dynamic > range.dynamic_capacity) {
+      throw ExecError(fmt::format(
+          "emulator: kernel '{}' needs {} bytes of dynamic shared memory, more than any GPU "
+          "block has ({}); use smaller tiles",
+          function, dynamic, range.dynamic_capacity));
+    }
+    auto* status = static_cast<int32_t*>(device_->variable(std::string(kStatusPrefix) + function));
+    if (status) *status = 0;
+
+    std::vector<TilecEmuArg> emu_args(size_t(std::max(num_args, 1)));
+    static_assert(sizeof(TilecEmuArg) == sizeof(TilecDeviceArg));
+    if (num_args > 0) std::memcpy(emu_args.data(), args, sizeof(TilecEmuArg) * size_t(num_args));
+    emulator::LaunchShape shape{{uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])},
+                                {uint32_t(block[0]), uint32_t(block[1]), uint32_t(block[2])},
+                                dynamic,
+                                race_check_};
+    int64_t blocks = grid[0] * grid[1] * grid[2];
+    std::atomic<bool> failed{false};
+    std::mutex error_mutex;
+    std::string error;
+    runtime::global_thread_pool().parallel_for(blocks, [&](int64_t begin, int64_t end) -> int32_t {
+      emulator::BlockRunner runner(*device_, *kernel, emu_args.data(), shape);
+      for (int64_t b = begin; b < end && !failed.load(std::memory_order_relaxed); ++b) {
+        if (auto message = runner.run(b)) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          if (!failed.exchange(true)) error = std::move(*message);
+          return 1;
+        }
+      }
+      return 0;
+    });
+    if (failed) throw ExecError(error);
+    if (status && *status != 0) throw LaunchStatus{*status};
+  }
+
+  static constexpr TilecDeviceApi kApi{&api_alloc, &api_free, &api_copy, &api_launch};
+
+  std::shared_ptr<runtime::KernelLibrary> library_;
+  std::unique_ptr<emulator::DeviceLibrary> device_;
+  bool race_check_;
+  TilecRuntimeEnv env_{};
+  std::weak_ptr<const EmulatorModule> self_;
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class EmulatorBackend final : public ExecutionBackend {
+ public:
+  const std::string& name() const override { return name_; }
+  bool available() const override { return unavailable_reason().empty(); }
+  std::string unavailable_reason() const override {
+    if (!cxx_identity()) {
+      return fmt::format(
+          "C++ compiler '{}' could not be run ('{} --version' failed); install one or set $CXX",
+          fmt::join(cxx_command(), " "), fmt::join(cxx_command(), " "));
+    }
+    return native_execution_backend()->unavailable_reason();
+  }
+  std::string cache_identity(const target::Target&,
+                             const target::Target& target_host) const override {
+    bool race_check = race_check_requested();
+    return fmt::format("emulator abi {} | {} | {} | {} | host: {}", TILEC_EMU_ABI_VERSION,
+                       fmt::join(cxx_command(), " "), cxx_identity().value_or("<unavailable>"),
+                       fmt::join(compile_flags(race_check), " "),
+                       native_execution_backend()->cache_identity(target_host, target_host));
+  }
+  std::string artifact_file_name() const override { return kArtifactName; }
+
+  BuiltModule build(const backend::CodeArtifact& host, const backend::CodeArtifact& device,
+                    const target::Target&, const target::Target& target_host,
+                    const fs::path& output_dir) const override {
+    EmulatorDialect dialect = dialect_for(device.format);
+    std::vector<EmulatedKernel> kernels = dialect.kernels(device);
+    bool race_check = race_check_requested();
+    fs::path include = output_dir / kIncludeDir;
+    auto write = [&](const fs::path& path, std::string_view text) {
+      fs::create_directories(path.parent_path());
+      write_binary_file(path, text);
+    };
+    write(include / "tilec/emu/abi.h", emulator::abi_header_text());
+    write(include / "tilec/emu/device.h", emulator::device_header_text());
+    for (const auto& [relative, text] : dialect.files) write(include / relative, text);
+    write(output_dir / kDeviceSource, device.source);
+    // The source is included, not pasted, so line numbers and debug information name
+    // device.cu's own lines.
+    std::string main = fmt::format(
+        "// The device library of the emulator execution backend: {} compiled for the host.\n"
+        "#include \"{}\"\n",
+        dialect.language, kDeviceSource);
+    for (const auto& k : kernels) main += fmt::format("TILEC_EMU_KERNEL({}, {})\n", k.name, k.launch_bounds);
+    write(output_dir / kDeviceMain, main);
+
+    std::vector<std::string> options;
+    if (dialect.compile_options) options = dialect.compile_options(device);
+    auto compiler = cxx_command();
+    std::vector<std::string> compile = compiler;
+    for (const auto& f : compile_flags(race_check)) compile.push_back(f);
+    for (const auto& o : options) compile.push_back(o);
+    compile.insert(compile.end(), {"-I", include.string(), "-include", dialect.header, "-c",
+                                   (output_dir / kDeviceMain).string(), "-o",
+                                   (output_dir / "device.o").string()});
+    run_or_throw(compile, output_dir, dialect);
+    // Linked without -fsanitize: the engine, not ThreadSanitizer's run time, takes the calls.
+    std::vector<std::string> link = compiler;
+    link.insert(link.end(), {"-shared", (output_dir / "device.o").string(), "-o",
+                             (output_dir / kDeviceLibrary).string()});
+    run_or_throw(link, output_dir, dialect);
+    write(output_dir / "emulator.mode", race_check ? "racecheck\n" : "plain\n");
+    return build_with_embedded_device_code(*this, host, "", target_host, output_dir);
+  }
+
+  std::shared_ptr<const LoadedModule> load(const fs::path& artifact) const override {
+    auto library = runtime::KernelLibrary::open(artifact.string());
+    fs::path dir = artifact.parent_path();
+    if (!fs::exists(dir / kDeviceLibrary)) {
+      throw ExecError(fmt::format("'{}' has no emulated device library ({}) beside it; it was not "
+                                  "built by the emulator execution backend",
+                                  artifact.string(), kDeviceLibrary));
+    }
+    auto device = std::make_unique<emulator::DeviceLibrary>(
+        dir / kDeviceLibrary, read_text(dir / kDeviceSource), &emulator::BlockRunner::api());
+    bool race_check = read_text(dir / "emulator.mode").rfind("racecheck", 0) == 0;
+    auto module = std::make_shared<EmulatorModule>(std::move(library), std::move(device), race_check);
+    module->set_self(module);
+    return module;
+  }
+
+ private:
+  static void run_or_throw(const std::vector<std::string>& argv, const fs::path& dir,
+                           const EmulatorDialect& dialect) {
+    ProcessResult result = run_process(argv);
+    if (result.exit_code == 0) return;
+    throw ExecError(fmt::format(
+        "emulator: the host C++ compiler could not build the {} device code (exit {}):\n{}\n"
+        "command: {}\nthe sources are kept in {}; the emulator needs a C++17 compiler ($CXX, "
+        "else c++)",
+        dialect.language, result.exit_code, result.output, fmt::join(argv, " "), dir.string()));
+  }
+
+  std::string name_ = kEmulatorBackendName;
+};
+
+}  // namespace
+
+void register_emulator_dialect(EmulatorDialect dialect, bool override) {
+  if (dialect.format.empty() || dialect.header.empty() || !dialect.kernels) {
+    throw ExecError("register_emulator_dialect: a dialect needs a format, a header and a kernels "
+                    "function");
+  }
+  DialectRegistry& r = dialects();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto found = r.dialects.find(dialect.format);
+  if (found != r.dialects.end() && !override) {
+    if (found->second.header == dialect.header && found->second.kernels == dialect.kernels) return;
+    throw ExecError(fmt::format(
+        "register_emulator_dialect: format '{}' already has a dialect (header '{}'); pass "
+        "override=true to replace it",
+        dialect.format, found->second.header));
+  }
+  std::string format = dialect.format;
+  r.dialects.insert_or_assign(format, std::move(dialect));
+}
+
+std::vector<std::string> list_emulator_dialects() {
+  DialectRegistry& r = dialects();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> out;
+  for (const auto& [name, _] : r.dialects) out.push_back(name);
+  return out;
+}
+
+const ExecutionBackendPtr& emulator_execution_backend() {
+  static const ExecutionBackendPtr backend = std::make_shared<EmulatorBackend>();
+  return backend;
+}
+
+void register_emulator_config_keys() {
+  transform::register_pass_config_key(
+      kEmulatorRaceCheckConfigKey, transform::PassConfigType::kBool, false,
+      "emulator execution backend: report shared-memory races (two threads' conflicting "
+      "accesses with no barrier between them)");
+}
+
+}  // namespace tilec::exec
