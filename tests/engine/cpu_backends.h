@@ -1,11 +1,14 @@
 // The CPU (target, execution backend) pairs the end-to-end tests run every kernel on:
 // `c` with native, and (built with LLVM) `llvm` with llvm_jit and with native. Tests
 // parametrized over them skip, saying why, when this build has no LLVM.
-// runnable_backends() adds opencl (PoCL here) to them, for tests of constructs every
-// backend that can run on this machine must execute; TILEC_SKIP_UNLESS_RUNNABLE skips a
-// pair whose target is not built or whose execution backend is unavailable, saying why.
+// runnable_backends() adds opencl (PoCL here) and cuda on the device emulator (sm_80,
+// with race checking) to them, for tests of constructs every backend that can run on
+// this machine must execute; TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is not
+// built or whose execution backend is unavailable, saying why. compile_on() compiles a
+// module for a pair with its target attributes and pass config.
 #pragma once
 
+#include "tilec/exec/emulator.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/tilec.h"
 
@@ -17,9 +20,22 @@
 namespace tilec::testing {
 
 struct CpuBackend {
-  std::string target;
+  std::string target;  // the kind
   std::string execution_backend;
-  std::string name() const { return target + "_" + execution_backend; }
+  std::string attributes = "";  // of the target string: "-arch=sm_80"
+  std::string name() const {
+    std::string arch = attributes.empty() ? "" : "_" + attributes.substr(attributes.find('=') + 1);
+    return target + arch + "_" + execution_backend;
+  }
+  std::string target_string() const {
+    return attributes.empty() ? target : target + " " + attributes;
+  }
+  // The emulator runs with race checking, so every construct also proves its barriers.
+  PassConfig pass_config() const {
+    if (execution_backend == exec::kEmulatorBackendName)
+      return {{exec::kEmulatorRaceCheckConfigKey, true}};
+    return {};
+  }
 };
 
 inline std::vector<CpuBackend> cpu_backends() {
@@ -30,6 +46,7 @@ inline std::vector<CpuBackend> cpu_backends() {
 inline std::vector<CpuBackend> runnable_backends() {
   std::vector<CpuBackend> out = cpu_backends();
   out.push_back({"opencl", "opencl"});
+  out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_80"});
   return out;
 }
 
@@ -44,6 +61,11 @@ inline std::string cpu_backend_missing(const CpuBackend& backend) {
 #endif
 }
 
+inline Kernel compile_on(const ir::IRModule& mod, const CpuBackend& backend) {
+  return compile(mod, backend.target_string(), std::nullopt, backend.execution_backend,
+                 backend.pass_config());
+}
+
 }  // namespace tilec::testing
 
 #define TILEC_SKIP_UNLESS_BUILT(backend)                                                   \
@@ -52,13 +74,14 @@ inline std::string cpu_backend_missing(const CpuBackend& backend) {
     if (!tilec_missing.empty()) GTEST_SKIP() << (backend).name() << ": " << tilec_missing; \
   } while (0)
 
-// opencl's host code is C, so it needs what `c` needs; then the execution backend must load.
-#define TILEC_SKIP_UNLESS_RUNNABLE(backend)                                                    \
-  do {                                                                                         \
-    TILEC_SKIP_UNLESS_BUILT((::tilec::testing::CpuBackend{                                     \
-        (backend).target == "opencl" ? "c" : (backend).target, (backend).execution_backend})); \
-    auto tilec_builder = ::tilec::exec::get_execution_backend((backend).execution_backend);    \
-    if (!tilec_builder->available()) GTEST_SKIP() << tilec_builder->unavailable_reason();      \
+// opencl's and cuda's host code is C, so they need what `c` needs; then the execution
+// backend must load.
+#define TILEC_SKIP_UNLESS_RUNNABLE(backend)                                                 \
+  do {                                                                                      \
+    TILEC_SKIP_UNLESS_BUILT((::tilec::testing::CpuBackend{                                  \
+        (backend).target == "llvm" ? "llvm" : "c", (backend).execution_backend}));          \
+    auto tilec_builder = ::tilec::exec::get_execution_backend((backend).execution_backend); \
+    if (!tilec_builder->available()) GTEST_SKIP() << tilec_builder->unavailable_reason();   \
   } while (0)
 
 namespace tilec::testing {

@@ -79,7 +79,7 @@ class Examples : public testing::EngineTest,
 TEST_P(Examples, MatchesTheInterpreter) {
   const auto& [example, backend] = GetParam();
   ir::IRModule mod = ir::parse_kernel_file(example.file.string(), defines_for(example));
-  Kernel kernel = compile(mod, backend.target, std::nullopt, backend.execution_backend);
+  Kernel kernel = testing::compile_on(mod, backend);
   EXPECT_EQ(kernel.context().target().kind(), backend.target);
   EXPECT_EQ(kernel.execution_backend(), backend.execution_backend);
   for (const auto& func : mod.functions()) {

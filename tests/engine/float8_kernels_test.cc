@@ -108,7 +108,7 @@ TEST_P(Float8Kernels, ConversionsAndArithmeticMatchTheInterpreterBitForBit) {
     args.push_back(compiled[t].view());
     interp_args.push_back(expected[t].view());
   }
-  Kernel kernel = compile(mod, GetParam().target, std::nullopt, GetParam().execution_backend);
+  Kernel kernel = testing::compile_on(mod, GetParam());
   kernel.call(func->name, args);
   ir::interpret(func, interp_args);
   for (size_t t = 3; t < compiled.size(); ++t) {
@@ -159,7 +159,7 @@ def fp8_gemm(M=32, N=32, K=64, block=16, block_K=32):
 )";
   ir::IRModule mod = ir::parse_kernel_source(source, {.filename = "fp8_gemm.py", .defines = {}});
   ir::check_module_or_throw(mod, "fp8_gemm.py", source);
-  Kernel kernel = compile(mod, GetParam().target, std::nullopt, GetParam().execution_backend);
+  Kernel kernel = testing::compile_on(mod, GetParam());
   auto result = testing::run_and_compare(kernel, mod.functions()[0]);
   EXPECT_TRUE(result.ok) << result.detail;
 }

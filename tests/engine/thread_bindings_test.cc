@@ -92,6 +92,7 @@ def f(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32")):
     with T.Kernel(2, threads=32) as bx:
         tx = T.get_thread_binding(0)
         S = T.alloc_shared((32,), "float32")
+        R = T.alloc_shared((32,), "float32")
         acc = T.alloc_local((2,), "float32")
         n = T.alloc_var("int32", init=tx * 2)
         v = A[bx * 32 + tx] * 3.0
@@ -99,10 +100,10 @@ def f(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32")):
         acc[1] = v + 1.0
         S[tx] = v
         T.sync_threads()
-        S[tx] = S[31 - tx] + acc[0]
+        R[tx] = S[31 - tx] + acc[0]
         n = n + 1
         T.sync_threads()
-        B[bx * 32 + tx] = S[(tx + 5) % 32] + acc[1] + v + n
+        B[bx * 32 + tx] = R[(tx + 5) % 32] + acc[1] + v + n
 )"},
       {"SharedTreeReduction", R"(
 @T.prim_func
@@ -208,7 +209,7 @@ TEST_P(ThreadBindings, CompilesAndMatchesTheInterpreter) {
   TILEC_SKIP_UNLESS_RUNNABLE(backend);
   ir::IRModule mod = parse(c);
   ASSERT_EQ(mod.functions().size(), 1u);
-  Kernel kernel = compile(mod, backend.target, std::nullopt, backend.execution_backend);
+  Kernel kernel = testing::compile_on(mod, backend);
   ASSERT_EQ(kernel.context().target().kind(), backend.target);
   auto result = testing::run_and_compare(kernel, mod.functions()[0]);
   EXPECT_TRUE(result.ok) << result.detail;

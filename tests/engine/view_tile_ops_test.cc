@@ -232,7 +232,7 @@ TEST_P(ViewTileOpBackends, MatchTheInterpreter) {
   const testing::CpuBackend& backend = GetParam();
   TILEC_SKIP_UNLESS_RUNNABLE(backend);
   ir::IRModule mod = parse_view_tile_ops();
-  Kernel kernel = compile(mod, backend.target, std::nullopt, backend.execution_backend);
+  Kernel kernel = testing::compile_on(mod, backend);
   for (const auto& func : mod.functions()) {
     auto result = testing::run_and_compare(kernel, func);
     EXPECT_TRUE(result.ok) << func->name << ": " << result.detail;

@@ -31,8 +31,9 @@ DriverLoad load_driver() {
     const char* why = dlerror();
     out.reason = fmt::format(
         "no CUDA driver: {} could not be loaded ({}), so this machine cannot run CUDA kernels (no "
-        "NVIDIA GPU or driver here). The kernel compiled; run it on a machine with a GPU, or use "
-        "`tilec compile` to inspect its code",
+        "NVIDIA GPU or driver here). The kernel compiled; run it on the CPU with "
+        "`--execution-backend emulator` (tilec's device emulator), on a machine with a GPU, or "
+        "use `tilec compile` to inspect its code",
         path, why ? why : "unknown dlopen error");
     return out;
   }
