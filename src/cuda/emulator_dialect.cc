@@ -27,8 +27,8 @@ std::string renamed_section(const std::string& section, const std::vector<std::s
 std::string fp16_header() {
   return "// cuda_fp16.h of the emulator: __half with tilec's float16 conversions.\n"
          "#pragma once\n#include <math.h>\n#include <stdint.h>\n#include <string.h>\n" +
-         renamed_section("f16", {"bits_to_f32", "f32_to_bits", "f16_to_f32", "f32_to_f16",
-                                 "round_f16"}) +
+         renamed_section("f16",
+                         {"bits_to_f32", "f32_to_bits", "f16_to_f32", "f32_to_f16", "round_f16"}) +
          R"CU(
 struct __half_raw {
   unsigned short x;
@@ -69,10 +69,10 @@ std::string fp8_header() {
   return "// cuda_fp8.h of the emulator: the conversions tilec's float8 dtypes use\n"
          "// (saturating, round to nearest even; ir/float8.h).\n"
          "#pragma once\n#include <cuda_fp16.h>\n" +
-         renamed_section("f8e4m3", {"f8_f32_bits", "f8_bits_f32", "f8e4m3_to_f32",
-                                    "f32_to_f8e4m3", "round_f8e4m3"}) +
-         renamed_section("f8e5m2", {"f8_f32_bits", "f8_bits_f32", "f8e5m2_to_f32",
-                                    "f32_to_f8e5m2", "round_f8e5m2"}) +
+         renamed_section("f8e4m3", {"f8_f32_bits", "f8_bits_f32", "f8e4m3_to_f32", "f32_to_f8e4m3",
+                                    "round_f8e4m3"}) +
+         renamed_section("f8e5m2", {"f8_f32_bits", "f8_bits_f32", "f8e5m2_to_f32", "f32_to_f8e5m2",
+                                    "round_f8e5m2"}) +
          R"CU(
 typedef unsigned char __nv_fp8_storage_t;
 enum __nv_fp8_interpretation_t { __NV_E4M3, __NV_E5M2 };
@@ -93,9 +93,10 @@ inline __nv_fp8_storage_t __nv_cvt_float_to_fp8(float f, __nv_saturation_t,
 }  // namespace
 
 std::vector<exec::EmulatedKernel> cuda_emulated_kernels(const backend::CodeArtifact& device) {
-  static const std::regex tensor_core_atom(R"(SM80_16x8x16_F32|SM90_64x|GmmaOp|warpgroup_arrive)");
-  if (device.source.find("<cute/") != std::string::npos &&
-      std::regex_search(device.source, tensor_core_atom)) {
+  // The CuTe gemm's first template argument is its atom (cute_gemm.h): 0/1 SM80's
+  // mma.sync, 2 UniversalFMA, 3/4 SM90's GMMA.
+  static const std::regex tensor_core_atom(R"(tilec_cute::gemm_ss<[0134],)");
+  if (std::regex_search(device.source, tensor_core_atom)) {
     throw exec::ExecError(
         "the emulator cannot run this CuTe kernel: its T.gemm uses CuTe's tensor-core atoms "
         "(SM80 mma.sync or SM90 GMMA through cute::gemm), which are inline PTX the host "

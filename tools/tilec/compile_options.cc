@@ -2,9 +2,9 @@
 
 #include "error_report.h"
 
+#include "tilec/exec/emulator.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/check.h"
-#include "tilec/exec/emulator.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>

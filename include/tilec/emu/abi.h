@@ -46,7 +46,7 @@ typedef struct TilecEmuLane {
   uint8_t in[64];
   uint8_t out[64];
   uint32_t flat; /* the lane's flat thread index (race checking attributes reads to it) */
-  int32_t line; /* the device source line it arrived from */
+  int32_t line;  /* the device source line it arrived from */
 } TilecEmuLane;
 
 /* Computes every participating lane's `out` from all lanes' `in`, once, when the last
@@ -65,14 +65,13 @@ typedef struct TilecEmuApi {
    * `flat` (-1: the running one), from the instruction at pc (null: from `line`). Only
    * shared memory is checked; the library calls it only for addresses inside the range
    * tilec_emu_shared gave. */
-  void (*access)(const void* addr, int32_t bytes, int32_t is_write, const void* pc,
-                 int32_t line, int32_t flat);
+  void (*access)(const void* addr, int32_t bytes, int32_t is_write, const void* pc, int32_t line,
+                 int32_t flat);
   /* Asynchronous global->shared copies (cp.async): queued per thread, grouped by commit,
    * performed when a wait lets fewer than `pending` groups stay in flight (the latest
    * moment the GPU may complete them), and at the thread's end. src_bytes < bytes
    * zero-fills the rest. */
-  void (*async_copy)(void* dst, const void* src, int32_t bytes, int32_t src_bytes,
-                     int32_t line);
+  void (*async_copy)(void* dst, const void* src, int32_t bytes, int32_t src_bytes, int32_t line);
   void (*async_commit)(void);
   void (*async_wait)(int32_t pending, int32_t line);
   /* Stops the launch with an error naming the running thread (no return). */

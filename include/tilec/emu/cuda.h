@@ -73,7 +73,9 @@ inline void __syncthreads(int line = __builtin_LINE()) {
   tilec_emu::api->barrier("__syncthreads()", line);
 }
 inline void __threadfence_block() {}
-inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence() {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 
 // ---- Reinterpretations and math the host lacks -------------------------------------
 inline float __int_as_float(int v) {
@@ -106,39 +108,95 @@ inline long long __double_as_longlong(double v) {
   std::memcpy(&i, &v, 8);
   return i;
 }
-inline float __expf(float x) { return expf(x); }
-inline float __exp10f(float x) { return exp10f(x); }
-inline float __logf(float x) { return logf(x); }
-inline float __log2f(float x) { return log2f(x); }
-inline float __log10f(float x) { return log10f(x); }
-inline float __sinf(float x) { return sinf(x); }
-inline float __cosf(float x) { return cosf(x); }
-inline float __tanf(float x) { return tanf(x); }
-inline float __powf(float x, float y) { return powf(x, y); }
-inline float __fdividef(float x, float y) { return x / y; }
-inline float __frcp_rn(float x) { return 1.0f / x; }
-inline float __fsqrt_rn(float x) { return sqrtf(x); }
-inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-inline double rsqrt(double x) { return 1.0 / sqrt(x); }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-inline int __popc(unsigned v) { return __builtin_popcount(v); }
-inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
-inline int __clz(int v) { return v == 0 ? 32 : __builtin_clz(unsigned(v)); }
-inline int __ffs(int v) { return __builtin_ffs(v); }
+inline float __expf(float x) {
+  return expf(x);
+}
+inline float __exp10f(float x) {
+  return exp10f(x);
+}
+inline float __logf(float x) {
+  return logf(x);
+}
+inline float __log2f(float x) {
+  return log2f(x);
+}
+inline float __log10f(float x) {
+  return log10f(x);
+}
+inline float __sinf(float x) {
+  return sinf(x);
+}
+inline float __cosf(float x) {
+  return cosf(x);
+}
+inline float __tanf(float x) {
+  return tanf(x);
+}
+inline float __powf(float x, float y) {
+  return powf(x, y);
+}
+inline float __fdividef(float x, float y) {
+  return x / y;
+}
+inline float __frcp_rn(float x) {
+  return 1.0f / x;
+}
+inline float __fsqrt_rn(float x) {
+  return sqrtf(x);
+}
+inline float rsqrtf(float x) {
+  return 1.0f / sqrtf(x);
+}
+inline double rsqrt(double x) {
+  return 1.0 / sqrt(x);
+}
+inline float __saturatef(float x) {
+  return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+}
+inline float __fadd_rn(float a, float b) {
+  return a + b;
+}
+inline float __fmul_rn(float a, float b) {
+  return a * b;
+}
+inline float __fmaf_rn(float a, float b, float c) {
+  return fmaf(a, b, c);
+}
+inline int __popc(unsigned v) {
+  return __builtin_popcount(v);
+}
+inline int __popcll(unsigned long long v) {
+  return __builtin_popcountll(v);
+}
+inline int __clz(int v) {
+  return v == 0 ? 32 : __builtin_clz(unsigned(v));
+}
+inline int __ffs(int v) {
+  return __builtin_ffs(v);
+}
 inline unsigned __brev(unsigned v) {
   unsigned r = 0;
   for (int i = 0; i < 32; ++i) r |= ((v >> i) & 1u) << (31 - i);
   return r;
 }
-inline int min(int a, int b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a < b ? b : a; }
-inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
-inline unsigned int umax(unsigned int a, unsigned int b) { return a < b ? b : a; }
-inline long long llmin(long long a, long long b) { return a < b ? a : b; }
-inline long long llmax(long long a, long long b) { return a < b ? b : a; }
+inline int min(int a, int b) {
+  return a < b ? a : b;
+}
+inline int max(int a, int b) {
+  return a < b ? b : a;
+}
+inline unsigned int umin(unsigned int a, unsigned int b) {
+  return a < b ? a : b;
+}
+inline unsigned int umax(unsigned int a, unsigned int b) {
+  return a < b ? b : a;
+}
+inline long long llmin(long long a, long long b) {
+  return a < b ? a : b;
+}
+inline long long llmax(long long a, long long b) {
+  return a < b ? b : a;
+}
 
 // ---- Atomics: the host's, on any address (global memory is shared by the OS threads
 // that run blocks; shared memory by one block's fibers) -------------------------------
@@ -155,41 +213,41 @@ TILEC_EMU_UNCHECKED T cas_loop(T* p, T v, int op) {
     T next = op == 0 ? cur + v : op == 1 ? (cur < v ? v : cur) : op == 2 ? (v < cur ? v : cur) : v;
     Bits want;
     std::memcpy(&want, &next, sizeof want);
-    if (__atomic_compare_exchange_n(word, &seen, want, false, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_RELAXED))
+    if (__atomic_compare_exchange_n(word, &seen, want, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
       return cur;
   }
 }
 
 }  // namespace tilec_emu::cuda
 
-#define TILEC_EMU_CUDA_INT_ATOMICS(T)                                                        \
-  TILEC_EMU_UNCHECKED inline T atomicAdd(T* p, T v) {                                        \
-    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                       \
-  }                                                                                          \
-  TILEC_EMU_UNCHECKED inline T atomicSub(T* p, T v) {                                        \
-    return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);                                       \
-  }                                                                                          \
-  TILEC_EMU_UNCHECKED inline T atomicExch(T* p, T v) {                                       \
-    return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                      \
-  }                                                                                          \
-  TILEC_EMU_UNCHECKED inline T atomicAnd(T* p, T v) {                                        \
-    return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                       \
-  }                                                                                          \
-  TILEC_EMU_UNCHECKED inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); } \
-  TILEC_EMU_UNCHECKED inline T atomicXor(T* p, T v) {                                        \
-    return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                       \
-  }                                                                                          \
-  TILEC_EMU_UNCHECKED inline T atomicMax(T* p, T v) {                                        \
-    return tilec_emu::cuda::cas_loop(p, v, 1);                                               \
-  }                                                                                          \
-  TILEC_EMU_UNCHECKED inline T atomicMin(T* p, T v) {                                        \
-    return tilec_emu::cuda::cas_loop(p, v, 2);                                               \
-  }                                                                                          \
-  TILEC_EMU_UNCHECKED inline T atomicCAS(T* p, T expected, T desired) {                      \
-    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST,              \
-                                __ATOMIC_SEQ_CST);                                           \
-    return expected;                                                                         \
+#define TILEC_EMU_CUDA_INT_ATOMICS(T)                                                              \
+  TILEC_EMU_UNCHECKED inline T atomicAdd(T* p, T v) {                                              \
+    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                             \
+  }                                                                                                \
+  TILEC_EMU_UNCHECKED inline T atomicSub(T* p, T v) {                                              \
+    return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);                                             \
+  }                                                                                                \
+  TILEC_EMU_UNCHECKED inline T atomicExch(T* p, T v) {                                             \
+    return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                            \
+  }                                                                                                \
+  TILEC_EMU_UNCHECKED inline T atomicAnd(T* p, T v) {                                              \
+    return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                             \
+  }                                                                                                \
+  TILEC_EMU_UNCHECKED inline T atomicOr(T* p, T v) {                                               \
+    return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                              \
+  }                                                                                                \
+  TILEC_EMU_UNCHECKED inline T atomicXor(T* p, T v) {                                              \
+    return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                             \
+  }                                                                                                \
+  TILEC_EMU_UNCHECKED inline T atomicMax(T* p, T v) {                                              \
+    return tilec_emu::cuda::cas_loop(p, v, 1);                                                     \
+  }                                                                                                \
+  TILEC_EMU_UNCHECKED inline T atomicMin(T* p, T v) {                                              \
+    return tilec_emu::cuda::cas_loop(p, v, 2);                                                     \
+  }                                                                                                \
+  TILEC_EMU_UNCHECKED inline T atomicCAS(T* p, T expected, T desired) {                            \
+    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+    return expected;                                                                               \
   }
 TILEC_EMU_CUDA_INT_ATOMICS(int)
 TILEC_EMU_CUDA_INT_ATOMICS(unsigned int)
@@ -330,7 +388,9 @@ inline unsigned __activemask() {
   uint32_t n = threads - first < 32u ? threads - first : 32u;
   return n == 32u ? 0xffffffffu : ((1u << n) - 1u);
 }
-inline unsigned __lanemask_lt() { return (1u << tilec_emu::self().lane) - 1u; }
+inline unsigned __lanemask_lt() {
+  return (1u << tilec_emu::self().lane) - 1u;
+}
 
 // ---- ldmatrix and mma.sync (the tensor-core gemm's helpers, cuda/mma_gemm.h) ---------
 namespace tilec_emu::cuda {
@@ -343,7 +403,8 @@ TILEC_EMU_UNCHECKED void complete_ldmatrix(TilecEmuLane* lanes, uint32_t, uint64
   const uint16_t* rows[4 * 8];
   for (int r = 0; r < N * 8; ++r) {
     std::memcpy(&rows[r], lanes[r].in, sizeof rows[r]);
-    if (state.shared_end != 0) api->access(rows[r], 16, 0, nullptr, lanes[r].line, int32_t(lanes[r].flat));
+    if (state.shared_end != 0)
+      api->access(rows[r], 16, 0, nullptr, lanes[r].line, int32_t(lanes[r].flat));
   }
   for (int l = 0; l < 32; ++l) {
     uint32_t regs[4];
@@ -449,12 +510,12 @@ static inline void tilec_ldmatrix_x4_trans(uint32_t* r, const void* row,
 static inline void tilec_mma_m16n8k16_f16(float* c, const uint32_t* a, const uint32_t* b,
                                           int line = __builtin_LINE()) {
   tilec_emu::cuda::mma<&tilec_emu::cuda::half_bits_to_float>("mma.sync.m16n8k16.f16", c, a, b,
-                                                              line);
+                                                             line);
 }
 static inline void tilec_mma_m16n8k16_bf16(float* c, const uint32_t* a, const uint32_t* b,
                                            int line = __builtin_LINE()) {
-  tilec_emu::cuda::mma<&tilec_emu::cuda::bfloat16_bits_to_float>("mma.sync.m16n8k16.bf16", c, a,
-                                                                  b, line);
+  tilec_emu::cuda::mma<&tilec_emu::cuda::bfloat16_bits_to_float>("mma.sync.m16n8k16.bf16", c, a, b,
+                                                                 line);
 }
 
 // ---- cp.async (cuda/cp_async.h) ------------------------------------------------------
@@ -470,7 +531,9 @@ static inline void tilec_cp_async_ca4(void* dst, const void* src, int src_bytes,
                                       int line = __builtin_LINE()) {
   tilec_emu::api->async_copy(dst, src, 4, src_bytes, line);
 }
-static inline void tilec_cp_async_commit() { tilec_emu::api->async_commit(); }
+static inline void tilec_cp_async_commit() {
+  tilec_emu::api->async_commit();
+}
 static inline void tilec_cp_async_wait_group(int pending, int line = __builtin_LINE()) {
   tilec_emu::api->async_wait(pending, line);
 }

@@ -45,7 +45,9 @@ struct ThreadState {
 inline const TilecEmuApi* api = nullptr;
 inline thread_local ThreadState state{};
 
-inline const TilecEmuThread& self() { return *state.self; }
+inline const TilecEmuThread& self() {
+  return *state.self;
+}
 
 // Converts one launch argument to the kernel parameter's type.
 template <class T>
@@ -152,24 +154,24 @@ TILEC_EMU_CALLBACK void __tsan_func_entry(void*) {}
 TILEC_EMU_CALLBACK void __tsan_func_exit() {}
 TILEC_EMU_CALLBACK void __tsan_vptr_update(void**, void*) {}
 TILEC_EMU_CALLBACK void __tsan_vptr_read(void**) {}
-#define TILEC_EMU_TSAN_ACCESS(N)                                                           \
-  TILEC_EMU_CALLBACK void __tsan_read##N(void* a) {                                \
-    tilec_emu::note(a, N, 0, __builtin_return_address(0));                                 \
-  }                                                                                        \
-  TILEC_EMU_CALLBACK void __tsan_write##N(void* a) {                               \
-    tilec_emu::note(a, N, 1, __builtin_return_address(0));                                 \
-  }                                                                                        \
-  TILEC_EMU_CALLBACK void __tsan_unaligned_read##N(void* a) {                      \
-    tilec_emu::note(a, N, 0, __builtin_return_address(0));                                 \
-  }                                                                                        \
-  TILEC_EMU_CALLBACK void __tsan_unaligned_write##N(void* a) {                     \
-    tilec_emu::note(a, N, 1, __builtin_return_address(0));                                 \
-  }                                                                                        \
-  TILEC_EMU_CALLBACK void __tsan_volatile_read##N(void* a) {                       \
-    tilec_emu::note(a, N, 0, __builtin_return_address(0));                                 \
-  }                                                                                        \
-  TILEC_EMU_CALLBACK void __tsan_volatile_write##N(void* a) {                      \
-    tilec_emu::note(a, N, 1, __builtin_return_address(0));                                 \
+#define TILEC_EMU_TSAN_ACCESS(N)                               \
+  TILEC_EMU_CALLBACK void __tsan_read##N(void* a) {            \
+    tilec_emu::note(a, N, 0, __builtin_return_address(0));     \
+  }                                                            \
+  TILEC_EMU_CALLBACK void __tsan_write##N(void* a) {           \
+    tilec_emu::note(a, N, 1, __builtin_return_address(0));     \
+  }                                                            \
+  TILEC_EMU_CALLBACK void __tsan_unaligned_read##N(void* a) {  \
+    tilec_emu::note(a, N, 0, __builtin_return_address(0));     \
+  }                                                            \
+  TILEC_EMU_CALLBACK void __tsan_unaligned_write##N(void* a) { \
+    tilec_emu::note(a, N, 1, __builtin_return_address(0));     \
+  }                                                            \
+  TILEC_EMU_CALLBACK void __tsan_volatile_read##N(void* a) {   \
+    tilec_emu::note(a, N, 0, __builtin_return_address(0));     \
+  }                                                            \
+  TILEC_EMU_CALLBACK void __tsan_volatile_write##N(void* a) {  \
+    tilec_emu::note(a, N, 1, __builtin_return_address(0));     \
   }
 TILEC_EMU_TSAN_ACCESS(1)
 TILEC_EMU_TSAN_ACCESS(2)
@@ -187,14 +189,14 @@ TILEC_EMU_CALLBACK void __tsan_write_range(void* a, size_t n) {
 #endif
 
 // One kernel's description for the engine; BOUNDS is its __launch_bounds__ (0: none).
-#define TILEC_EMU_KERNEL(NAME, BOUNDS)                                                      \
-  static void tilec_emu_invoke_##NAME(const TilecEmuArg* args) {                            \
-    tilec_emu::invoke(&NAME, args);                                                         \
-  }                                                                                         \
-  TILEC_EMU_EXPORT const TilecEmuKernelInfo* tilec_emu_kernel_##NAME(void) {                \
-    static const TilecEmuKernelInfo info{#NAME, BOUNDS, tilec_emu::param_count(&NAME),      \
-                                         TILEC_EMU_WARP_SIZE, &tilec_emu_invoke_##NAME};    \
-    return &info;                                                                           \
+#define TILEC_EMU_KERNEL(NAME, BOUNDS)                                                   \
+  static void tilec_emu_invoke_##NAME(const TilecEmuArg* args) {                         \
+    tilec_emu::invoke(&NAME, args);                                                      \
+  }                                                                                      \
+  TILEC_EMU_EXPORT const TilecEmuKernelInfo* tilec_emu_kernel_##NAME(void) {             \
+    static const TilecEmuKernelInfo info{#NAME, BOUNDS, tilec_emu::param_count(&NAME),   \
+                                         TILEC_EMU_WARP_SIZE, &tilec_emu_invoke_##NAME}; \
+    return &info;                                                                        \
   }
 
 #endif  // TILEC_EMU_DEVICE_H_

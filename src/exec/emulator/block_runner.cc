@@ -44,7 +44,8 @@ std::string lanes_text(uint64_t mask) {
     }
     int end = l;
     while (end + 1 < 64 && ((mask >> (end + 1)) & 1)) ++end;
-    out += (out.empty() ? "" : ", ") + (end == l ? std::to_string(l) : fmt::format("{}-{}", l, end));
+    out +=
+        (out.empty() ? "" : ", ") + (end == l ? std::to_string(l) : fmt::format("{}-{}", l, end));
     l = end + 1;
   }
   return out.empty() ? "none" : out;
@@ -62,11 +63,13 @@ BlockRunner::BlockRunner(const DeviceLibrary& library, const TilecEmuKernelInfo&
   // instead of corrupting its neighbour. Pages are committed only when touched.
   size_t slot = stack_bytes_ + page_size();
   stacks_size_ = slot * threads_;
-  void* mem = mmap(nullptr, stacks_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* mem = mmap(nullptr, stacks_size_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mem == MAP_FAILED) {
-    throw ExecError(fmt::format("emulator: cannot map {} bytes of fiber stacks for {} threads; "
-                                "lower TILEC_EMU_STACK_KB",
-                                stacks_size_, threads_));
+    throw ExecError(
+        fmt::format("emulator: cannot map {} bytes of fiber stacks for {} threads; "
+                    "lower TILEC_EMU_STACK_KB",
+                    stacks_size_, threads_));
   }
   stacks_ = static_cast<uint8_t*>(mem);
   for (uint32_t i = 0; i < threads_; ++i) mprotect(stacks_ + i * slot, page_size(), PROT_NONE);
@@ -98,8 +101,7 @@ std::optional<std::string> BlockRunner::run(int64_t block) {
   // state, and the dynamic array past what this launch uses.
   std::pair<uint8_t*, uint8_t*> keep[2] = {
       {shared_.skip_begin, shared_.skip_end},
-      {shared_.dynamic + shape_.dynamic_shared_bytes,
-       shared_.dynamic + shared_.dynamic_capacity}};
+      {shared_.dynamic + shape_.dynamic_shared_bytes, shared_.dynamic + shared_.dynamic_capacity}};
   if (keep[1].first < keep[0].first) std::swap(keep[0], keep[1]);
   uint8_t* at = shared_.begin;
   for (const auto& [begin, end] : keep) {
@@ -216,12 +218,12 @@ void BlockRunner::barrier(Fiber& f, const char* what, int32_t line) {
   if (at_barrier_ == 0) {
     first_at_barrier_ = &f;
   } else if (first_at_barrier_->line != line) {
-    fail(f, fmt::format("{} waits at the barrier at {} while {} waits at the one at {}: a "
-                        "barrier inside code that threads of the block take differently "
-                        "(a divergent branch)",
-                        thread_name(f), library_.describe_line(line),
-                        thread_name(*first_at_barrier_),
-                        library_.describe_line(first_at_barrier_->line)));
+    fail(f,
+         fmt::format("{} waits at the barrier at {} while {} waits at the one at {}: a "
+                     "barrier inside code that threads of the block take differently "
+                     "(a divergent branch)",
+                     thread_name(f), library_.describe_line(line), thread_name(*first_at_barrier_),
+                     library_.describe_line(first_at_barrier_->line)));
   }
   f.state = State::kBarrier;
   f.what = what;
@@ -256,10 +258,10 @@ void BlockRunner::collective(Fiber& f, const char* what, int32_t line, uint64_t 
   for (uint32_t l = 0; l < present; ++l) {
     const Fiber& other = fibers_[first + l];
     if (((mask >> l) & 1) && other.state == State::kDone) {
-      fail(f, fmt::format("{} calls {} at {} with lane {} in its mask, but that lane ({}) has "
-                          "finished",
-                          thread_name(f), what, library_.describe_line(line), l,
-                          thread_name(other)));
+      fail(f,
+           fmt::format("{} calls {} at {} with lane {} in its mask, but that lane ({}) has "
+                       "finished",
+                       thread_name(f), what, library_.describe_line(line), l, thread_name(other)));
     }
   }
   if (w.arrived == 0) {
@@ -295,8 +297,8 @@ void BlockRunner::collective(Fiber& f, const char* what, int32_t line, uint64_t 
     std::memcpy(out, slot.out, size_t(std::min<int32_t>(out_bytes, sizeof slot.out)));
 }
 
-void BlockRunner::access(Fiber& f, const void* addr, int32_t bytes, bool is_write,
-                         const void* pc, int32_t line, int32_t flat) {
+void BlockRunner::access(Fiber& f, const void* addr, int32_t bytes, bool is_write, const void* pc,
+                         int32_t line, int32_t flat) {
   if (!shape_.race_check) return;
   auto* at = static_cast<const uint8_t*>(addr);
   if (at < shared_.begin || at >= shared_.end) return;
@@ -358,15 +360,14 @@ const TilecEmuApi& BlockRunner::api() {
       [](const char* what, int32_t line) {
         t_runner->barrier(*static_cast<Fiber*>(t_fiber), what, line);
       },
-      [](const char* what, int32_t line, uint64_t mask, const void* in, int32_t in_bytes,
-         void* out, int32_t out_bytes, TilecEmuComplete complete) {
+      [](const char* what, int32_t line, uint64_t mask, const void* in, int32_t in_bytes, void* out,
+         int32_t out_bytes, TilecEmuComplete complete) {
         t_runner->collective(*static_cast<Fiber*>(t_fiber), what, line, mask, in, in_bytes, out,
                              out_bytes, complete);
       },
       [](const void* addr, int32_t bytes, int32_t is_write, const void* pc, int32_t line,
          int32_t flat) {
-        t_runner->access(*static_cast<Fiber*>(t_fiber), addr, bytes, is_write != 0, pc, line,
-                         flat);
+        t_runner->access(*static_cast<Fiber*>(t_fiber), addr, bytes, is_write != 0, pc, line, flat);
       },
       [](void* dst, const void* src, int32_t bytes, int32_t src_bytes, int32_t line) {
         static_cast<Fiber*>(t_fiber)->copies.push_back({dst, src, bytes, src_bytes, line});

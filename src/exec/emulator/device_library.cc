@@ -39,18 +39,20 @@ DeviceLibrary::DeviceLibrary(const fs::path& path, std::string source, const Til
     : source_(std::move(source)) {
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
-    throw ExecError(fmt::format("emulator: cannot load the device library '{}': {}; rebuild the "
-                                "kernel (clear its kernel-cache entry)",
-                                path.string(), dlerror()));
+    throw ExecError(
+        fmt::format("emulator: cannot load the device library '{}': {}; rebuild the "
+                    "kernel (clear its kernel-cache entry)",
+                    path.string(), dlerror()));
   }
   auto bind = reinterpret_cast<TilecEmuBindFn>(dlsym(handle_, "tilec_emu_bind"));
   shared_ = reinterpret_cast<TilecEmuSharedFn>(dlsym(handle_, "tilec_emu_shared"));
   set_self_ = reinterpret_cast<TilecEmuSetSelfFn>(dlsym(handle_, "tilec_emu_set_self"));
   if (!bind || !shared_ || !set_self_) {
     dlclose(handle_);
-    throw ExecError(fmt::format("emulator: '{}' is not a device library of the emulator (it "
-                                "exports no tilec_emu_bind); rebuild the kernel",
-                                path.string()));
+    throw ExecError(
+        fmt::format("emulator: '{}' is not a device library of the emulator (it "
+                    "exports no tilec_emu_bind); rebuild the kernel",
+                    path.string()));
   }
   bind(api);
   std::string_view text = source_;
@@ -94,8 +96,10 @@ int DeviceLibrary::line_of(const void* pc) const {
   std::string file = mapped_file(reinterpret_cast<uintptr_t>(pc));
   if (dladdr(pc, &info) && info.dli_fbase && !file.empty()) {
     // The call's return address: the access is the instruction before it.
-    uintptr_t offset = reinterpret_cast<uintptr_t>(pc) - reinterpret_cast<uintptr_t>(info.dli_fbase) - 1;
-    ProcessResult result = run_process({"addr2line", "-i", "-e", file, fmt::format("{:#x}", offset)});
+    uintptr_t offset =
+        reinterpret_cast<uintptr_t>(pc) - reinterpret_cast<uintptr_t>(info.dli_fbase) - 1;
+    ProcessResult result =
+        run_process({"addr2line", "-i", "-e", file, fmt::format("{:#x}", offset)});
     if (result.exit_code == 0) {
       // Inlined frames come innermost first; the first in the device source is the line.
       std::istringstream frames(result.output);

@@ -34,6 +34,7 @@ constexpr const char* kDeviceLibrary = "device.so";
 constexpr const char* kDeviceSource = "device.cu";
 constexpr const char* kDeviceMain = "device_main.cc";
 constexpr const char* kIncludeDir = "emu_include";
+constexpr const char* kRebuildScript = "rebuild.sh";
 constexpr const char* kDynamicSharedPrefix = "tilec_dynamic_shared_bytes_";
 constexpr const char* kStatusPrefix = "tilec_status_";
 // The largest block a CUDA/HIP device launches, and its grid limits.
@@ -62,6 +63,26 @@ EmulatorDialect dialect_for(const std::string& format) {
       known.empty() ? "no format (no GPU backend registered a dialect)"
                     : fmt::format("the formats {}", fmt::join(known, ", ")),
       format.empty() ? "<none>" : format));
+}
+
+// What the registered dialects would write into a build (a plugin may replace one), so a
+// changed dialect header never reuses a kernel-cache entry built with the old one.
+std::string dialects_identity() {
+  DialectRegistry& r = dialects();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  size_t hash = 0;
+  auto mix = [&hash](std::string_view text) {
+    hash ^= std::hash<std::string_view>{}(text) + 0x9e3779b97f4a7c15ull + (hash << 6) + (hash >> 2);
+  };
+  for (const auto& [format, dialect] : r.dialects) {
+    mix(format);
+    mix(dialect.header);
+    for (const auto& [path, text] : dialect.files) {
+      mix(path);
+      mix(text);
+    }
+  }
+  return fmt::format("{:016x}", hash);
 }
 
 // $CXX split into words, else c++.
@@ -100,8 +121,8 @@ bool race_check_requested() {
 // into fused multiply-adds (the GPU builds use --fmad=false), and type punning through
 // vector types as CUDA code does it.
 std::vector<std::string> compile_flags(bool race_check) {
-  std::vector<std::string> flags = {"-std=c++17",       "-g",   "-O2", "-fPIC",
-                                    "-fno-strict-aliasing", "-ffp-contract=off", "-w"};
+  std::vector<std::string> flags = {
+      "-std=c++17", "-g", "-O2", "-fPIC", "-fno-strict-aliasing", "-ffp-contract=off", "-w"};
   if (race_check) flags.push_back("-fsanitize=thread");
   return flags;
 }
@@ -265,6 +286,31 @@ class EmulatorModule final : public LoadedModule {
   std::weak_ptr<const EmulatorModule> self_;
 };
 
+// A shell word: quoted unless it is plain.
+std::string shell_word(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789-_./=+,:") == std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string rebuild_script(const std::vector<std::vector<std::string>>& commands) {
+  std::string script =
+      "#!/bin/sh\n"
+      "# Rebuilds device.so from device.cu with the commands tilec's emulator used, e.g. after\n"
+      "# adding printf calls to device.cu; the next run of the same kernel loads it from the\n"
+      "# kernel cache. Debug it with gdb: `break <kernel name>` stops in every GPU thread.\n"
+      "set -e\ncd \"$(dirname \"$0\")\"\n";
+  for (const auto& command : commands) {
+    std::string line;
+    for (const auto& word : command) line += (line.empty() ? "" : " ") + shell_word(word);
+    script += line + "\n";
+  }
+  return script;
+}
+
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -287,8 +333,9 @@ class EmulatorBackend final : public ExecutionBackend {
   std::string cache_identity(const target::Target&,
                              const target::Target& target_host) const override {
     bool race_check = race_check_requested();
-    return fmt::format("emulator abi {} | {} | {} | {} | host: {}", TILEC_EMU_ABI_VERSION,
-                       fmt::join(cxx_command(), " "), cxx_identity().value_or("<unavailable>"),
+    return fmt::format("emulator abi {} | dialects {} | {} | {} | {} | host: {}",
+                       TILEC_EMU_ABI_VERSION, dialects_identity(), fmt::join(cxx_command(), " "),
+                       cxx_identity().value_or("<unavailable>"),
                        fmt::join(compile_flags(race_check), " "),
                        native_execution_backend()->cache_identity(target_host, target_host));
   }
@@ -315,24 +362,25 @@ class EmulatorBackend final : public ExecutionBackend {
         "// The device library of the emulator execution backend: {} compiled for the host.\n"
         "#include \"{}\"\n",
         dialect.language, kDeviceSource);
-    for (const auto& k : kernels) main += fmt::format("TILEC_EMU_KERNEL({}, {})\n", k.name, k.launch_bounds);
+    for (const auto& k : kernels)
+      main += fmt::format("TILEC_EMU_KERNEL({}, {})\n", k.name, k.launch_bounds);
     write(output_dir / kDeviceMain, main);
 
     std::vector<std::string> options;
     if (dialect.compile_options) options = dialect.compile_options(device);
+    // Relative to output_dir: the commands run there, and rebuild.sh repeats them after a
+    // user edits device.cu (printf debugging) wherever the kernel cache moved the entry.
     auto compiler = cxx_command();
     std::vector<std::string> compile = compiler;
     for (const auto& f : compile_flags(race_check)) compile.push_back(f);
     for (const auto& o : options) compile.push_back(o);
-    compile.insert(compile.end(), {"-I", include.string(), "-include", dialect.header, "-c",
-                                   (output_dir / kDeviceMain).string(), "-o",
-                                   (output_dir / "device.o").string()});
-    run_or_throw(compile, output_dir, dialect);
+    compile.insert(compile.end(), {"-I", kIncludeDir, "-include", dialect.header, "-c", kDeviceMain,
+                                   "-o", "device.o"});
     // Linked without -fsanitize: the engine, not ThreadSanitizer's run time, takes the calls.
     std::vector<std::string> link = compiler;
-    link.insert(link.end(), {"-shared", (output_dir / "device.o").string(), "-o",
-                             (output_dir / kDeviceLibrary).string()});
-    run_or_throw(link, output_dir, dialect);
+    link.insert(link.end(), {"-shared", "device.o", "-o", kDeviceLibrary});
+    write(output_dir / kRebuildScript, rebuild_script({compile, link}));
+    for (const auto& command : {compile, link}) run_in(output_dir, command, dialect);
     write(output_dir / "emulator.mode", race_check ? "racecheck\n" : "plain\n");
     return build_with_embedded_device_code(*this, host, "", target_host, output_dir);
   }
@@ -341,28 +389,33 @@ class EmulatorBackend final : public ExecutionBackend {
     auto library = runtime::KernelLibrary::open(artifact.string());
     fs::path dir = artifact.parent_path();
     if (!fs::exists(dir / kDeviceLibrary)) {
-      throw ExecError(fmt::format("'{}' has no emulated device library ({}) beside it; it was not "
-                                  "built by the emulator execution backend",
-                                  artifact.string(), kDeviceLibrary));
+      throw ExecError(
+          fmt::format("'{}' has no emulated device library ({}) beside it; it was not "
+                      "built by the emulator execution backend",
+                      artifact.string(), kDeviceLibrary));
     }
     auto device = std::make_unique<emulator::DeviceLibrary>(
         dir / kDeviceLibrary, read_text(dir / kDeviceSource), &emulator::BlockRunner::api());
     bool race_check = read_text(dir / "emulator.mode").rfind("racecheck", 0) == 0;
-    auto module = std::make_shared<EmulatorModule>(std::move(library), std::move(device), race_check);
+    auto module =
+        std::make_shared<EmulatorModule>(std::move(library), std::move(device), race_check);
     module->set_self(module);
     return module;
   }
 
  private:
-  static void run_or_throw(const std::vector<std::string>& argv, const fs::path& dir,
-                           const EmulatorDialect& dialect) {
+  static void run_in(const fs::path& dir, const std::vector<std::string>& command,
+                     const EmulatorDialect& dialect) {
+    // run_process has no working directory: `sh -c 'cd DIR && exec "$@"'` gives one.
+    std::vector<std::string> argv = {"sh", "-c", "cd \"$0\" && exec \"$@\"", dir.string()};
+    argv.insert(argv.end(), command.begin(), command.end());
     ProcessResult result = run_process(argv);
     if (result.exit_code == 0) return;
     throw ExecError(fmt::format(
         "emulator: the host C++ compiler could not build the {} device code (exit {}):\n{}\n"
         "command: {}\nthe sources are kept in {}; the emulator needs a C++17 compiler ($CXX, "
         "else c++)",
-        dialect.language, result.exit_code, result.output, fmt::join(argv, " "), dir.string()));
+        dialect.language, result.exit_code, result.output, fmt::join(command, " "), dir.string()));
   }
 
   std::string name_ = kEmulatorBackendName;
@@ -372,8 +425,9 @@ class EmulatorBackend final : public ExecutionBackend {
 
 void register_emulator_dialect(EmulatorDialect dialect, bool override) {
   if (dialect.format.empty() || dialect.header.empty() || !dialect.kernels) {
-    throw ExecError("register_emulator_dialect: a dialect needs a format, a header and a kernels "
-                    "function");
+    throw ExecError(
+        "register_emulator_dialect: a dialect needs a format, a header and a kernels "
+        "function");
   }
   DialectRegistry& r = dialects();
   std::lock_guard<std::mutex> lock(r.mutex);
