@@ -1,6 +1,7 @@
 // Every kernel in examples/*.py, compiled on every CPU backend (cpu_backends.h: `c` with
-// native, `llvm` with llvm_jit and with native) and on `opencl` with the opencl execution
-// backend (skipped, saying why, without an OpenCL platform), matches the reference
+// native, `llvm` with llvm_jit and with native), on `opencl` with the opencl execution
+// backend (skipped, saying why, without an OpenCL platform) and on `cuda` for sm_80 and
+// sm_90 with the device emulator (race checking on), matches the reference
 // interpreter at the example's own sizes (edge_tiles.py covers partial tiles) — at its own
 // dtype and, when the file has a `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
 #include "build_paths.h"
@@ -65,6 +66,15 @@ void PrintTo(const ExampleCase& example, std::ostream* out) {
   *out << example.name();
 }
 
+// Every runnable backend, and the emulated cuda target once more at sm_90 (its tensor-core
+// gemm is mma.sync there too; only the CuTe variant's GMMA differs, which the emulator
+// refuses).
+std::vector<testing::CpuBackend> example_backends() {
+  std::vector<testing::CpuBackend> out = testing::runnable_backends();
+  out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_90"});
+  return out;
+}
+
 using ExampleOnBackend = std::tuple<ExampleCase, testing::CpuBackend>;
 
 class Examples : public testing::EngineTest,
@@ -92,7 +102,7 @@ TEST_P(Examples, MatchesTheInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(AllExamples, Examples,
                          ::testing::Combine(::testing::ValuesIn(example_cases()),
-                                            ::testing::ValuesIn(testing::runnable_backends())),
+                                            ::testing::ValuesIn(example_backends())),
                          [](const ::testing::TestParamInfo<ExampleOnBackend>& info) {
                            std::string name = std::get<0>(info.param).name() + "_" +
                                               std::get<1>(info.param).name();
