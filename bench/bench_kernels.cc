@@ -4,7 +4,10 @@
 //    GFLOP/s and their ratio, with B as it is and with B transposed (stored N x K);
 //  - float16-in / float32-accumulate GEMM (examples/gemm.py) vs cblas_sgemm on the same
 //    inputs converted to float32 beforehand;
-//  - vector add and softmax vs memcpy of the same bytes on the same threads.
+//  - vector add and softmax vs memcpy of the same bytes on the same threads;
+//  - the float16 GEMM 256^3 on the cuda target through the device emulator (mma.sync,
+//    ldmatrix and cp.async emulated, race checking off and on) next to the same kernel on
+//    `c`: information on what a test run of an emulated kernel costs, no goal.
 // Threads: the tilec pool's size (TILEC_NUM_THREADS, default the cores); run once with
 // TILEC_NUM_THREADS=1 and once with 2 for both figures.
 #include "build_paths.h"
@@ -178,6 +181,39 @@ void BM_Gemm1024TransposedB(benchmark::State& state, std::string kind) {
 void BM_Gemm1024Float16InFloat32Acc(benchmark::State& state, std::string kind) {
   run_gemm_vs_openblas(state, "gemm.py", false, 1024, kind, tilec::ir::DataType::Float(16));
 }
+// examples/gemm.py in float16 at 256^3 on the emulated cuda target (sm_80), against the
+// same kernel on `c` in the same run.
+void BM_EmulatedGemm256(benchmark::State& state, bool race_check) {
+  tilec::ir::IRModule mod = gemm_example("gemm.py", 256);
+  setenv("TILEC_DISABLE_CACHE", "1", 1);
+  tilec::PassConfig config;
+  if (race_check) config["tilec.emulator.racecheck"] = true;
+  tilec::Kernel emulated =
+      tilec::compile(mod, "cuda -arch=sm_80", std::nullopt, "emulator", config);
+  tilec::Kernel on_c = compile_uncached(mod, "c");
+  auto dtype = tilec::ir::DataType::Float(16);
+  auto a = random_tensor({256, 256}, 1, dtype), b = random_tensor({256, 256}, 2, dtype);
+  tilec::ir::HostTensor c(dtype, {256, 256});
+  std::vector<tilec::KernelArg> args = {a.view(), b.view(), c.view()};
+  emulated.call(args);
+  on_c.call(args);
+  double emulated_seconds = 0, c_seconds = 0;
+  for (auto _ : state) {
+    auto start = Clock::now();
+    emulated.call(args);
+    emulated_seconds += seconds_since(start);
+    start = Clock::now();
+    on_c.call(args);
+    c_seconds += seconds_since(start);
+  }
+  double n = double(state.iterations());
+  state.counters["emulated_ms"] = emulated_seconds / n * 1e3;
+  state.counters["c_ms"] = c_seconds / n * 1e3;
+  state.counters["emulated_over_c"] = emulated_seconds / c_seconds;
+}
+BENCHMARK_CAPTURE(BM_EmulatedGemm256, plain, false)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK_CAPTURE(BM_EmulatedGemm256, racecheck, true)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+
 BENCHMARK_CAPTURE(BM_Gemm1024, c, "c")->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK_CAPTURE(BM_Gemm1024, llvm, "llvm")->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK_CAPTURE(BM_Gemm2048, c, "c")->Unit(benchmark::kMillisecond)->MinTime(2.0);
