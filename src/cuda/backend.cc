@@ -21,11 +21,13 @@ constexpr int64_t kDLCPU = 1;
 
 const transform::PassPipeline& cuda_pipeline() {
   // T.Pipelined's cp.async pipeline on sm_80+ (cp_async.h) and the tensor-core gemm's
-  // swizzled shared tiles (shared_swizzle.h) around the shared SIMT passes.
-  static const transform::PassPipeline pipeline =
-      gpu::make_simt_pipeline("cuda", kDLCPU,
-                              {{inject_cp_async_pipeline_pass(), plan_shared_swizzle_pass()},
-                               {swizzle_shared_pass(), lower_cp_async_pass()}});
+  // swizzled shared tiles (shared_swizzle.h) around the shared SIMT passes; CodeGenCUDA
+  // prints bounds checks (a violation prints its message and traps).
+  static const transform::PassPipeline pipeline = gpu::make_simt_pipeline(
+      "cuda", kDLCPU,
+      {.before = {inject_cp_async_pipeline_pass(), plan_shared_swizzle_pass()},
+       .after = {swizzle_shared_pass(), lower_cp_async_pass()},
+       .bounds_check = true});
   return pipeline;
 }
 
@@ -49,15 +51,13 @@ std::vector<backend::ExecutionBackendSpec> cuda_execution_backend_specs(bool (*a
                                        .enable_device_compile = false};
   // The emulator runs the same source on the CPU; `auto` never reaches it (source is
   // always available), so it runs only when asked for by name.
-  backend::ExecutionBackendSpec emulator{.name = exec::kEmulatorBackendName,
-                                         .is_available =
-                                             [] {
-                                               return exec::is_execution_backend_available(
-                                                   exec::kEmulatorBackendName);
-                                             },
-                                         .supports_target = std::nullopt,
-                                         .enable_host_codegen = true,
-                                         .enable_device_compile = false};
+  backend::ExecutionBackendSpec emulator{
+      .name = exec::kEmulatorBackendName,
+      .is_available =
+          [] { return exec::is_execution_backend_available(exec::kEmulatorBackendName); },
+      .supports_target = std::nullopt,
+      .enable_host_codegen = true,
+      .enable_device_compile = false};
   return {compiler(exec::kNvrtcBackendName), compiler(exec::kNvccBackendName), source, emulator};
 }
 

@@ -1,10 +1,12 @@
 #include "tilec/cuda/codegen_cuda.h"
 
+#include "tilec/codegen/bounds_record.h"
 #include "tilec/codegen/device_source.h"
 #include "tilec/cuda/cp_async.h"
 #include "tilec/cuda/mma_gemm.h"
 #include "tilec/exec/cuda_toolkit.h"
 #include "tilec/gpu/subgroup.h"
+#include "tilec/ir/bounds_call.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/simplify.h"
 
@@ -300,6 +302,18 @@ static __device__ __forceinline__ void tilec_cp_async_wait_group(int pending) {
 #endif
 )CU";
 
+// tilec.bounds_check's report (print_evaluate). The emulator defines it itself.
+const char* kBounds = R"CU(
+#ifndef TILEC_EMULATOR
+#define tilec_bounds_violation(...) \
+  do {                              \
+    printf(__VA_ARGS__);            \
+    printf("\n");                   \
+    __trap();                       \
+  } while (0)
+#endif
+)CU";
+
 int64_t round_up(int64_t v, int64_t to) {
   return (v + to - 1) / to * to;
 }
@@ -329,6 +343,7 @@ void CodeGenCUDA::print_preamble(std::ostream& os) {
   if (uses_helper("mma")) os << kMma;
   if (uses_helper("subgroups")) os << kSubgroups;
   if (uses_helper("cp_async")) os << kCpAsync;
+  if (uses_helper("bounds")) os << kBounds;
 }
 
 codegen::CodeGenC::Printed CodeGenCUDA::print_extern_call(const CallNode* op) {
@@ -508,6 +523,22 @@ void CodeGenCUDA::print_allocate(const AllocateNode* op) {
 
 void CodeGenCUDA::print_barrier(const CallNode* op) {
   line() << "__syncthreads();\n";
+}
+
+void CodeGenCUDA::print_evaluate(const EvaluateNode* op) {
+  auto bounds = as_bounds_call(op->value);
+  if (!bounds) return CodeGenC::print_evaluate(op);
+  if (bounds->stop) return;
+  require_helper("bounds");
+  std::string format;
+  for (char c : codegen::bounds_violation_format(*bounds)) {
+    if (c == '"' || c == '\\') format += '\\';
+    format += c;
+  }
+  std::string values;
+  for (const auto* list : {&bounds->indices, &bounds->shape})
+    for (const auto& e : *list) values += ", (long long)(" + print_expr(e) + ")";
+  line() << "tilec_bounds_violation(\"" << format << "\"" << values << ");\n";
 }
 
 void CodeGenCUDA::print_vector_move(const StoreNode* op, const LoadNode* src) {

@@ -3,6 +3,7 @@
 #include "tilec/gpu/lower_simt.h"
 #include "tilec/gpu/plan_barriers.h"
 #include "tilec/gpu/vectorize_lanes.h"
+#include "tilec/transform/bounds_check.h"
 #include "tilec/transform/flatten_buffers.h"
 #include "tilec/transform/simplify.h"
 
@@ -32,17 +33,21 @@ transform::DeviceKernelBody bind_blocks_to_grid(const KernelNode& kernel) {
   return {{}, body};
 }
 
-std::vector<transform::Pass> simt_passes() {
-  return {lower_simt_pass(),      transform::simplify_pass(),
-          plan_barriers_pass(),   transform::flatten_buffers_pass(),
-          vectorize_lanes_pass(), transform::simplify_pass()};
+std::vector<transform::Pass> simt_passes(bool bounds_check) {
+  std::vector<transform::Pass> passes = {lower_simt_pass(), transform::simplify_pass(),
+                                         plan_barriers_pass()};
+  if (bounds_check) passes.push_back(transform::bounds_check_pass());
+  for (auto& p :
+       {transform::flatten_buffers_pass(), vectorize_lanes_pass(), transform::simplify_pass()})
+    passes.push_back(p);
+  return passes;
 }
 
 transform::PassPipeline make_simt_pipeline(std::string name, int64_t host_device_type,
                                            SimtPipelineExtras extras) {
   transform::register_device_launch_config_keys();
   std::vector<transform::Pass> passes = std::move(extras.before);
-  for (auto& p : simt_passes()) passes.push_back(std::move(p));
+  for (auto& p : simt_passes(extras.bounds_check)) passes.push_back(std::move(p));
   for (auto& p : extras.after) passes.push_back(std::move(p));
   transform::SplitHostDeviceOptions split{host_device_type, bind_blocks_to_grid, true};
   passes.push_back(transform::split_host_device_pass(split));

@@ -13,6 +13,7 @@
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/process.h"
 #include "tilec/frontend/parser.h"
+#include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
 
@@ -320,6 +321,21 @@ TEST_F(Emulator, RefusesCuteTensorCoreAtomsSayingWhatToUse) {
     EXPECT_NE(error.find("tensor-core atoms"), std::string::npos) << error;
     EXPECT_NE(error.find("--target \"cuda -arch="), std::string::npos) << error;
   }
+}
+
+// The bounds-checked CUDA source is the emulator's and a GPU's alike: NVRTC builds it
+// (tilec_bounds_violation is printf and __trap there).
+TEST_F(Emulator, BoundsCheckedSourceAlsoBuildsWithNvrtc) {
+  auto nvrtc = exec::get_execution_backend("nvrtc");
+  if (!nvrtc->available()) GTEST_SKIP() << nvrtc->unavailable_reason();
+  ir::IRModule mod =
+      ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/tests/tools/catalogue/gather.py");
+  Kernel kernel =
+      compile(mod, kTarget, std::nullopt, "nvrtc", {{transform::kBoundsCheckConfigKey, true}});
+  EXPECT_NE(kernel.device_source().find("tilec_bounds_violation(\"line 12:33: load 'X'"),
+            std::string::npos)
+      << kernel.device_source();
+  EXPECT_NE(kernel.device_source().find("__trap();"), std::string::npos);
 }
 
 }  // namespace

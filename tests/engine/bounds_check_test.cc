@@ -2,7 +2,8 @@
 // backend pair: kernels that index with the contents of an integer tensor report the
 // first index outside its shape as an error from the call (the kernel's line:col, the
 // tensor, every index, the shape) and never touch the element; in-range data gives
-// exactly the results of the unchecked build; targets without the pass refuse it.
+// exactly the results of the unchecked build; targets without the pass refuse it. cuda
+// runs the same checks on the device emulator.
 #include "build_paths.h"
 #include "cpu_backends.h"
 #include "test_support.h"
@@ -66,8 +67,9 @@ class BoundsCheck : public EngineTest, public ::testing::WithParamInterface<CpuB
  protected:
   Kernel build(const ir::IRModule& mod, bool bounds_check) {
     const CpuBackend& backend = GetParam();
-    return compile(mod, backend.target, std::nullopt, backend.execution_backend,
-                   bounds_check ? checked() : PassConfig{});
+    PassConfig config = backend.pass_config();
+    if (bounds_check) config[transform::kBoundsCheckConfigKey] = true;
+    return compile(mod, backend.target_string(), std::nullopt, backend.execution_backend, config);
   }
   Kernel build(const char* source, bool bounds_check) {
     return build(ir::parse_kernel_source(source), bounds_check);
@@ -171,16 +173,25 @@ TEST_P(BoundsCheck, EveryBlockOutOfRangeGivesOneReportAndTheKernelStillRuns) {
   EXPECT_EQ(y, std::vector<float>(1000, 4.0f));
 }
 
-INSTANTIATE_TEST_SUITE_P(CpuBackends, BoundsCheck, ::testing::ValuesIn(testing::cpu_backends()),
+// The CPU pairs, and cuda on the device emulator (the same checks in CUDA C++, whose
+// violation the emulator reports as the CPU does; a GPU prints it and traps).
+std::vector<CpuBackend> bounds_checked_backends() {
+  std::vector<CpuBackend> out = testing::cpu_backends();
+  out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_80"});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuBackends, BoundsCheck, ::testing::ValuesIn(bounds_checked_backends()),
                          [](const auto& info) { return info.param.name(); });
 
 class BoundsCheckTargets : public EngineTest {};
 
 TEST_F(BoundsCheckTargets, ATargetWithoutTheCheckPassRefusesInsteadOfRunningUnchecked) {
   ir::IRModule mod = gather_module();
+  // opencl's codegen prints no bounds calls, so its pipeline leaves the pass out.
   std::string error =
-      call_error([&] { compile(mod, "cuda -arch=sm_80", std::nullopt, "source", checked()); });
-  EXPECT_NE(error.find("bounds checking is not supported on target 'cuda"), std::string::npos)
+      call_error([&] { compile(mod, "opencl", std::nullopt, "opencl", checked()); });
+  EXPECT_NE(error.find("bounds checking is not supported on target 'opencl"), std::string::npos)
       << error;
   EXPECT_NE(error.find("--target llvm"), std::string::npos) << error;
 }

@@ -54,6 +54,12 @@ class CodeGenCUDA : public codegen::CodeGenC {
   void print_thread_binding_loop(const ir::ForNode* op) override { bind_loop_to_thread(op); }
   void print_allocate(const ir::AllocateNode* op) override;
   void print_barrier(const ir::CallNode* op) override;
+  // Bounds calls (ir/bounds_call.h): a violation is tilec_bounds_violation(format, values)
+  // -- on a GPU the message on the device's printf and a trap, so the launch fails before
+  // the element is touched; on the device emulator the launch's error, as the CPU
+  // backends report it. The stop at each block start prints nothing: no block runs after
+  // a trap.
+  void print_evaluate(const ir::EvaluateNode* op) override;
   // One 2/4/8/16-byte access each side, reinterpreted as ushort/uint/uint2/uint4 (any
   // dtype: the bits move unchanged); other sizes print CodeGenC's element loop.
   void print_vector_move(const ir::StoreNode* op, const ir::LoadNode* src) override;

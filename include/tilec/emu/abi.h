@@ -76,6 +76,9 @@ typedef struct TilecEmuApi {
   void (*async_wait)(int32_t pending, int32_t line);
   /* Stops the launch with an error naming the running thread (no return). */
   void (*fail)(const char* message, int32_t line);
+  /* Stops the launch with `message` as its whole error, as a CPU backend reports the same
+   * condition (an index outside its shape under tilec.bounds_check; no return). */
+  void (*stop)(const char* message);
 } TilecEmuApi;
 
 /* One argument: the layout of TilecDeviceArg (runtime/abi.h). */

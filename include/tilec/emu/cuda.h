@@ -29,7 +29,9 @@
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <cstdarg>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #define __global__
@@ -516,6 +518,17 @@ static inline void tilec_mma_m16n8k16_bf16(float* c, const uint32_t* a, const ui
                                            int line = __builtin_LINE()) {
   tilec_emu::cuda::mma<&tilec_emu::cuda::bfloat16_bits_to_float>("mma.sync.m16n8k16.bf16", c, a, b,
                                                                  line);
+}
+
+// ---- tilec.bounds_check: the first index outside its shape stops the launch with the
+// message the CPU backends give (the GPU build prints it and traps).
+TILEC_EMU_UNCHECKED inline void tilec_bounds_violation(const char* format, ...) {
+  char message[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  tilec_emu::api->stop(message);
 }
 
 // ---- cp.async (cuda/cp_async.h) ------------------------------------------------------

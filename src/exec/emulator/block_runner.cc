@@ -112,6 +112,7 @@ std::optional<std::string> BlockRunner::run(int64_t block) {
   if (shape_.race_check) races_.begin_block(uint32_t(shared_.end - shared_.begin));
 
   error_.reset();
+  error_is_whole_ = false;
   live_ = threads_;
   at_barrier_ = 0;
   first_at_barrier_ = nullptr;
@@ -164,6 +165,7 @@ std::optional<std::string> BlockRunner::run(int64_t block) {
   t_runner = outer_runner;
   t_fiber = outer_fiber;
   if (!error_) return std::nullopt;
+  if (error_is_whole_) return error_;
   return fmt::format("emulator: kernel '{}', block ({}, {}, {}) of {}x{}x{}: {}", kernel_.name,
                      block_idx.x, block_idx.y, block_idx.z, shape_.grid[0], shape_.grid[1],
                      shape_.grid[2], *error_);
@@ -390,6 +392,11 @@ const TilecEmuApi& BlockRunner::api() {
         Fiber& f = *static_cast<Fiber*>(t_fiber);
         r.fail(f, fmt::format("{} at {}: {}", r.thread_name(f), r.library_.describe_line(line),
                               message));
+      },
+      [](const char* message) {
+        BlockRunner& r = *t_runner;
+        r.error_is_whole_ = true;
+        r.fail(*static_cast<Fiber*>(t_fiber), message);
       },
   };
   return api;

@@ -102,6 +102,7 @@ class BlockRunner {
   const Fiber* first_at_barrier_ = nullptr;
   const Fiber* first_done_ = nullptr;
   std::optional<std::string> error_;
+  bool error_is_whole_ = false;  // error_ is the launch's message as it is (stop)
   TilecEmuSharedRange shared_{};
   RaceChecker races_;
 };
