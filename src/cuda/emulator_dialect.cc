@@ -1,12 +1,17 @@
 #include "tilec/cuda/emulator_dialect.h"
 
 #include "tilec/codegen/c_preamble.h"
+#include "tilec/exec/cuda_toolkit.h"
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <regex>
+#include <sstream>
 
 namespace tilec::cuda {
+
+namespace fs = std::filesystem;
 
 // Embedded from include/tilec/emu/cuda.h at build time (src/cuda/CMakeLists.txt).
 std::string_view emulator_cuda_header_text();
@@ -90,7 +95,26 @@ inline __nv_fp8_storage_t __nv_cvt_float_to_fp8(float f, __nv_saturation_t,
 )CU";
 }
 
+// The shim headers' directory inside the build's include directory (emulator.h).
+constexpr const char* kShimDir = "cuda_shim";
+
 }  // namespace
+
+std::vector<std::string> cuda_emulated_compile_options(const backend::CodeArtifact& device) {
+  if (device.source.find("#include <cute/") == std::string::npos)
+    return {"-I", fmt::format("emu_include/{}", kShimDir)};
+  // CuTe's headers are built on the toolkit's: its headers and libcu++, and the include
+  // paths the CuTe codegen names (CUTLASS), instead of the shims.
+  std::vector<std::string> options = {"-DTILEC_EMU_CUDA_TOOLKIT=1"};
+  fs::path root = exec::cuda_toolkit_root();
+  for (const fs::path& dir : {root / "include", root / "include" / "cccl"})
+    options.push_back("-I" + dir.string());
+  if (auto found = device.metadata.find("cuda_options"); found != device.metadata.end()) {
+    std::istringstream words(found->second);
+    for (std::string w; words >> w;) options.push_back(w);
+  }
+  return options;
+}
 
 std::vector<exec::EmulatedKernel> cuda_emulated_kernels(const backend::CodeArtifact& device) {
   // The CuTe gemm's first template argument is its atom (cute_gemm.h): 0/1 SM80's
@@ -120,11 +144,11 @@ exec::EmulatorDialect cuda_emulator_dialect() {
       .language = "CUDA C++",
       .header = "tilec/emu/cuda.h",
       .files = {{"tilec/emu/cuda.h", std::string(emulator_cuda_header_text())},
-                {"cuda_fp16.h", fp16_header()},
-                {"cuda_bf16.h", bf16_header()},
-                {"cuda_fp8.h", fp8_header()}},
+                {std::string(kShimDir) + "/cuda_fp16.h", fp16_header()},
+                {std::string(kShimDir) + "/cuda_bf16.h", bf16_header()},
+                {std::string(kShimDir) + "/cuda_fp8.h", fp8_header()}},
       .kernels = &cuda_emulated_kernels,
-      .compile_options = nullptr,
+      .compile_options = &cuda_emulated_compile_options,
   };
 }
 

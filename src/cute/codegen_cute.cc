@@ -108,7 +108,11 @@ __device__ __forceinline__ void copy_tile(const S* src, int src_ld, D* dst, int 
   static_assert(sizeof(S) == sizeof(D), "T.copy of one dtype");
   static_assert(Rows % TM == 0 && Cols % (TN * Vec) == 0, "the thread layout tiles the tile");
   using T = remove_cv_t<S>;
+#ifdef TILEC_EMULATOR  // cp.async atoms are inline PTX: the device emulator copies at once (early)
+  constexpr int kAsync = 0;
+#else
   constexpr int kAsync = Async != 0 && SrcShared == 0 && DstShared != 0 && int(sizeof(T)) * Vec >= 4;
+#endif
   using Atom = typename CopyAtomOf<kAsync, int(sizeof(T)) * Vec, T>::type;
   auto tiled = make_tiled_copy(Atom{}, Layout<Shape<Int<TM>, Int<TN>>, Stride<Int<TN>, _1>>{},
                                Layout<Shape<_1, Int<Vec>>>{});

@@ -221,7 +221,8 @@ TEST(CudaResolve, AutoIsNvrtcAndTheCuteKeyIsDeclined) {
   EXPECT_FALSE(cuda->matches(target::Target::parse("cuda -arch=sm_90 -keys=cuda,gpu,cute")));
   std::vector<std::string> allowed =
       cuda->allowed_execution_backends(target::Target::parse("cuda -arch=sm_90"));
-  EXPECT_EQ(allowed, (std::vector<std::string>{"nvrtc", "nvcc", "source"}));
+  // The device emulator last: `auto` never reaches it (source is always available).
+  EXPECT_EQ(allowed, (std::vector<std::string>{"nvrtc", "nvcc", "source", "emulator"}));
   SKIP_WITHOUT(exec::kNvrtcBackendName);
   auto context = backend::create_backend_context(target::Target::parse("cuda -arch=sm_90"),
                                                  std::nullopt, "auto");

@@ -310,6 +310,21 @@ TEST_F(Emulator, IsNeverChosenByAutoAndTheNoDriverErrorNamesIt) {
   }
 }
 
+// The CuTe variant where its atoms are plain C++: the float32 gemm is one cute::gemm on a
+// TiledMMA of UniversalFMA, the tiles' copies cute::copy of UniversalCopy (the pipeline's
+// cp.async atoms copy at once on the emulator: early, which cp.async allows).
+TEST_F(Emulator, RunsTheCuteVariantWhereItsAtomsArePlainCxx) {
+  ir::IRModule mod = ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/gemm_fp32.py",
+                                           {{"M", "96"}, {"N", "128"}, {"K", "72"}});
+  Kernel kernel = compile(mod, "cuda -arch=sm_80 -keys=cuda,gpu,cute", std::nullopt,
+                          exec::kEmulatorBackendName, {{exec::kEmulatorRaceCheckConfigKey, true}});
+  EXPECT_EQ(kernel.context().name(), "cute");
+  EXPECT_NE(kernel.device_source().find("tilec_cute::gemm_ss<2,"), std::string::npos);
+  EXPECT_NE(kernel.device_source().find("tilec_cute::copy_tile<"), std::string::npos);
+  auto result = testing::run_and_compare(kernel, mod.functions()[0]);
+  EXPECT_TRUE(result.ok) << result.detail;
+}
+
 TEST_F(Emulator, RefusesCuteTensorCoreAtomsSayingWhatToUse) {
   std::string source = gemm_source("float16", false, false, 2);
   try {

@@ -14,5 +14,8 @@ exec::EmulatorDialect cuda_emulator_dialect();
 // The kernels of a CUDA device artifact ("extern \"C\" __global__ void
 // __launch_bounds__(N) NAME(" lines, CodeGenCUDA's signatures).
 std::vector<exec::EmulatedKernel> cuda_emulated_kernels(const backend::CodeArtifact& device);
+// The host compiler's options for a CUDA device artifact: the shim headers' directory, or
+// for the CuTe variant the CUDA toolkit's headers and the include paths it names.
+std::vector<std::string> cuda_emulated_compile_options(const backend::CodeArtifact& device);
 
 }  // namespace tilec::cuda

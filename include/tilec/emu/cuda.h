@@ -23,6 +23,23 @@
 // sm_90's largest opt-in dynamic shared memory per block (227 KB).
 #define TILEC_EMU_MAX_DYNAMIC_SHARED 232448
 
+// A header library built on the CUDA toolkit's headers (the CuTe variant's CUTLASS)
+// needs the toolkit's own: they come first, and the names below replace theirs.
+#ifdef TILEC_EMU_CUDA_TOOLKIT
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#undef __global__
+#undef __device__
+#undef __host__
+#undef __constant__
+#undef __forceinline__
+#undef __noinline__
+#undef __launch_bounds__
+#undef __align__
+#undef __shared__
+#endif
+
 #include "tilec/emu/device.h"
 
 #include <cuda_bf16.h>
@@ -45,6 +62,7 @@
 // Block-scope thread_local is static: one copy per OS thread, i.e. per running block.
 #define __shared__ thread_local
 
+#ifndef TILEC_EMU_CUDA_TOOLKIT
 struct uint2 {
   unsigned int x, y;
 } __attribute__((aligned(8)));
@@ -64,6 +82,7 @@ struct float4 {
   float x, y, z, w;
 } __attribute__((aligned(16)));
 typedef TilecEmuDim3 uint3;
+#endif
 
 #define threadIdx (tilec_emu::self().thread_idx)
 #define blockIdx (tilec_emu::self().block_idx)
