@@ -89,55 +89,6 @@ nb::tuple tuple_of(const auto& items) {
   return nb::tuple(nb::cast(items));
 }
 
-// C++ compares callables by type (target/callable_identity.h), and every Python callable
-// sits in one wrapper type, so two manifests with different Python functions would
-// count as the same declaration. This names the first component whose Python callable
-// is a different object; empty when there is none.
-std::string python_callable_difference(const BackendModule& registered, const BackendModule& next) {
-  std::string difference;
-  auto compare = [&](PyObject* a, PyObject* b, const std::string& component) {
-    if (difference.empty() && a != b)
-      difference = "the Python callable of " + component + " differs";
-  };
-  auto compare_optional = [&](const auto& a, const auto& b, const std::string& component) {
-    compare(a ? python_origin(*a) : nullptr, b ? python_origin(*b) : nullptr, component);
-  };
-  compare_optional(registered.supports_target, next.supports_target, "supports_target");
-  for (const auto& [kind, codegen] : next.host_codegens) {
-    auto old = registered.host_codegens.find(kind);
-    if (old == registered.host_codegens.end()) continue;
-    compare(python_origin(old->second.build), python_origin(codegen.build),
-            "host codegen '" + codegen.name + "'");
-    compare_optional(old->second.supports_target, codegen.supports_target,
-                     "host codegen '" + codegen.name + "' supports_target");
-  }
-  for (const auto& [kind, hooks] : next.host_codegen_hooks) {
-    auto old = registered.host_codegen_hooks.find(kind);
-    if (old == registered.host_codegen_hooks.end()) continue;
-    for (size_t i = 0; i < hooks.size() && i < old->second.size(); ++i) {
-      compare(python_origin(old->second[i].apply), python_origin(hooks[i].apply),
-              "host codegen hook '" + hooks[i].name + "'");
-      compare_optional(old->second[i].supports_target, hooks[i].supports_target,
-                       "host codegen hook '" + hooks[i].name + "' supports_target");
-    }
-  }
-  for (size_t i = 0; i < next.execution_backends.size() && i < registered.execution_backends.size();
-       ++i) {
-    const auto& a = registered.execution_backends[i];
-    const auto& b = next.execution_backends[i];
-    compare(python_origin(a.is_available), python_origin(b.is_available),
-            "execution backend '" + b.name + "' is_available");
-    compare_optional(a.supports_target, b.supports_target,
-                     "execution backend '" + b.name + "' supports_target");
-  }
-  for (const auto& [name, fn] : next.callbacks) {
-    auto old = registered.callbacks.find(name);
-    if (old != registered.callbacks.end())
-      compare(python_origin(old->second), python_origin(fn), "callback '" + name + "'");
-  }
-  return difference;
-}
-
 }  // namespace
 
 void bind_backend(nb::module_& m) {
@@ -294,14 +245,6 @@ void bind_backend(nb::module_& m) {
       "register_backend",
       [](const PyBackendModule& module) {
         nb::gil_scoped_release release;
-        for (const auto& registered : backend::list_backends()) {
-          if (registered->name != module.module->name || registered == module.module) continue;
-          std::string difference = python_callable_difference(*registered, *module.module);
-          if (!difference.empty())
-            throw backend::BackendError("backend '" + registered->name +
-                                        "' is already registered with a different declaration: " +
-                                        difference + "; register it under another name");
-        }
         return PyBackendModule{backend::register_backend(module.module)};
       },
       nb::arg("backend"));
