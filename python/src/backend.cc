@@ -2,9 +2,12 @@
 // fields, validated on construction as the seed's __post_init__ does, immutable),
 // BackendContext (immutable: read-only properties), and the backend registry. Calls
 // that may run registered components release the GIL, so components written in Python
-// and lazily imported modules can run on any thread.
+// and lazily imported modules can run on any thread. What they hand out keeps its
+// Python identity (registered_objects.h): get_backend(n) is get_backend(n) is
+// register_backend(b) for the b first registered, and is context.module.
 #include "bindings.h"
 #include "conversions.h"
+#include "registered_objects.h"
 
 #include "tilec/backend/module.h"
 #include "tilec/engine/initialize.h"
@@ -23,12 +26,6 @@ namespace {
 using backend::BackendContext;
 using backend::BackendModule;
 using backend::BackendModulePtr;
-
-// The Python BackendModule: one immutable manifest, shared with the registry once
-// registered (so get_backend(x) is register_backend(m) for equal declarations).
-struct PyBackendModule {
-  BackendModulePtr module;
-};
 
 template <class T>
 std::map<std::string, T> typed_map(const nb::dict& dict, const char* field) {
@@ -85,57 +82,18 @@ BackendModule manifest_from_python(std::string name, nb::handle target_kinds, nb
   return module;
 }
 
-nb::tuple tuple_of(const auto& items) {
-  return nb::tuple(nb::cast(items));
+// A manifest's components as their kept Python objects.
+template <class Item, class Convert>
+nb::tuple tuple_of(const std::vector<Item>& items, Convert convert) {
+  nb::list out;
+  for (const auto& item : items) out.append(convert(item, nb::handle()));
+  return nb::tuple(out);
 }
-
-// C++ compares callables by type (target/callable_identity.h), and every Python callable
-// sits in one wrapper type, so two manifests with different Python functions would
-// count as the same declaration. This names the first component whose Python callable
-// is a different object; empty when there is none.
-std::string python_callable_difference(const BackendModule& registered, const BackendModule& next) {
-  std::string difference;
-  auto compare = [&](PyObject* a, PyObject* b, const std::string& component) {
-    if (difference.empty() && a != b)
-      difference = "the Python callable of " + component + " differs";
-  };
-  auto compare_optional = [&](const auto& a, const auto& b, const std::string& component) {
-    compare(a ? python_origin(*a) : nullptr, b ? python_origin(*b) : nullptr, component);
-  };
-  compare_optional(registered.supports_target, next.supports_target, "supports_target");
-  for (const auto& [kind, codegen] : next.host_codegens) {
-    auto old = registered.host_codegens.find(kind);
-    if (old == registered.host_codegens.end()) continue;
-    compare(python_origin(old->second.build), python_origin(codegen.build),
-            "host codegen '" + codegen.name + "'");
-    compare_optional(old->second.supports_target, codegen.supports_target,
-                     "host codegen '" + codegen.name + "' supports_target");
-  }
-  for (const auto& [kind, hooks] : next.host_codegen_hooks) {
-    auto old = registered.host_codegen_hooks.find(kind);
-    if (old == registered.host_codegen_hooks.end()) continue;
-    for (size_t i = 0; i < hooks.size() && i < old->second.size(); ++i) {
-      compare(python_origin(old->second[i].apply), python_origin(hooks[i].apply),
-              "host codegen hook '" + hooks[i].name + "'");
-      compare_optional(old->second[i].supports_target, hooks[i].supports_target,
-                       "host codegen hook '" + hooks[i].name + "' supports_target");
-    }
-  }
-  for (size_t i = 0; i < next.execution_backends.size() && i < registered.execution_backends.size();
-       ++i) {
-    const auto& a = registered.execution_backends[i];
-    const auto& b = next.execution_backends[i];
-    compare(python_origin(a.is_available), python_origin(b.is_available),
-            "execution backend '" + b.name + "' is_available");
-    compare_optional(a.supports_target, b.supports_target,
-                     "execution backend '" + b.name + "' supports_target");
-  }
-  for (const auto& [name, fn] : next.callbacks) {
-    auto old = registered.callbacks.find(name);
-    if (old != registered.callbacks.end())
-      compare(python_origin(old->second), python_origin(fn), "callback '" + name + "'");
-  }
-  return difference;
+template <class Item, class Convert>
+nb::dict dict_of(const std::map<std::string, Item>& items, Convert convert) {
+  nb::dict out;
+  for (const auto& [key, item] : items) out[nb::cast(key)] = convert(item);
+  return out;
 }
 
 }  // namespace
@@ -158,25 +116,34 @@ void bind_backend(nb::module_& m) {
           nb::arg("supports_target") = nb::none(), nb::arg("host_codegens") = nb::dict(),
           nb::arg("host_codegen_hooks") = nb::dict(), nb::arg("callbacks") = nb::dict())
       .def_prop_ro("name", [](const PyBackendModule& m) { return m.module->name; })
-      .def_prop_ro("target_kinds",
-                   [](const PyBackendModule& m) { return tuple_of(m.module->target_kinds); })
+      .def_prop_ro(
+          "target_kinds",
+          [](const PyBackendModule& m) { return nb::tuple(nb::cast(m.module->target_kinds)); })
       .def_prop_ro("pipelines", [](const PyBackendModule& m) { return m.module->pipelines; })
       .def_prop_ro("device_codegens",
-                   [](const PyBackendModule& m) { return m.module->device_codegens; })
+                   [](const PyBackendModule& m) {
+                     return dict_of(m.module->device_codegens, python_device_codegen);
+                   })
       .def_prop_ro("execution_backends",
-                   [](const PyBackendModule& m) { return tuple_of(m.module->execution_backends); })
+                   [](const PyBackendModule& m) {
+                     return tuple_of(m.module->execution_backends, python_execution_backend);
+                   })
       .def_prop_ro("supports_target",
                    [](const PyBackendModule& m) {
                      return m.module->supports_target ? python_predicate(*m.module->supports_target)
                                                       : nb::none();
                    })
       .def_prop_ro("host_codegens",
-                   [](const PyBackendModule& m) { return m.module->host_codegens; })
+                   [](const PyBackendModule& m) {
+                     return dict_of(m.module->host_codegens, [](const backend::HostCodegen& c) {
+                       return python_host_codegen(c);
+                     });
+                   })
       .def_prop_ro("host_codegen_hooks",
                    [](const PyBackendModule& m) {
                      nb::dict out;
                      for (const auto& [kind, hooks] : m.module->host_codegen_hooks)
-                       out[nb::cast(kind)] = tuple_of(hooks);
+                       out[nb::cast(kind)] = tuple_of(hooks, python_host_codegen_hook);
                      return out;
                    })
       .def_prop_ro("callbacks",
@@ -206,9 +173,9 @@ void bind_backend(nb::module_& m) {
       .def(
           "get_device_codegen",
           [](const PyBackendModule& m, const target::Target& t) {
-            return m.module->get_device_codegen(t);
+            return python_device_codegen(m.module->get_device_codegen(t));
           },
-          nb::arg("target"), nb::call_guard<nb::gil_scoped_release>())
+          nb::arg("target"))
       .def(
           "codegen_device",
           [](const PyBackendModule& m, const ir::IRModule& mod, const target::Target& t,
@@ -218,9 +185,14 @@ void bind_backend(nb::module_& m) {
       .def(
           "get_host_codegen",
           [](const PyBackendModule& m, const target::Target& h) {
-            return m.module->get_host_codegen(h);
+            backend::HostCodegen codegen;
+            {
+              nb::gil_scoped_release release;
+              codegen = m.module->get_host_codegen(h);
+            }
+            return python_host_codegen(codegen);
           },
-          nb::arg("target_host"), nb::call_guard<nb::gil_scoped_release>())
+          nb::arg("target_host"))
       .def(
           "codegen_host",
           [](const PyBackendModule& m, const ir::IRModule& mod, const target::Target& h) {
@@ -244,9 +216,14 @@ void bind_backend(nb::module_& m) {
           "resolve_execution_backend",
           [](const PyBackendModule& m, std::optional<std::string> requested,
              const target::Target& t) {
-            return m.module->resolve_execution_backend(requested.value_or("auto"), t);
+            backend::ExecutionBackendSpec spec;
+            {
+              nb::gil_scoped_release release;
+              spec = m.module->resolve_execution_backend(requested.value_or("auto"), t);
+            }
+            return python_execution_backend(spec);
           },
-          nb::arg("requested").none(), nb::arg("target"), nb::call_guard<nb::gil_scoped_release>())
+          nb::arg("requested").none(), nb::arg("target"))
       .def("is_registered",
            [](const PyBackendModule& m) { return backend::is_registered_backend(m.module); })
       .def("__eq__",
@@ -261,18 +238,26 @@ void bind_backend(nb::module_& m) {
   nb::class_<BackendContext>(m, "BackendContext")
       .def(
           "__init__",
-          [](BackendContext* self, const PyBackendModule& module, const target::Target& target,
+          [](BackendContext* self, nb::handle module, const target::Target& target,
              const target::Target& target_host, const backend::ExecutionBackendSpec& execution) {
-            nb::gil_scoped_release release;
-            new (self) BackendContext(module.module, target, target_host, execution);
+            BackendModulePtr manifest = nb::cast<const PyBackendModule&>(module).module;
+            {
+              nb::gil_scoped_release release;
+              new (self) BackendContext(manifest, target, target_host, execution);
+            }
+            // An unregistered manifest is copied into the context; its module is still
+            // the Python object it was made from.
+            if (self->module_ptr() != manifest) keep_context_module(self->module_ptr(), module);
           },
           nb::arg("module"), nb::arg("target"), nb::arg("target_host"),
           nb::arg("execution_backend"))
       .def_prop_ro("module",
-                   [](const BackendContext& c) { return PyBackendModule{c.module_ptr()}; })
+                   [](const BackendContext& c) { return python_backend_module(c.module_ptr()); })
       .def_prop_ro("target", &BackendContext::target)
       .def_prop_ro("target_host", &BackendContext::target_host)
-      .def_prop_ro("execution_backend", &BackendContext::execution_backend)
+      .def_prop_ro(
+          "execution_backend",
+          [](const BackendContext& c) { return python_execution_backend(c.execution_backend()); })
       .def_prop_ro("name", &BackendContext::name)
       .def("lower", &BackendContext::lower, nb::arg("mod"),
            nb::call_guard<nb::gil_scoped_release>())
@@ -292,24 +277,26 @@ void bind_backend(nb::module_& m) {
         "Registers the built-in backends and loads TILEC_PLUGIN_PATH's plugins (once).");
   m.def(
       "register_backend",
-      [](const PyBackendModule& module) {
-        nb::gil_scoped_release release;
-        for (const auto& registered : backend::list_backends()) {
-          if (registered->name != module.module->name || registered == module.module) continue;
-          std::string difference = python_callable_difference(*registered, *module.module);
-          if (!difference.empty())
-            throw backend::BackendError("backend '" + registered->name +
-                                        "' is already registered with a different declaration: " +
-                                        difference + "; register it under another name");
+      [](nb::handle module) {
+        BackendModulePtr manifest = nb::cast<const PyBackendModule&>(module).module;
+        BackendModulePtr registered;
+        {
+          nb::gil_scoped_release release;
+          registered = backend::register_backend(manifest);
         }
-        return PyBackendModule{backend::register_backend(module.module)};
+        // As the reference: the manifest itself, or the registered one it equals.
+        return python_backend_module(registered, module);
       },
       nb::arg("backend"));
   m.def(
       "get_backend",
       [](const std::string& name) {
-        nb::gil_scoped_release release;
-        return PyBackendModule{backend::get_backend(name)};
+        BackendModulePtr module;
+        {
+          nb::gil_scoped_release release;
+          module = backend::get_backend(name);
+        }
+        return python_backend_module(module);
       },
       nb::arg("name"));
   m.def("list_backends", [] {
@@ -319,7 +306,7 @@ void bind_backend(nb::module_& m) {
       modules = backend::list_backends();
     }
     nb::dict out;
-    for (const auto& module : modules) out[nb::cast(module->name)] = PyBackendModule{module};
+    for (const auto& module : modules) out[nb::cast(module->name)] = python_backend_module(module);
     return out;
   });
   m.def(

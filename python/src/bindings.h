@@ -11,6 +11,7 @@ namespace nb = nanobind;
 void bind_errors(nb::module_& m);        // C++ exception types -> Python exception classes
 void bind_target(nb::module_& m);        // Target, target kinds
 void bind_ir(nb::module_& m);            // IRModule, CodeArtifact, PassPipeline
+void bind_callables(nb::module_& m);     // C++ component functions as Python callables
 void bind_components(nb::module_& m);    // DeviceCodegen, ExecutionBackendSpec, HostCodegen(Hook)
 void bind_backend(nb::module_& m);       // components, BackendModule, BackendContext, registry
 void bind_host_codegen(nb::module_& m);  // the host codegen registry, lazy imports

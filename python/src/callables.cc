@@ -1,12 +1,16 @@
-// Python callables wrapped as C++ components, and back. Each wrapper is a functor type
-// of its own so the original Python object can be recovered (target<T>()) when the C++
-// layer hands a component back to Python.
+// Python callables wrapped as C++ components, and back. A Python callable becomes a
+// SharedFunction made for that Python object (target/callable_identity.h), so every
+// component built from the same object holds the same callable, and another object
+// (another closure of one factory) a different one: registries then tell them apart
+// as the reference does. A C++ callable handed to Python is one object per callable
+// (a _CppFunction, kept as identity.h keeps objects) and, given back to a component,
+// is that C++ callable again.
 #include "conversions.h"
+#include "identity.h"
 
 #include "tilec/backend/artifact.h"
 #include "tilec/ir/function.h"
 
-#include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
@@ -14,14 +18,7 @@ namespace tilec::python {
 
 namespace {
 
-// Flavor: two otherwise identical functor types. The C++ registries compare callables
-// by type (target/callable_identity.h), and every Python callable of one kind has the
-// same wrapper type, so registering a different Python function under a taken name
-// uses the other flavor than the registered entry (the registry then sees a different
-// function: an error, or a replacement with override), and the same function the
-// registered flavor (a no-op). tilec/backend/host_codegen.py picks the flavor.
-template <int Flavor>
-struct PyPredicateT {
+struct PyPredicate {
   PyCallable fn;
   bool operator()(const target::Target& target) const {
     nb::gil_scoped_acquire gil;
@@ -29,10 +26,7 @@ struct PyPredicateT {
   }
 };
 
-using PyPredicate = PyPredicateT<0>;
-
-template <int Flavor>
-struct PyHostCodegenFuncT {
+struct PyHostCodegenFunc {
   PyCallable fn;
   backend::CodeArtifact operator()(const ir::IRModule& mod, const target::Target& host) const {
     nb::gil_scoped_acquire gil;
@@ -40,10 +34,7 @@ struct PyHostCodegenFuncT {
   }
 };
 
-using PyHostCodegenFunc = PyHostCodegenFuncT<0>;
-
-template <int Flavor>
-struct PyHostCodegenHookFuncT {
+struct PyHostCodegenHookFunc {
   PyCallable fn;
   ir::IRModule operator()(const ir::IRModule& mod, const target::Target& host,
                           const target::Target* target) const {
@@ -52,8 +43,6 @@ struct PyHostCodegenHookFuncT {
     return fn.result_as<ir::IRModule>(fn.call(mod, host, py_target), "a tilec IRModule");
   }
 };
-
-using PyHostCodegenHookFunc = PyHostCodegenHookFuncT<0>;
 
 struct PyGlobalFunc {
   PyCallable fn;
@@ -77,6 +66,12 @@ struct PyAvailability {
   }
 };
 
+// A C++ callable as a Python object (bound below as _CppFunction classes).
+template <class Function>
+struct CppFunction {
+  Function fn;
+};
+
 void require_callable(nb::handle fn, const std::string& what) {
   if (!PyCallable_Check(fn.ptr()))
     throw nb::type_error(
@@ -84,142 +79,102 @@ void require_callable(nb::handle fn, const std::string& what) {
             .c_str());
 }
 
-template <template <int> class Wrapper, class Function>
-const PyCallable* python_callable_of(const Function& fn) {
-  if (!fn) return nullptr;
-  if (const auto* wrapper = fn.template target<Wrapper<0>>()) return &wrapper->fn;
-  if (const auto* wrapper = fn.template target<Wrapper<1>>()) return &wrapper->fn;
-  return nullptr;
+// The component function for a Python callable: the C++ callable itself when fn is one
+// handed out by python_function, else a Wrapper made for the Python object fn.
+template <class Function, class Wrapper>
+Function function_from_python(nb::handle fn, std::string what) {
+  if (nb::isinstance<CppFunction<Function>>(fn)) return nb::cast<CppFunction<Function>&>(fn).fn;
+  require_callable(fn, what);
+  return Function(Wrapper{PyCallable(fn, std::move(what))}, fn.ptr());
 }
 
-template <template <int> class Wrapper, class Function>
-int flavor_of(const Function& fn) {
-  if (fn && fn.template target<Wrapper<0>>()) return 0;
-  if (fn && fn.template target<Wrapper<1>>()) return 1;
-  return -1;
-}
-
-template <template <int> class Wrapper, class Function>
-Function with_flavor_of(const Function& fn, int flavor) {
-  const PyCallable* callable = python_callable_of<Wrapper>(fn);
-  if (!callable) return fn;
-  if (flavor == 1) return Wrapper<1>{*callable};
-  return Wrapper<0>{*callable};
+// The Python object for a component function: the Python callable it was made from,
+// else the one _CppFunction kept for the C++ callable.
+template <class Wrapper, class Function>
+nb::object python_function(const Function& fn, const char* type) {
+  if (!fn) return nb::none();
+  if (const auto* wrapper = fn.template target<Wrapper>()) return wrapper->fn.object();
+  return identified(
+      IdentityKey{type, "", {fn.identity()}}, nb::handle(),
+      [&] { return nb::cast(CppFunction<Function>{fn}); },
+      [](nb::handle object) {
+        return nb::inst_ptr<CppFunction<Function>>(object)->fn.use_count() > 1;
+      });
 }
 
 }  // namespace
 
 backend::TargetPredicate predicate_from_python(nb::handle fn, std::string what) {
-  require_callable(fn, what);
-  return PyPredicate{PyCallable(fn, std::move(what))};
+  return function_from_python<backend::TargetPredicate, PyPredicate>(fn, std::move(what));
 }
 backend::HostCodegenFunc host_codegen_func_from_python(nb::handle fn, std::string what) {
-  require_callable(fn, what);
-  return PyHostCodegenFunc{PyCallable(fn, std::move(what))};
+  return function_from_python<backend::HostCodegenFunc, PyHostCodegenFunc>(fn, std::move(what));
 }
 backend::HostCodegenHookFunc host_codegen_hook_func_from_python(nb::handle fn, std::string what) {
-  require_callable(fn, what);
-  return PyHostCodegenHookFunc{PyCallable(fn, std::move(what))};
+  return function_from_python<backend::HostCodegenHookFunc, PyHostCodegenHookFunc>(fn,
+                                                                                   std::move(what));
 }
 backend::GlobalFunc global_func_from_python(nb::handle fn, std::string what) {
-  require_callable(fn, what);
-  return PyGlobalFunc{PyCallable(fn, std::move(what))};
+  return function_from_python<backend::GlobalFunc, PyGlobalFunc>(fn, std::move(what));
 }
-std::function<bool()> availability_from_python(nb::handle fn, std::string what) {
-  require_callable(fn, what);
-  return PyAvailability{PyCallable(fn, std::move(what))};
+backend::AvailabilityFunc availability_from_python(nb::handle fn, std::string what) {
+  return function_from_python<backend::AvailabilityFunc, PyAvailability>(fn, std::move(what));
 }
 
 nb::object python_predicate(const backend::TargetPredicate& fn) {
-  if (!fn) return nb::none();
-  if (const PyCallable* callable = python_callable_of<PyPredicateT>(fn)) return callable->object();
-  return nb::cast(fn);  // nanobind's std::function caster: a C++ function callable from Python
+  return python_function<PyPredicate>(fn, "TargetPredicate");
 }
 nb::object python_host_codegen_func(const backend::HostCodegenFunc& fn) {
-  if (!fn) return nb::none();
-  if (const PyCallable* callable = python_callable_of<PyHostCodegenFuncT>(fn))
-    return callable->object();
-  return nb::cpp_function([fn](const ir::IRModule& mod, const target::Target& host) {
-    nb::gil_scoped_release release;
-    return fn(mod, host);
-  });
+  return python_function<PyHostCodegenFunc>(fn, "HostCodegenFunc");
 }
 nb::object python_host_codegen_hook_func(const backend::HostCodegenHookFunc& fn) {
-  if (!fn) return nb::none();
-  if (const PyCallable* callable = python_callable_of<PyHostCodegenHookFuncT>(fn))
-    return callable->object();
-  // The C++ signature takes the device target by pointer; Python passes a Target or None.
-  return nb::cpp_function([fn](const ir::IRModule& mod, const target::Target& host,
-                               std::optional<target::Target> target) {
-    nb::gil_scoped_release release;
-    return fn(mod, host, target ? &*target : nullptr);
-  });
+  return python_function<PyHostCodegenHookFunc>(fn, "HostCodegenHookFunc");
 }
 nb::object python_global_func(const backend::GlobalFunc& fn) {
-  if (!fn) return nb::none();
-  if (const auto* wrapper = fn.target<PyGlobalFunc>()) return wrapper->fn.object();
-  return nb::cpp_function([fn](nb::args args) {
-    backend::ValueList values;
-    for (nb::handle arg : args) values.push_back(value_from_python(arg));
-    backend::Value result;
-    {
-      nb::gil_scoped_release release;
-      result = fn(values);
-    }
-    return value_to_python(result);
-  });
+  return python_function<PyGlobalFunc>(fn, "GlobalFunc");
 }
 
-}  // namespace tilec::python
-
-namespace tilec::python {
-
-namespace {
-template <class Wrapper, class Function>
-PyObject* origin_of(const Function& fn) {
-  const Wrapper* wrapper = fn ? fn.template target<Wrapper>() : nullptr;
-  return wrapper ? wrapper->fn.object().ptr() : nullptr;
-}
-template <template <int> class Wrapper, class Function>
-PyObject* flavored_origin_of(const Function& fn) {
-  const PyCallable* callable = python_callable_of<Wrapper>(fn);
-  return callable ? callable->object().ptr() : nullptr;
-}
-}  // namespace
-
-PyObject* python_origin(const backend::TargetPredicate& fn) {
-  return flavored_origin_of<PyPredicateT>(fn);
-}
-PyObject* python_origin(const backend::HostCodegenFunc& fn) {
-  return flavored_origin_of<PyHostCodegenFuncT>(fn);
-}
-PyObject* python_origin(const backend::HostCodegenHookFunc& fn) {
-  return flavored_origin_of<PyHostCodegenHookFuncT>(fn);
-}
-PyObject* python_origin(const backend::GlobalFunc& fn) {
-  return origin_of<PyGlobalFunc>(fn);
-}
-PyObject* python_origin(const std::function<bool()>& fn) {
-  return origin_of<PyAvailability>(fn);
-}
-
-int python_flavor(const backend::HostCodegenFunc& fn) {
-  return flavor_of<PyHostCodegenFuncT>(fn);
-}
-int python_flavor(const backend::HostCodegenHookFunc& fn) {
-  return flavor_of<PyHostCodegenHookFuncT>(fn);
-}
-backend::HostCodegen with_python_flavor(backend::HostCodegen codegen, int flavor) {
-  codegen.build = with_flavor_of<PyHostCodegenFuncT>(codegen.build, flavor);
-  if (codegen.supports_target)
-    codegen.supports_target = with_flavor_of<PyPredicateT>(*codegen.supports_target, flavor);
-  return codegen;
-}
-backend::HostCodegenHook with_python_flavor(backend::HostCodegenHook hook, int flavor) {
-  hook.apply = with_flavor_of<PyHostCodegenHookFuncT>(hook.apply, flavor);
-  if (hook.supports_target)
-    hook.supports_target = with_flavor_of<PyPredicateT>(*hook.supports_target, flavor);
-  return hook;
+void bind_callables(nb::module_& m) {
+  // Each runs the C++ callable with the GIL released (it may call back into Python).
+  nb::class_<CppFunction<backend::TargetPredicate>>(m, "_CppTargetPredicate")
+      .def("__call__", [](const CppFunction<backend::TargetPredicate>& f, nb::handle target) {
+        target::Target t = target_from_python(target);
+        nb::gil_scoped_release release;
+        return f.fn(t);
+      });
+  nb::class_<CppFunction<backend::HostCodegenFunc>>(m, "_CppHostCodegenFunc")
+      .def("__call__", [](const CppFunction<backend::HostCodegenFunc>& f, const ir::IRModule& mod,
+                          nb::handle target_host) {
+        target::Target host = target_from_python(target_host);
+        nb::gil_scoped_release release;
+        return f.fn(mod, host);
+      });
+  // The C++ signature takes the device target by pointer; Python passes a Target or None.
+  nb::class_<CppFunction<backend::HostCodegenHookFunc>>(m, "_CppHostCodegenHookFunc")
+      .def("__call__", [](const CppFunction<backend::HostCodegenHookFunc>& f,
+                          const ir::IRModule& mod, nb::handle target_host, nb::handle target) {
+        target::Target host = target_from_python(target_host);
+        std::optional<target::Target> device;
+        if (!target.is_none()) device = target_from_python(target);
+        nb::gil_scoped_release release;
+        return f.fn(mod, host, device ? &*device : nullptr);
+      });
+  nb::class_<CppFunction<backend::GlobalFunc>>(m, "_CppGlobalFunc")
+      .def("__call__", [](const CppFunction<backend::GlobalFunc>& f, nb::args args) {
+        backend::ValueList values;
+        for (nb::handle arg : args) values.push_back(value_from_python(arg));
+        backend::Value result;
+        {
+          nb::gil_scoped_release release;
+          result = f.fn(values);
+        }
+        return value_to_python(result);
+      });
+  nb::class_<CppFunction<backend::AvailabilityFunc>>(m, "_CppAvailabilityFunc")
+      .def("__call__", [](const CppFunction<backend::AvailabilityFunc>& f) {
+        nb::gil_scoped_release release;
+        return f.fn();
+      });
 }
 
 }  // namespace tilec::python

@@ -2,7 +2,8 @@
 // DeviceCodegen (reused from a registered backend), ExecutionBackendSpec, HostCodegen
 // and HostCodegenHook (built from Python callables or reused). Fields are read-only,
 // like the seeds' frozen dataclasses; a component built from Python callables calls
-// them where the C++ layer calls the component.
+// them where the C++ layer calls the component, and holds the same callable as every
+// other component built from the same Python objects (callables.cc).
 #include "bindings.h"
 #include "conversions.h"
 
@@ -27,11 +28,6 @@ nb::object optional_python_predicate(const std::optional<backend::TargetPredicat
   return fn ? python_predicate(*fn) : nb::none();
 }
 
-// The Python callable a component was built from, or None for a C++ function.
-nb::object python_object(PyObject* origin) {
-  return origin ? nb::borrow(origin) : nb::none();
-}
-
 }  // namespace
 
 void bind_components(nb::module_& m) {
@@ -54,7 +50,7 @@ void bind_components(nb::module_& m) {
             std::string what = "execution backend '" + name + "'";
             new (self) backend::ExecutionBackendSpec{
                 .name = name,
-                .is_available = is_available.is_none() ? std::function<bool()>{}
+                .is_available = is_available.is_none() ? backend::AvailabilityFunc{}
                                                        : availability_from_python(
                                                              is_available, what + " is_available"),
                 .supports_target = optional_predicate(supports_target, what),
@@ -102,15 +98,6 @@ void bind_components(nb::module_& m) {
            nb::call_guard<nb::gil_scoped_release>())
       .def("lower", &backend::HostCodegen::lower, nb::arg("mod"), nb::arg("target_host"),
            nb::call_guard<nb::gil_scoped_release>())
-      .def("_python_callables",
-           [](const backend::HostCodegen& c) {
-             return nb::make_tuple(
-                 python_object(python_origin(c.build)),
-                 python_object(c.supports_target ? python_origin(*c.supports_target) : nullptr));
-           })
-      .def("_python_flavor", [](const backend::HostCodegen& c) { return python_flavor(c.build); })
-      .def("_with_python_flavor",
-           [](const backend::HostCodegen& c, int f) { return with_python_flavor(c, f); })
       .def("__repr__", [](const backend::HostCodegen& c) { return "HostCodegen(" + c.name + ")"; });
 
   nb::class_<backend::HostCodegenHook>(m, "HostCodegenHook")
@@ -137,16 +124,6 @@ void bind_components(nb::module_& m) {
            nb::call_guard<nb::gil_scoped_release>())
       .def("lower", &backend::HostCodegenHook::lower, nb::arg("mod"), nb::arg("target_host"),
            nb::arg("target"), nb::call_guard<nb::gil_scoped_release>())
-      .def("_python_callables",
-           [](const backend::HostCodegenHook& h) {
-             return nb::make_tuple(
-                 python_object(python_origin(h.apply)),
-                 python_object(h.supports_target ? python_origin(*h.supports_target) : nullptr));
-           })
-      .def("_python_flavor",
-           [](const backend::HostCodegenHook& h) { return python_flavor(h.apply); })
-      .def("_with_python_flavor",
-           [](const backend::HostCodegenHook& h, int f) { return with_python_flavor(h, f); })
       .def("__repr__",
            [](const backend::HostCodegenHook& h) { return "HostCodegenHook(" + h.name + ")"; });
 }

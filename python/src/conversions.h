@@ -1,5 +1,6 @@
 // Conversions the binding files share: Python target specs, global-function Values,
-// and Python callables wrapped as the C++ layer's std::function types.
+// and Python callables wrapped as the C++ layer's component functions (SharedFunctions
+// whose identity is the Python object, callables.cc).
 #pragma once
 
 #include "py_callable.h"
@@ -28,31 +29,14 @@ backend::TargetPredicate predicate_from_python(nb::handle fn, std::string what);
 backend::HostCodegenFunc host_codegen_func_from_python(nb::handle fn, std::string what);
 backend::HostCodegenHookFunc host_codegen_hook_func_from_python(nb::handle fn, std::string what);
 backend::GlobalFunc global_func_from_python(nb::handle fn, std::string what);
-std::function<bool()> availability_from_python(nb::handle fn, std::string what);
+backend::AvailabilityFunc availability_from_python(nb::handle fn, std::string what);
 
 // A C++ component's function as a Python callable: the original object when it came
-// from Python, else a wrapper calling the C++ function (GIL released while it runs).
+// from Python, else the one Python object kept for that C++ callable, which calls it
+// with the GIL released and is that callable again when given back to a component.
 nb::object python_predicate(const backend::TargetPredicate& fn);
 nb::object python_host_codegen_func(const backend::HostCodegenFunc& fn);
 nb::object python_host_codegen_hook_func(const backend::HostCodegenHookFunc& fn);
 nb::object python_global_func(const backend::GlobalFunc& fn);
-
-}  // namespace tilec::python
-
-namespace tilec::python {
-
-// The Python object a component function was made from; null for a C++ function.
-PyObject* python_origin(const backend::TargetPredicate& fn);
-PyObject* python_origin(const backend::HostCodegenFunc& fn);
-PyObject* python_origin(const backend::HostCodegenHookFunc& fn);
-PyObject* python_origin(const backend::GlobalFunc& fn);
-PyObject* python_origin(const std::function<bool()>& fn);
-
-// The wrapper flavor of a Python-made function (0 or 1; -1 for a C++ function), and a
-// copy of a component whose Python-made functions use `flavor` (see callables.cc).
-int python_flavor(const backend::HostCodegenFunc& fn);
-int python_flavor(const backend::HostCodegenHookFunc& fn);
-backend::HostCodegen with_python_flavor(backend::HostCodegen codegen, int flavor);
-backend::HostCodegenHook with_python_flavor(backend::HostCodegenHook hook, int flavor);
 
 }  // namespace tilec::python

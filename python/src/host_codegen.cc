@@ -7,6 +7,7 @@
 #include "bindings.h"
 #include "conversions.h"
 #include "py_callable.h"
+#include "registered_objects.h"
 
 #include "tilec/backend/backend_error.h"
 #include "tilec/backend/host_codegen.h"
@@ -63,9 +64,14 @@ void bind_host_codegen(nb::module_& m) {
         "Lets the module loader import a Python module path (lazy registration).");
   m.def(
       "register_host_codegen",
-      [](const std::string& kind, const backend::HostCodegen& codegen, bool override) {
-        nb::gil_scoped_release release;
-        return backend::register_host_codegen(kind, codegen, override);
+      [](const std::string& kind, nb::handle codegen, bool override) {
+        backend::HostCodegen entry = nb::cast<backend::HostCodegen>(codegen);
+        {
+          nb::gil_scoped_release release;
+          entry = backend::register_host_codegen(kind, std::move(entry), override);
+        }
+        // As the reference: the codegen itself, or the registered one it is the same as.
+        return python_host_codegen(entry, codegen);
       },
       nb::arg("target_host_kind"), nb::arg("codegen"), nb::kw_only(), nb::arg("override") = false);
   m.def(
@@ -78,9 +84,13 @@ void bind_host_codegen(nb::module_& m) {
       nb::arg("target_host_kind"), nb::arg("import_path"));
   m.def(
       "register_host_codegen_hook",
-      [](const std::string& kind, const backend::HostCodegenHook& hook, bool override) {
-        nb::gil_scoped_release release;
-        return backend::register_host_codegen_hook(kind, hook, override);
+      [](const std::string& kind, nb::handle hook, bool override) {
+        backend::HostCodegenHook entry = nb::cast<backend::HostCodegenHook>(hook);
+        {
+          nb::gil_scoped_release release;
+          entry = backend::register_host_codegen_hook(kind, std::move(entry), override);
+        }
+        return python_host_codegen_hook(entry, hook);
       },
       nb::arg("target_kind"), nb::arg("hook"), nb::kw_only(), nb::arg("override") = false);
   m.def(
@@ -113,8 +123,12 @@ void bind_host_codegen(nb::module_& m) {
       "resolve_host_codegen",
       [](nb::handle target_host) {
         target::Target host = target_from_python(target_host);
-        nb::gil_scoped_release release;
-        return backend::resolve_host_codegen(host);
+        backend::HostCodegen codegen;
+        {
+          nb::gil_scoped_release release;
+          codegen = backend::resolve_host_codegen(host);
+        }
+        return python_host_codegen(codegen);
       },
       nb::arg("target_host"));
   m.def(

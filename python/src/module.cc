@@ -31,6 +31,7 @@ NB_MODULE(_core, m) {
   tilec::python::bind_errors(m);
   tilec::python::bind_target(m);
   tilec::python::bind_ir(m);
+  tilec::python::bind_callables(m);
   tilec::python::bind_components(m);
   tilec::python::bind_backend(m);
   tilec::python::bind_host_codegen(m);

@@ -1,5 +1,6 @@
 """tilec from Python: the backend layer of the seeds (tilec.backend.module,
-tilec.backend.host_codegen), targets (tilec.target), and kernels compiled with
+tilec.backend.host_codegen), targets (tilec.target), kernels parsed into IRModules
+with tilec.parse (what the backend layer's stages take), and kernels compiled with
 tilec.compile and called on NumPy arrays or any object with __dlpack__.
 
 Everything runs in tilec's C++ libraries (the extension module tilec._core); this
@@ -24,7 +25,7 @@ from ._core import (
 _core.initialize()
 
 from . import backend, language, target  # noqa: E402
-from .kernel import JitKernel, Kernel, compile, jit  # noqa: E402
+from .kernel import JitKernel, Kernel, compile, jit, parse  # noqa: E402
 
 __all__ = [
     "BackendError",
@@ -42,5 +43,6 @@ __all__ = [
     "compile",
     "jit",
     "language",
+    "parse",
     "target",
 ]

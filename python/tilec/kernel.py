@@ -1,4 +1,8 @@
-"""tilec.compile, Kernel and tilec.jit.
+"""tilec.parse, tilec.compile, Kernel and tilec.jit.
+
+parse(kernel, **defines) reads a kernel (file path, source string or function in the
+kernel syntax) into an IRModule, the module the seeds' BackendContext.lower,
+codegen_device, preprocess_host_codegen, codegen_host and apply_host_codegen_hooks take.
 
 compile(kernel, target="auto", target_host=None, execution_backend="auto",
 pass_configs=None, **defines) parses the kernel with tilec's C++ front end (defines
@@ -29,8 +33,9 @@ def _define_text(name, value):
 
 
 class Kernel:
-    """A compiled kernel: lowered (IR text), host_source, device_source, context (the
-    BackendContext), cache_hit, compile_ms; call it like the function it was written as."""
+    """A compiled kernel: lowered (IR text), lowered_module (that IR as an IRModule),
+    host_source, device_source, context (the BackendContext), cache_hit, compile_ms;
+    call it like the function it was written as."""
 
     def __init__(self, compiled, out_idx=None):
         self._kernel = compiled
@@ -43,6 +48,10 @@ class Kernel:
         self.out_idx = _normalize_out_idx(out_idx, self._params.get(self._default)) if out_idx is not None else None
 
     lowered = property(lambda self: self._kernel.lowered, doc="the lowered IR (host and device functions), as text")
+    lowered_module = property(
+        lambda self: self._kernel.lowered_module,
+        doc="the lowered IR as an IRModule, for BackendContext.codegen_device and the host codegen steps",
+    )
     host_source = property(lambda self: self._kernel.host_source)
     device_source = property(lambda self: self._kernel.device_source)
     context = property(lambda self: self._kernel.context, doc="the BackendContext it was compiled through")
@@ -165,6 +174,18 @@ def _allocate(param, bound, function):
             f"{param['dtype']}; pass the output yourself (drop it from out_idx)"
         ) from err
     return np.empty(shape, dtype=dtype)
+
+
+def parse(kernel, **defines):
+    """Parses a kernel file path, a kernel source string, or a function written in the
+    kernel syntax (defines replace module constants, as in compile) into the IRModule the
+    backend layer lowers: tilec.parse(src) is what BackendContext.lower takes."""
+    if isinstance(kernel, JitKernel):
+        kernel = kernel.func
+    source, filename = kernel_source(kernel)
+    return _core.parse_kernel_source(
+        source, filename, {name: _define_text(name, value) for name, value in defines.items()}
+    )
 
 
 def compile(kernel, target="auto", target_host=None, execution_backend="auto", pass_configs=None, **defines):

@@ -48,10 +48,14 @@ void register_global_func(const std::string& name, GlobalFunc fn, bool override)
     std::unique_lock lock(registry.mutex);
     auto it = registry.functions.find(name);
     if (it != registry.functions.end()) {
+      // The very same function again changes nothing (and journals nothing, so undoing
+      // this caller's registration keeps the first registrant's function).
+      if (!override && it->second.same_as(fn)) return;
       if (!override) {
         throw BackendError("global function '" + name +
                            "' is already registered; pass override = true to replace it or "
-                           "choose another name");
+                           "choose another name (the registered one is a different function: "
+                           "re-registering is a no-op only with the very same function)");
       }
       previous = std::move(it->second);
       it->second = std::move(fn);

@@ -88,8 +88,9 @@ void add_lazy_import(LazyImports HostCodegenRegistry::*imports, const std::strin
   });
 }
 
-// The same entry: its function and predicate are the same callables
-// (target/callable_identity.h), so re-registering it changes nothing.
+// The same entry: its function and predicate are the very same callable objects
+// (target/callable_identity.h: copies of one entry, or the same plain functions), so
+// re-registering it changes nothing. Another closure is never the same entry.
 bool same_entry(const HostCodegen& a, const HostCodegen& b) {
   return target::detail::same_callable(a.build, b.build) &&
          target::detail::same_callable(a.supports_target, b.supports_target);
@@ -100,10 +101,10 @@ bool same_entry(const HostCodegenHook& a, const HostCodegenHook& b) {
          target::detail::same_callable(a.supports_target, b.supports_target);
 }
 
-// Inserts or (with override) replaces the entry named like `entry` in the kind's
-// list, journaling the inverse. The same entry under its name again is a no-op
-// returning the registered one (nothing journaled, so undoing the caller's
-// registration leaves the first registrant's entry in place).
+// Inserts or (with override, always) replaces the entry named like `entry` in the
+// kind's list, journaling the inverse. Without override, the same entry under its name
+// again is a no-op returning the registered one (nothing journaled, so undoing the
+// caller's registration leaves the first registrant's entry in place).
 template <class Entry>
 Entry publish(std::map<std::string, std::vector<Entry>> HostCodegenRegistry::*table,
               const std::string& kind, Entry entry, bool override, const char* what) {
@@ -115,7 +116,7 @@ Entry publish(std::map<std::string, std::vector<Entry>> HostCodegenRegistry::*ta
     auto it = std::find_if(entries.begin(), entries.end(),
                            [&](const Entry& e) { return e.name == entry.name; });
     if (it != entries.end()) {
-      if (same_entry(*it, entry)) return *it;
+      if (!override && same_entry(*it, entry)) return *it;
       if (!override) {
         throw BackendError(std::string(what) + " '" + entry.name +
                            "' is already registered for kind '" + kind +

@@ -20,7 +20,8 @@ using namespace ir;
 namespace {
 
 // The DLPack v0.6 structs runtime/abi.h uses (with DLPack 1.1's two float8 codes),
-// embedded so the generated library needs no DLPack header; abi.h itself follows, from runtime_abi_c_declarations().
+// embedded so the generated library needs no DLPack header; abi.h itself follows, from
+// runtime_abi_c_declarations().
 const char* kDLPackDeclarations = R"C(
 #ifndef DLPACK_DLPACK_H_
 #define DLPACK_DLPACK_H_
@@ -584,9 +585,10 @@ backend::CodeArtifact generate_c_host(const IRModule& mod, const target::Target&
 }
 
 backend::HostCodegen make_c_host_codegen() {
-  // A plain function pointer, so every manifest declaring this codegen holds the
-  // same callable and the host codegen registry shares one entry among them.
-  return backend::HostCodegen{"c", &generate_c_host, std::nullopt};
+  // Copies of one object, so every manifest declaring this codegen holds the same
+  // callable and the host codegen registry shares one entry among them.
+  static const backend::HostCodegen codegen{"c", &generate_c_host, std::nullopt};
+  return codegen;
 }
 
 }  // namespace tilec::codegen

@@ -43,9 +43,7 @@ std::optional<target::Target> reject_llvm_targets(const target::Target& target) 
 }
 #endif
 
-}  // namespace
-
-backend::BackendModule make_cpu_backend_module() {
+backend::BackendModule build_cpu_backend_module() {
   backend::ExecutionBackendSpec native{
       .name = "native",
       .is_available = [] { return exec::is_execution_backend_available("native"); },
@@ -85,6 +83,15 @@ backend::BackendModule make_cpu_backend_module() {
   module.pipelines.emplace("llvm", make_cpu_pipeline());
   module.device_codegens.emplace("llvm", backend::DeviceCodegen{"llvm", {}, &llvm_not_built});
 #endif
+  return module;
+}
+
+}  // namespace
+
+backend::BackendModule make_cpu_backend_module() {
+  // Copies of one manifest, so they hold the same callables and registering the cpu
+  // backend again is a no-op (target/callable_identity.h).
+  static const backend::BackendModule module = build_cpu_backend_module();
   return module;
 }
 

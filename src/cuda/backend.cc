@@ -66,7 +66,9 @@ bool is_plain_cuda_target(const target::Target& target) {
 }
 
 backend::BackendModule make_cuda_backend_module() {
-  return backend::BackendModule{
+  // Copies of one manifest, so they hold the same callables and registering the cuda
+  // module again is a no-op (target/callable_identity.h).
+  static const backend::BackendModule module{
       .name = "cuda",
       .target_kinds = {"cuda"},
       .pipelines = {{"cuda", cuda_pipeline()}},
@@ -77,6 +79,7 @@ backend::BackendModule make_cuda_backend_module() {
       .host_codegen_hooks = {},
       .callbacks = {},
   };
+  return module;
 }
 
 }  // namespace tilec::cuda

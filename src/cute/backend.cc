@@ -27,7 +27,9 @@ bool is_cute_target(const target::Target& target) {
 }
 
 backend::BackendModule make_cute_backend_module() {
-  return backend::BackendModule{
+  // Copies of one manifest, so they hold the same callables and registering the cute
+  // module again is a no-op (target/callable_identity.h).
+  static const backend::BackendModule module{
       .name = "cute",
       .target_kinds = {"cuda"},
       .pipelines = {{"cuda", cuda::cuda_pipeline()}},
@@ -38,6 +40,7 @@ backend::BackendModule make_cute_backend_module() {
       .host_codegen_hooks = {},
       .callbacks = {},
   };
+  return module;
 }
 
 void register_cute_backend() {

@@ -16,9 +16,7 @@ namespace {
 
 constexpr int64_t kDLCPU = 1;  // the host entry takes host tensors and copies them over
 
-}  // namespace
-
-backend::BackendModule make_opencl_backend_module() {
+backend::BackendModule build_opencl_backend_module() {
   backend::ExecutionBackendSpec opencl{
       .name = exec::kOpenCLBackendName,
       .is_available = [] { return exec::is_execution_backend_available(exec::kOpenCLBackendName); },
@@ -38,6 +36,15 @@ backend::BackendModule make_opencl_backend_module() {
       .host_codegen_hooks = {},
       .callbacks = {},
   };
+}
+
+}  // namespace
+
+backend::BackendModule make_opencl_backend_module() {
+  // Copies of one manifest, so they hold the same callables and registering the opencl
+  // module again is a no-op (target/callable_identity.h).
+  static const backend::BackendModule module = build_opencl_backend_module();
+  return module;
 }
 
 void register_opencl_backend() {

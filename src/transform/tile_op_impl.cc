@@ -13,16 +13,7 @@
 namespace tilec::transform {
 namespace {
 
-// Both wrap the same plain function pointer (lambdas and functors cannot be compared).
-template <typename Result, typename... Args>
-bool same_callable(const std::function<Result(Args...)>& a,
-                   const std::function<Result(Args...)>& b) {
-  if (!a && !b) return true;
-  using Pointer = Result (*)(Args...);
-  const Pointer* first = a.template target<Pointer>();
-  const Pointer* second = b.template target<Pointer>();
-  return first && second && *first == *second;
-}
+using target::detail::same_callable;
 
 bool same_impl(const TileOpImpl& a, const TileOpImpl& b) {
   return a.op == b.op && a.priority == b.priority && same_callable(a.lower, b.lower) &&
@@ -143,7 +134,7 @@ TileOpImplPtr register_tile_op_impl(TileOpImpl impl, bool override) {
     return nullptr;
   }
   TileOpImplPtr previous = *found;
-  if (same_impl(*previous, *published)) return previous;
+  if (!override && same_impl(*previous, *published)) return previous;
   if (!override) {
     std::vector<std::string> taken;
     for (const auto& existing : r.impls) taken.push_back(existing->name);

@@ -28,10 +28,11 @@ TEST(BackendRegistryTest, RegisterGetAndList) {
 }
 
 TEST(BackendRegistryTest, IdenticalReRegistrationReturnsTheRegisteredModule) {
-  auto first = register_backend(make_manifest("reg_again", "rdev_again"));
+  auto manifest = make_manifest("reg_again", "rdev_again");
+  auto first = register_backend(manifest);
   EXPECT_EQ(register_backend(first), first);  // the same object
-  EXPECT_EQ(register_backend(make_manifest("reg_again", "rdev_again")),
-            first);  // equal declaration
+  EXPECT_EQ(register_backend(manifest),
+            first);  // equal declaration: a copy of it, holding the same callables
 }
 
 TEST(BackendRegistryTest, DifferentDeclarationUnderTakenNameIsRejected) {
@@ -63,8 +64,11 @@ TEST(BackendRegistryTest, TheCallersObjectNeverReachesTheRegistryOrAContext) {
 }
 
 TEST(BackendRegistryTest, SameNamesWithDifferentFunctionsAreADifferentDeclaration) {
-  register_backend(make_manifest("reg_functions", "rdev_functions"));
-  auto other_pass = make_manifest("reg_functions", "rdev_functions");
+  // Each variant changes one function of a copy of the registered manifest (a freshly
+  // made manifest would hold new closures everywhere, so its passes differ first).
+  auto manifest = make_manifest("reg_functions", "rdev_functions");
+  register_backend(manifest);
+  auto other_pass = manifest;
   other_pass.pipelines.at("rdev_functions") = transform::PassPipeline(
       "reg_functions_pipeline",
       {{"mark_lowered", [](const ir::IRModule& mod, const transform::PassInfo&) { return mod; }}});
@@ -72,11 +76,11 @@ TEST(BackendRegistryTest, SameNamesWithDifferentFunctionsAreADifferentDeclaratio
               HasSubstr("'reg_functions' is already registered with a different declaration (the "
                         "same names, but a different function for pass 'mark_lowered' of "
                         "pipeline[rdev_functions])"));
-  auto other_availability = make_manifest("reg_functions", "rdev_functions");
+  auto other_availability = manifest;
   other_availability.execution_backends[0].is_available = [] { return false; };
   EXPECT_THAT(backend_error_of([&] { register_backend(other_availability); }),
               HasSubstr("a different function for execution backend 'fast'"));
-  auto other_host = make_manifest("reg_functions", "rdev_functions");
+  auto other_host = manifest;
   other_host.host_codegens.at("c").build = [](const ir::IRModule&, const Target&) {
     return tilec::testing::artifact("c", "other");
   };

@@ -63,9 +63,10 @@ TEST(HostCodegenTest, RegisterResolveFirstMatchInOrder) {
 
 TEST(HostCodegenTest, DuplicateNameRejectedUnlessOverride) {
   ensure_plugin_kind("hc_dup");
-  register_host_codegen("hc_dup", codegen_named("one"));
+  HostCodegen one = codegen_named("one");
+  register_host_codegen("hc_dup", one);
   register_host_codegen("hc_dup", codegen_named("two"));
-  register_host_codegen("hc_dup", codegen_named("one"));  // the same callable: a no-op
+  register_host_codegen("hc_dup", one);  // the same callable object: a no-op
   EXPECT_THAT(list_host_codegens(),
               ::testing::Contains(
                   std::pair<std::string, std::vector<std::string>>("hc_dup", {"one", "two"})));
@@ -149,7 +150,8 @@ TEST(HostCodegenTest, ResolveErrorListsWhatIsRegistered) {
 
 TEST(HostCodegenHookTest, EveryMatchingHookRunsInRegistrationOrder) {
   ensure_plugin_kind("hk_dev");
-  register_host_codegen_hook("hk_dev", hook_appending("first"));
+  HostCodegenHook first = hook_appending("first");
+  register_host_codegen_hook("hk_dev", first);
   register_host_codegen_hook("hk_dev", hook_appending("only_big", variant_is("big")));
   register_host_codegen_hook("hk_dev", hook_appending("last"));
   auto host = Target::parse("c");
@@ -161,7 +163,7 @@ TEST(HostCodegenHookTest, EveryMatchingHookRunsInRegistrationOrder) {
             "first,last");
   EXPECT_EQ(attr_string(apply_host_codegen_hooks(sample_module(), host, nullptr), "hooks"),
             "(unset)");
-  register_host_codegen_hook("hk_dev", hook_appending("first"));  // the same callable: a no-op
+  register_host_codegen_hook("hk_dev", first);  // the same callable object: a no-op
   EXPECT_EQ(attr_string(apply_host_codegen_hooks(sample_module(), host, &small), "hooks"),
             "first,last");
   EXPECT_THAT(backend_error_of([] {

@@ -1,8 +1,6 @@
 """tilec.backend.module from Python: the seed's registration, validation, immutable
 contexts, predicate-selected variants and execution-backend errors, over the C++ layer."""
 
-import itertools
-
 import pytest
 
 import tilec
@@ -16,26 +14,9 @@ from tilec.backend.module import (
     list_backends,
     register_backend,
 )
-from tilec.backend.pass_pipeline import PassPipeline
 from tilec.target import Target, register_target_kind
 
-_names = itertools.count()
-
-
-def fresh(prefix):
-    return f"{prefix}{next(_names)}"
-
-
-def cpu_parts(kind):
-    """A manifest's components reused from the registered cpu backend, under `kind`."""
-    cpu = get_backend("cpu")
-    return dict(
-        target_kinds=(kind,),
-        pipelines={kind: PassPipeline(kind, cpu.pipelines["c"].passes)},
-        device_codegens={kind: cpu.device_codegens["c"]},
-        execution_backends=cpu.execution_backends,
-        host_codegens={"c": resolve_host_codegen(Target("c"))},
-    )
+from backend_parts import cpu_parts, fresh
 
 
 def test_list_backends_is_a_name_to_module_mapping_copy():
@@ -120,9 +101,10 @@ def test_registration_is_honest_same_declaration_is_a_no_op_different_one_an_err
     predicate = lambda target: True  # noqa: E731
     module = BackendModule(name=name, supports_target=predicate, **cpu_parts(kind))
     registered = register_backend(module)
-    assert registered.is_registered() and not module.is_registered()
-    assert register_backend(module) == registered
-    assert get_backend(name) == registered
+    # As the reference: the manifest itself is registered and handed back.
+    assert registered is module and module.is_registered()
+    assert register_backend(module) is registered
+    assert get_backend(name) is registered
     before = set(list_backends())
     other = BackendModule(name=name, supports_target=lambda target: True, **cpu_parts(kind))
     with pytest.raises(ValueError, match="different declaration"):

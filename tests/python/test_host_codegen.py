@@ -2,7 +2,6 @@
 and lazy registration by Python import path (once from many threads, undone and
 retried when the import raises) and by plugin path."""
 
-import itertools
 import sys
 import textwrap
 import threading
@@ -12,26 +11,9 @@ import pytest
 import tilec
 from tilec import _core
 from tilec.backend import host_codegen as hc
-from tilec.target import Target, register_target_kind
+from tilec.target import Target
 
-_names = itertools.count()
-VECTOR_ADD = textwrap.dedent(
-    """
-    import tilelang.language as T
-    N = 64
-    @T.prim_func
-    def add(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
-        with T.Kernel(1, threads=1) as bx:
-            for i in T.Parallel(N):
-                B[i] = A[i] + 1.0
-    """
-)
-
-
-def fresh_kind(prefix):
-    kind = f"{prefix}{next(_names)}"
-    register_target_kind(kind, ["cpu"])
-    return kind
+from backend_parts import VECTOR_ADD, fresh, fresh_kind
 
 
 def standard_c():
@@ -122,7 +104,7 @@ def test_a_raising_hook_fails_like_a_cpp_failure():
 
 def test_global_func_host_codegen_calls_the_named_function():
     kind = fresh_kind("pyglobal")
-    name = f"test.pyglobal{next(_names)}"
+    name = fresh("test.pyglobal")
     calls = []
 
     def build(mod, host):
@@ -149,7 +131,7 @@ def write_module(tmp_path, name, body):
 
 def test_lazy_python_import_loads_once_from_many_threads(tmp_path):
     kind = fresh_kind("pylazy")
-    module = f"tilec_test_lazy{next(_names)}"
+    module = fresh("tilec_test_lazy")
     write_module(
         tmp_path,
         module,
@@ -186,7 +168,7 @@ def test_lazy_python_import_loads_once_from_many_threads(tmp_path):
 
 def test_lazy_python_import_that_raises_is_undone_and_retried(tmp_path):
     kind = fresh_kind("pylazyfail")
-    module = f"tilec_test_lazyfail{next(_names)}"
+    module = fresh("tilec_test_lazyfail")
     marker = tmp_path / "attempts.txt"
     write_module(
         tmp_path,
@@ -213,7 +195,7 @@ def test_lazy_python_import_that_raises_is_undone_and_retried(tmp_path):
 
 def test_lazy_hooks_by_python_import_path(tmp_path):
     kind = fresh_kind("pylazyhook")
-    module = f"tilec_test_lazyhook{next(_names)}"
+    module = fresh("tilec_test_lazyhook")
     write_module(
         tmp_path,
         module,

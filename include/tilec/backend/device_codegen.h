@@ -6,6 +6,7 @@
 
 #include "tilec/backend/artifact.h"
 #include "tilec/ir/function.h"
+#include "tilec/target/callable_identity.h"
 #include "tilec/target/target.h"
 
 #include <functional>
@@ -13,7 +14,9 @@
 
 namespace tilec::backend {
 
-using DeviceCodegenFunc = std::function<CodeArtifact(const ir::IRModule&, const target::Target&)>;
+// Shared by copies and compared by identity (target/callable_identity.h).
+using DeviceCodegenFunc =
+    target::SharedFunction<CodeArtifact(const ir::IRModule&, const target::Target&)>;
 
 struct DeviceCodegen {
   std::string name{};

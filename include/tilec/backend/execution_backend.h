@@ -4,6 +4,7 @@
 // device code. The implementation itself lives in tilec::exec.
 #pragma once
 
+#include "tilec/target/callable_identity.h"
 #include "tilec/target/target.h"
 
 #include <functional>
@@ -12,11 +13,13 @@
 
 namespace tilec::backend {
 
-using TargetPredicate = std::function<bool(const target::Target&)>;
+// Callables shared by copies and compared by identity (target/callable_identity.h).
+using TargetPredicate = target::SharedFunction<bool(const target::Target&)>;
+using AvailabilityFunc = target::SharedFunction<bool()>;
 
 struct ExecutionBackendSpec {
   std::string name{};
-  std::function<bool()> is_available{};              // empty: always available
+  AvailabilityFunc is_available{};                   // empty: always available
   std::optional<TargetPredicate> supports_target{};  // none: every target of the backend
   bool enable_host_codegen = true;
   bool enable_device_compile = true;

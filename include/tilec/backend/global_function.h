@@ -1,11 +1,14 @@
 // The global function registry: named, type-erased callables over Value, the
 // C++ counterpart of TVM's global functions that manifests' callbacks and
 // global_func_host_codegen / global_func_device_codegen refer to by name.
-// Registration rejects a taken name unless override is asked for; thread-safe.
+// Registration rejects a taken name holding another function unless override is asked
+// for; the very same function again (target/callable_identity.h) is a no-op.
+// Thread-safe.
 #pragma once
 
 #include "tilec/backend/artifact.h"
 #include "tilec/ir/function.h"
+#include "tilec/target/callable_identity.h"
 #include "tilec/target/target.h"
 
 #include <cstdint>
@@ -79,10 +82,11 @@ const T& Value::as() const {
                          storage_.index());
 }
 
-using GlobalFunc = std::function<Value(const ValueList& args)>;
+// Shared by copies and compared by identity (target/callable_identity.h).
+using GlobalFunc = target::SharedFunction<Value(const ValueList& args)>;
 
-// Throws BackendError for an empty name, an empty function, or a taken name
-// without override.
+// Throws BackendError for an empty name, an empty function, or a name taken by a
+// different function without override. The same function again is a no-op.
 void register_global_func(const std::string& name, GlobalFunc fn, bool override = false);
 // Throws BackendError listing the registered names (and the nearest) when absent.
 GlobalFunc get_global_func(std::string_view name);

@@ -5,12 +5,14 @@
 // loads on first use of the kind; a failed load throws and is retried later.
 // Differences from the seed, forced by C++: HostCodegen::lower returns the
 // generated CodeArtifact (the seed's TVM build returns a runtime module), and
-// registrations return copies rather than the Python objects. Thread-safe.
+// registrations return copies, which share the registered entry's callables (so they
+// are the same entry, target/callable_identity.h). Thread-safe.
 #pragma once
 
 #include "tilec/backend/artifact.h"
 #include "tilec/backend/execution_backend.h"
 #include "tilec/ir/function.h"
+#include "tilec/target/callable_identity.h"
 #include "tilec/target/target.h"
 
 #include <functional>
@@ -20,9 +22,10 @@
 
 namespace tilec::backend {
 
+// Callables shared by copies and compared by identity (target/callable_identity.h).
 using HostCodegenFunc =
-    std::function<CodeArtifact(const ir::IRModule&, const target::Target& target_host)>;
-using HostCodegenHookFunc = std::function<ir::IRModule(
+    target::SharedFunction<CodeArtifact(const ir::IRModule&, const target::Target& target_host)>;
+using HostCodegenHookFunc = target::SharedFunction<ir::IRModule(
     const ir::IRModule&, const target::Target& target_host, const target::Target* target)>;
 
 // Host codegen entry point for one host target variant.
@@ -51,12 +54,14 @@ struct HostCodegenHook {
 HostCodegenFunc global_func_host_codegen(std::string global_func_name);
 
 // Registers `codegen` for `target_host_kind`. An empty kind, unnamed codegen or
-// missing build throws. A name already registered for the kind with the same
-// build and predicate (callable identity, target/callable_identity.h) is a no-op
-// returning the registered codegen: that is how every backend declares the
-// standard `c` host codegen (codegen::make_c_host_codegen()) in any order. The name
-// with a different callable throws unless override (which replaces it in place,
-// keeping its position). Hooks follow the same rule.
+// missing build throws. A name already registered for the kind with the very same
+// build and predicate objects (target/callable_identity.h: copies of one codegen, or
+// the same plain function) is a no-op returning the registered codegen: that is how
+// every backend declares the standard `c` host codegen (codegen::make_c_host_codegen()
+// hands out copies of one object) in any order. The name with any other callable
+// (another closure, even of the same lambda with equal captures) throws unless
+// override, which always replaces it in place, keeping its position. Hooks follow the
+// same rule.
 HostCodegen register_host_codegen(const std::string& target_host_kind, HostCodegen codegen,
                                   bool override = false);
 // The module at import_path is loaded before the kind's codegens are next used.

@@ -17,6 +17,8 @@
 namespace tilec::codegen {
 
 backend::CodeArtifact generate_c_host(const ir::IRModule& mod, const target::Target& target_host);
-backend::HostCodegen make_c_host_codegen();  // name "c"
+// The standard host codegen, name "c": copies of one object, so every manifest declaring
+// it holds the same callable and registering it again is a no-op.
+backend::HostCodegen make_c_host_codegen();
 
 }  // namespace tilec::codegen

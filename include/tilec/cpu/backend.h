@@ -13,6 +13,8 @@ namespace tilec::cpu {
 
 inline constexpr const char* kLlvmUnavailableNormalizerName = "cpu_llvm_unavailable";
 
+// The cpu backend's manifest; every call returns a copy of one manifest (the same
+// callables), so registering it again is a no-op.
 backend::BackendModule make_cpu_backend_module();
 // Registers the module (idempotent): the manifest, the "cpu" target detector and the
 // cpu tile-op implementations (tile_ops.h); the engine runs it as built-in "tilec.cpu".

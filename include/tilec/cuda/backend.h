@@ -18,6 +18,8 @@ std::vector<backend::ExecutionBackendSpec> cuda_execution_backend_specs(
     bool (*also_needs)() = nullptr);
 bool is_plain_cuda_target(const target::Target& target);  // no key `cute`
 
+// The cuda backend's manifest; every call returns a copy of one manifest (the same
+// callables), so registering it again is a no-op.
 backend::BackendModule make_cuda_backend_module();
 
 }  // namespace tilec::cuda

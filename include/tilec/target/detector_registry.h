@@ -7,6 +7,7 @@
 // each backend module registers the detector of the kinds it owns (tilec::initialize()).
 #pragma once
 
+#include "tilec/target/callable_identity.h"
 #include "tilec/target/named_registry.h"
 #include "tilec/target/target.h"
 
@@ -19,13 +20,15 @@
 namespace tilec::target {
 
 // nullopt means "no such target here".
-using TargetDetectorFunc = std::function<std::optional<Target>()>;
+// Detector functions are shared by copies and compared by identity
+// (target/callable_identity.h).
+using TargetDetectorFunc = SharedFunction<std::optional<Target>()>;
 
 struct Detection {
   std::optional<Target> target;
   std::string reason;  // why there is no target, when `target` is empty
 };
-using ExplainedTargetDetectorFunc = std::function<Detection()>;
+using ExplainedTargetDetectorFunc = SharedFunction<Detection()>;
 
 // Detection priorities: a device is preferred to the host it is attached to, and the
 // host CPU is the fallback that always answers.
@@ -47,7 +50,7 @@ class TargetDetectorRegistry {
   TargetDetectorRegistry& operator=(const TargetDetectorRegistry&) = delete;
 
   // A taken name is rejected unless `override` (which keeps the detector's place among
-  // those of its priority) or the registration is recognisably identical (the same callable,
+  // those of its priority) or the registration is identical (the very same callable object,
   // target/callable_identity.h, and priority). True when the name was new (so remove() undoes it).
   bool add(std::string name, TargetDetectorFunc fn, bool override = false,
            int priority = kHostDetectorPriority);

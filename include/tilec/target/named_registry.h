@@ -1,7 +1,8 @@
 // NamedRegistry<Entry>: the ordered, thread-safe list of uniquely named entries behind
 // the target detector and normalizer registries. Entries are published as immutable
 // shared_ptrs, so callers run a snapshot unlocked while others register. Entry needs a
-// `name` and `bool same_as(const Entry&)` (a recognisably identical re-registration); an
+// `name` and `bool same_as(const Entry&)` (an identical re-registration: the very same
+// callable objects, target/callable_identity.h); an
 // Entry with an `int priority` member is kept ordered by it (higher first, then in
 // registration order). Every change is journaled (registration_journal.h), so a failing
 // plugin or module init undoes the detectors and normalizers it added, replaced or removed.
@@ -36,9 +37,9 @@ template <class Entry>
 class NamedRegistry {
  public:
   // Adds `entry` after every entry of its priority or higher and returns true. A taken
-  // name is kept as is when same_as (false), replaced with `override` (false; in place
-  // unless the priority changes), and otherwise rejected naming `noun` ("target
-  // detector") and every taken name under `plural` ("detectors").
+  // name is replaced with `override` (always; false; in place unless the priority
+  // changes), else kept as is when same_as (false), and otherwise rejected naming `noun`
+  // ("target detector") and every taken name under `plural` ("detectors").
   bool insert(Entry entry, bool override, const char* noun, const char* plural) {
     auto published = std::make_shared<const Entry>(std::move(entry));
     std::shared_ptr<const Entry> previous;
@@ -49,7 +50,7 @@ class NamedRegistry {
         return existing->name == published->name;
       });
       if (found != entries_.end()) {
-        if ((*found)->same_as(*published)) return false;
+        if (!override && (*found)->same_as(*published)) return false;
         if (!override) {
           std::string taken;
           for (const auto& existing : entries_) {

@@ -4,6 +4,7 @@
 // name with the target it failed on. Thread-safe; normalizers run unlocked.
 #pragma once
 
+#include "tilec/target/callable_identity.h"
 #include "tilec/target/named_registry.h"
 #include "tilec/target/target.h"
 
@@ -16,7 +17,8 @@
 
 namespace tilec::target {
 
-using TargetNormalizerFunc = std::function<std::optional<Target>(const Target&)>;
+// Shared by copies and compared by identity (target/callable_identity.h).
+using TargetNormalizerFunc = SharedFunction<std::optional<Target>(const Target&)>;
 
 class TargetNormalizerRegistry {
  public:

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tilec/ir/function.h"
+#include "tilec/target/callable_identity.h"
 #include "tilec/target/target.h"
 #include "tilec/transform/pass_context.h"
 
@@ -17,7 +18,9 @@ struct PassInfo {
   const PassContext& context;
 };
 
-using PassFunc = std::function<ir::IRModule(const ir::IRModule&, const PassInfo&)>;
+// Shared by copies and compared by identity (target/callable_identity.h), so a
+// manifest's pipeline is the same declaration only with the very same pass objects.
+using PassFunc = target::SharedFunction<ir::IRModule(const ir::IRModule&, const PassInfo&)>;
 
 struct Pass {
   std::string name;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "tilec/ir/stmt.h"
+#include "tilec/target/callable_identity.h"
 #include "tilec/target/target.h"
 
 #include <cstdint>
@@ -39,10 +40,11 @@ const char* to_string(TileOpKind kind);  // "copy", "fill", "gemm", "reduce", "s
 // The op kind a statement is lowered as, if any (scheduled loops included).
 std::optional<TileOpKind> tile_op_kind_of(const ir::Stmt& stmt);
 
-using TileOpTargetPredicate = std::function<bool(const target::Target&)>;
+// Callables shared by copies and compared by identity (target/callable_identity.h).
+using TileOpTargetPredicate = target::SharedFunction<bool(const target::Target&)>;
 // Lowers one op statement for target; nullopt declines this instance.
-using TileOpLowerFunc =
-    std::function<std::optional<ir::Stmt>(const ir::Stmt& op, const target::Target& target)>;
+using TileOpLowerFunc = target::SharedFunction<std::optional<ir::Stmt>(
+    const ir::Stmt& op, const target::Target& target)>;
 
 inline constexpr int kGenericTileOpPriority = 0;
 inline constexpr int kBackendTileOpPriority = 100;  // a backend's own implementations
@@ -59,8 +61,9 @@ using TileOpImplPtr = std::shared_ptr<const TileOpImpl>;
 // Registers impl and returns what the name held before (nullptr when it was free), so a
 // caller can undo the registration. An empty name or lower function throws IRError; a
 // taken name throws unless the registration is identical (same op, priority and the
-// same plain function pointers for lower and supports_target: lambdas are never
-// identical; nothing changes) or `override` (replaces it).
+// very same lower and supports_target objects, target/callable_identity.h: copies of
+// one implementation, or the same plain functions; nothing changes) or `override`
+// (replaces it).
 TileOpImplPtr register_tile_op_impl(TileOpImpl impl, bool override = false);
 // Puts back what register_tile_op_impl returned for name (nullptr: removes name).
 void restore_tile_op_impl(const std::string& name, TileOpImplPtr previous);

@@ -7,6 +7,11 @@ hooks, predicates, callbacks), which run where the C++ layer calls them. An exce
 one raises fails that operation as a C++ error would and leaves the registries as
 they were. BackendContext is immutable. Errors are ValueErrors (tilec.BackendError,
 tilec.TargetError) carrying the C++ message.
+
+Identity is the object, as in the reference: register_backend(b) returns b itself (or
+the registered manifest b equals: the same names and the very same component objects;
+another closure is a different declaration), and get_backend, list_backends and a
+context's module hand out that same object while it is registered.
 """
 
 from collections.abc import Callable

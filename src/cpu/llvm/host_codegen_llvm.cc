@@ -450,9 +450,10 @@ backend::CodeArtifact generate_llvm_host(const IRModule& mod, const target::Targ
 }
 
 backend::HostCodegen make_llvm_host_codegen() {
-  // A plain function pointer, so every manifest declaring this codegen holds the same
+  // Copies of one object, so every manifest declaring this codegen holds the same
   // callable and the host codegen registry shares one entry among them.
-  return backend::HostCodegen{"llvm", &generate_llvm_host, std::nullopt};
+  static const backend::HostCodegen codegen{"llvm", &generate_llvm_host, std::nullopt};
+  return codegen;
 }
 
 }  // namespace tilec::cpu
