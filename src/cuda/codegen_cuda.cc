@@ -468,8 +468,8 @@ void CodeGenCUDA::print_function_signature(const PrimFunc& func) {
         "/* {} bytes of shared tiles, above the 48 KB of static shared memory: one dynamic "
         "array, sized at launch from this variable. */\n",
         shared);
-    line() << fmt::format("extern \"C\" __device__ int64_t tilec_dynamic_shared_bytes_{} = {};\n",
-                          name, shared);
+    line() << fmt::format("extern \"C\" __device__ int64_t {}{} = {};\n",
+                          exec::kDynamicSharedBytesPrefix, name, shared);
   }
   if (may_divide_by_zero(func->body)) {
     line() << "/* Set to TILEC_STATUS_DIVISION_BY_ZERO when a divisor is zero; the launch "

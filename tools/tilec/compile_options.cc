@@ -59,7 +59,8 @@ void add_compile_options(CLI::App& sub, CompileOptions& options) {
   sub.add_flag("--bounds-check", options.bounds_check,
                "compile every tensor, shared and fragment access with an index check; the first "
                "index outside its shape is an error naming file:line:col, tensor, index and "
-               "shape (pass config tilec.bounds_check; cpu targets)");
+               "shape (pass config tilec.bounds_check; cpu targets, and cuda: on the emulator the "
+               "same error, on a GPU printed by the device and trapped)");
   sub.add_flag("--racecheck", options.race_check,
                "with --execution-backend emulator: report a shared-memory race (two threads' "
                "conflicting accesses with no barrier between them) with both threads and lines "

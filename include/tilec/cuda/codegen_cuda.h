@@ -16,10 +16,11 @@
 #include "tilec/backend/device_codegen.h"
 #include "tilec/codegen/codegen_c.h"
 #include "tilec/cuda/shared_memory_limit.h"
+#include "tilec/exec/device_symbols.h"
 
 namespace tilec::cuda {
 
-inline constexpr const char* kDeviceStatusPrefix = "tilec_status_";
+using exec::kDeviceStatusPrefix;
 
 class CodeGenCUDA : public codegen::CodeGenC {
  public:

@@ -129,30 +129,20 @@ inline long long __double_as_longlong(double v) {
   std::memcpy(&i, &v, 8);
   return i;
 }
-inline float __expf(float x) {
-  return expf(x);
-}
-inline float __exp10f(float x) {
-  return exp10f(x);
-}
-inline float __logf(float x) {
-  return logf(x);
-}
-inline float __log2f(float x) {
-  return log2f(x);
-}
-inline float __log10f(float x) {
-  return log10f(x);
-}
-inline float __sinf(float x) {
-  return sinf(x);
-}
-inline float __cosf(float x) {
-  return cosf(x);
-}
-inline float __tanf(float x) {
-  return tanf(x);
-}
+// CUDA's fast-math intrinsics: the host's precise functions.
+#define TILEC_EMU_CUDA_UNARY(NAME, FN) \
+  inline float NAME(float x) {         \
+    return FN(x);                      \
+  }
+TILEC_EMU_CUDA_UNARY(__expf, expf)
+TILEC_EMU_CUDA_UNARY(__exp10f, exp10f)
+TILEC_EMU_CUDA_UNARY(__logf, logf)
+TILEC_EMU_CUDA_UNARY(__log2f, log2f)
+TILEC_EMU_CUDA_UNARY(__log10f, log10f)
+TILEC_EMU_CUDA_UNARY(__sinf, sinf)
+TILEC_EMU_CUDA_UNARY(__cosf, cosf)
+TILEC_EMU_CUDA_UNARY(__tanf, tanf)
+#undef TILEC_EMU_CUDA_UNARY
 inline float __powf(float x, float y) {
   return powf(x, y);
 }

@@ -5,6 +5,7 @@
 #include "../host_entry_function.h"
 #include "cuda_driver.h"
 #include "tilec/exec/cuda_toolkit.h"
+#include "tilec/exec/device_symbols.h"
 #include "tilec/exec/native_backend.h"
 #include "tilec/runtime/kernel_library.h"
 #include "tilec/runtime/runtime_env.h"
@@ -29,9 +30,6 @@ constexpr const char* kCubinSymbol = "tilec_cuda_cubin";
 constexpr const char* kCubinEndSymbol = "tilec_cuda_cubin_end";
 constexpr const char* kArchSymbol = "tilec_cuda_arch";
 constexpr const char* kArchEndSymbol = "tilec_cuda_arch_end";
-constexpr const char* kDynamicSharedPrefix = "tilec_dynamic_shared_bytes_";
-// The module's status word of a device function that may report one (abi.h).
-constexpr const char* kStatusPrefix = "tilec_status_";
 constexpr int64_t kStaticSharedLimit = 48 * 1024;
 
 // One loaded kernel library: its host entries run on the tilec runtime with a
@@ -159,7 +157,7 @@ class CudaModule final : public LoadedModule {
     int64_t bytes = 0;
     CUdeviceptr global = 0;
     size_t size = 0;
-    std::string symbol = std::string(kDynamicSharedPrefix) + function;
+    std::string symbol = std::string(kDynamicSharedBytesPrefix) + function;
     if (driver_->module_get_global(&global, &size, module_, symbol.c_str()) == kCudaSuccess &&
         size == sizeof bytes) {
       driver_->memcpy_dtoh(&bytes, global, sizeof bytes);
@@ -176,7 +174,7 @@ class CudaModule final : public LoadedModule {
       }
     }
     Function f{fn, bytes, 0};
-    std::string status_symbol = std::string(kStatusPrefix) + function;
+    std::string status_symbol = std::string(kDeviceStatusPrefix) + function;
     if (driver_->module_get_global(&global, &size, module_, status_symbol.c_str()) ==
             kCudaSuccess &&
         size == sizeof(int32_t)) {

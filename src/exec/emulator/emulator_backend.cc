@@ -6,6 +6,7 @@
 #include "block_runner.h"
 #include "device_library.h"
 #include "emulator_headers.h"
+#include "tilec/exec/device_symbols.h"
 #include "tilec/exec/native_backend.h"
 #include "tilec/exec/process.h"
 #include "tilec/runtime/kernel_library.h"
@@ -35,8 +36,6 @@ constexpr const char* kDeviceSource = "device.cu";
 constexpr const char* kDeviceMain = "device_main.cc";
 constexpr const char* kIncludeDir = "emu_include";
 constexpr const char* kRebuildScript = "rebuild.sh";
-constexpr const char* kDynamicSharedPrefix = "tilec_dynamic_shared_bytes_";
-constexpr const char* kStatusPrefix = "tilec_status_";
 // The largest block a CUDA/HIP device launches, and its grid limits.
 constexpr int64_t kMaxBlockThreads = 1024;
 constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
@@ -238,7 +237,7 @@ class EmulatorModule final : public LoadedModule {
     }
     int64_t dynamic = shared_bytes;
     if (auto* declared = static_cast<const int64_t*>(
-            device_->variable(std::string(kDynamicSharedPrefix) + function)))
+            device_->variable(std::string(kDynamicSharedBytesPrefix) + function)))
       dynamic += *declared;
     TilecEmuSharedRange range{};
     device_->shared(&range, false);
@@ -248,7 +247,8 @@ class EmulatorModule final : public LoadedModule {
           "block has ({}); use smaller tiles",
           function, dynamic, range.dynamic_capacity));
     }
-    auto* status = static_cast<int32_t*>(device_->variable(std::string(kStatusPrefix) + function));
+    auto* status =
+        static_cast<int32_t*>(device_->variable(std::string(kDeviceStatusPrefix) + function));
     if (status) *status = 0;
 
     std::vector<TilecEmuArg> emu_args(size_t(std::max(num_args, 1)));
