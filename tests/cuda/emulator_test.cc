@@ -183,6 +183,25 @@ INSTANTIATE_TEST_SUITE_P(Cuda, EmulatedTensorCoreGemm,
                                               c.trans_b ? "t" : "n", c.stages);
                          });
 
+// 96 KB of staged tiles: above the 48 KB of static shared memory, so the kernel's tiles
+// live in the dynamic `extern __shared__` array the launch sizes.
+TEST_F(Emulator, RunsKernelsWhoseTilesNeedDynamicSharedMemory) {
+  ir::IRModule mod = ir::parse_kernel_file(std::string(TILEC_SOURCE_DIR) + "/examples/gemm.py",
+                                           {{"M", "256"},
+                                            {"N", "128"},
+                                            {"K", "192"},
+                                            {"block_M", "128"},
+                                            {"block_N", "128"},
+                                            {"block_K", "64"}});
+  Kernel kernel = compile(mod, kTarget, std::nullopt, exec::kEmulatorBackendName,
+                          {{exec::kEmulatorRaceCheckConfigKey, true}});
+  EXPECT_NE(kernel.device_source().find("extern __shared__"), std::string::npos);
+  EXPECT_NE(kernel.device_source().find("tilec_dynamic_shared_bytes_gemm_kernel = 98304"),
+            std::string::npos);
+  auto result = testing::run_and_compare(kernel, mod.functions()[0]);
+  EXPECT_TRUE(result.ok) << result.detail;
+}
+
 TEST_F(Emulator, RunsTheWarpShuffleReduce) {
   Kernel kernel = compile_emulated(kRowReduce);
   EXPECT_NE(kernel.device_source().find("tilec_subgroup_reduce_sum("), std::string::npos);
@@ -216,6 +235,7 @@ TEST_F(Emulator, ReportsARaceOnPlainSharedAccessesWithTheirLines) {
   });
   std::string error = run_error(kernel, ir::parse_kernel_source(kNeighbours).functions()[0]);
   EXPECT_NE(error.find("shared-memory race"), std::string::npos) << error;
+  EXPECT_NE(error.find("race on shared array 'S', byte "), std::string::npos) << error;
   EXPECT_NE(error.find("S[tx] = A[bx * 128 + tx];"), std::string::npos) << error;
   EXPECT_NE(error.find("% 128]"), std::string::npos) << error;
 }

@@ -312,13 +312,17 @@ void BlockRunner::access(Fiber& f, const void* addr, int32_t bytes, bool is_writ
   auto verb = [](bool write) { return write ? "writes" : "reads"; };
   const Fiber& first = fibers_[race->first_thread];
   const Fiber& second = fibers_[race->second_thread];
-  bool dynamic = at >= shared_.dynamic && at < shared_.dynamic + shared_.dynamic_capacity;
-  fail(f, fmt::format("shared-memory race on {} byte {}: {} {} it at {} and {} {} it at {} with "
+  const uint8_t* byte = shared_.begin + race->offset;
+  bool dynamic = byte >= shared_.dynamic && byte < shared_.dynamic + shared_.dynamic_capacity;
+  std::string array = dynamic ? "" : library_.shared_array_at(race->offset);
+  std::string place = dynamic
+                          ? fmt::format("dynamic shared byte {}", int64_t(byte - shared_.dynamic))
+                      : array.empty() ? fmt::format("shared byte {}", race->offset)
+                                      : fmt::format("shared array {}", array);
+  fail(f, fmt::format("shared-memory race on {}: {} {} it at {} and {} {} it at {} with "
                       "no barrier between them; a __syncthreads() must order the two accesses "
                       "(the barrier planner should have placed one)",
-                      dynamic ? "dynamic shared" : "shared",
-                      dynamic ? int64_t(at - shared_.dynamic) : int64_t(race->offset),
-                      thread_name(first), verb(race->first_is_write),
+                      place, thread_name(first), verb(race->first_is_write),
                       where(race->first.pc, race->first.line), thread_name(second),
                       verb(race->second_is_write), where(race->second.pc, race->second.line)));
 }

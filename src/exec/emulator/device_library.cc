@@ -87,6 +87,37 @@ std::string DeviceLibrary::describe_line(int line) const {
   return fmt::format("device.cu:{}: `{}`", line, text);
 }
 
+std::string DeviceLibrary::file() const {
+  return mapped_file(reinterpret_cast<uintptr_t>(reinterpret_cast<const void*>(set_self_)));
+}
+
+std::string DeviceLibrary::shared_array_at(uint64_t offset) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!shared_arrays_) {
+    // Block-scope `__shared__` arrays are thread-local symbols whose value is their offset
+    // in the thread-local block: `readelf -sW` lists them with type TLS.
+    shared_arrays_.emplace();
+    ProcessResult result = run_process({"readelf", "-sW", "--demangle", file()});
+    std::istringstream rows(result.exit_code == 0 ? result.output : "");
+    for (std::string row; std::getline(rows, row);) {
+      std::istringstream fields(row);
+      std::string num, value, size, type, bind, vis, ndx, name;
+      fields >> num >> value >> size >> type >> bind >> vis >> ndx;
+      std::getline(fields >> std::ws, name);
+      if (type != "TLS" || bind != "LOCAL" || name.empty()) continue;
+      auto scope = name.rfind("::");
+      shared_arrays_->push_back({std::stoull(value, nullptr, 16),
+                                 std::stoull(size, nullptr, size.rfind("0x", 0) == 0 ? 16 : 10),
+                                 scope == std::string::npos ? name : name.substr(scope + 2)});
+    }
+  }
+  for (const auto& a : *shared_arrays_) {
+    if (offset >= a.offset && offset < a.offset + a.size)
+      return fmt::format("'{}', byte {} of {}", a.name, offset - a.offset, a.size);
+  }
+  return "";
+}
+
 int DeviceLibrary::line_of(const void* pc) const {
   if (!pc) return 0;
   std::lock_guard<std::mutex> lock(mutex_);

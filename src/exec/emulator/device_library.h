@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,9 @@ class DeviceLibrary {
   std::string describe_line(int line) const;
   // The device source line of an instruction in the library, 0 when unknown.
   int line_of(const void* pc) const;
+  // "'A_shared', byte 64 of 12288" for an offset into the thread-local block (the static
+  // shared arrays: their symbols, from readelf, when binutils is installed), else "".
+  std::string shared_array_at(uint64_t offset) const;
 
  private:
   void* handle_ = nullptr;
@@ -44,6 +48,12 @@ class DeviceLibrary {
   TilecEmuSetSelfFn set_self_ = nullptr;
   mutable std::mutex mutex_;
   mutable std::map<const void*, int> pc_lines_;
+  struct SharedArray {
+    uint64_t offset, size;
+    std::string name;
+  };
+  mutable std::optional<std::vector<SharedArray>> shared_arrays_;
+  std::string file() const;  // the library's path as the kernel names it now
 };
 
 }  // namespace tilec::exec::emulator
