@@ -1,8 +1,8 @@
 #include "tilec/exec/opencl_backend.h"
 
 #include "device_build.h"
+#include "device_module.h"
 #include "embedded_files.h"
-#include "host_entry_function.h"
 #include "sanitizer_runtime.h"
 
 #include "tilec/exec/native_backend.h"
@@ -325,39 +325,19 @@ std::string embed_source(const fs::path& binary, const fs::path& source,
 class OpenCLModule;
 
 // ---- TilecDeviceApi over one module (abi.h) ----
-class OpenCLModule final : public LoadedModule {
+class OpenCLModule final : public detail::DeviceModule {
  public:
   OpenCLModule(std::shared_ptr<runtime::KernelLibrary> library,
                std::shared_ptr<DeviceContext> device, cl_program program)
-      : library_(std::move(library)), device_(std::move(device)), program_(program) {
-    env_ = *runtime::default_runtime_env();
-    env_.device_api = &kApi;
-    env_.device = this;
-  }
+      : DeviceModule(std::move(library), &kApi), device_(std::move(device)), program_(program) {}
   ~OpenCLModule() override {
     for (auto& [name, kernel] : kernels_) clReleaseKernel(kernel.kernel);
     clReleaseProgram(program_);
   }
 
-  bool has_function(std::string_view global_symbol) const override {
-    return library_->has_entry(global_symbol);
-  }
-
-  HostFunction function(std::string_view global_symbol) const override {
-    std::shared_ptr<const OpenCLModule> self =
-        std::static_pointer_cast<const OpenCLModule>(shared_from_this_hook());
-    return detail::host_entry_function(*library_, global_symbol, self, &self->env_);
-  }
-
-  void set_self(const std::shared_ptr<const OpenCLModule>& self) { self_ = self; }
-
  private:
-  std::shared_ptr<const LoadedModule> shared_from_this_hook() const { return self_.lock(); }
-
-  static OpenCLModule& of(void* device) { return *static_cast<OpenCLModule*>(device); }
-
   static int32_t api_alloc(void* device, int64_t nbytes, void** out, char* err, int32_t len) {
-    OpenCLModule& m = of(device);
+    OpenCLModule& m = of<OpenCLModule>(device);
     cl_int status = CL_SUCCESS;
     // Zero-sized buffers are invalid in OpenCL; a kernel never touches an empty tensor.
     cl_mem mem = clCreateBuffer(m.device_->context, CL_MEM_READ_WRITE,
@@ -388,7 +368,7 @@ class OpenCLModule final : public LoadedModule {
                           void* stream, char* err, int32_t len) {
     if (stream != nullptr) return no_streams(err, len);
     if (nbytes <= 0) return 0;
-    OpenCLModule& m = of(device);
+    OpenCLModule& m = of<OpenCLModule>(device);
     std::lock_guard<std::mutex> lock(m.device_->mutex);
     cl_mem mem = static_cast<cl_mem>(buffer);
     cl_int status = kind == kTilecCopyHostToDevice
@@ -410,7 +390,7 @@ class OpenCLModule final : public LoadedModule {
                             const TilecDeviceArg* args, int32_t num_args, void* stream, char* err,
                             int32_t len) {
     if (stream != nullptr) return no_streams(err, len);
-    OpenCLModule& m = of(device);
+    OpenCLModule& m = of<OpenCLModule>(device);
     if (shared_bytes != 0) {
       return detail::fail_device_call(
           err, len,
@@ -547,7 +527,6 @@ class OpenCLModule final : public LoadedModule {
 
   static constexpr TilecDeviceApi kApi{&api_alloc, &api_free, &api_copy, &api_launch};
 
-  std::shared_ptr<runtime::KernelLibrary> library_;
   std::shared_ptr<DeviceContext> device_;
   cl_program program_;
   struct Kernel {
@@ -555,8 +534,6 @@ class OpenCLModule final : public LoadedModule {
     cl_uint num_args;  // one more than a launch passes: the status word
   };
   std::map<std::string, Kernel, std::less<>> kernels_;  // guarded by device_->mutex
-  TilecRuntimeEnv env_{};
-  std::weak_ptr<const OpenCLModule> self_;
 };
 
 class OpenCLBackend final : public ExecutionBackend {
@@ -640,9 +617,7 @@ class OpenCLBackend final : public ExecutionBackend {
       }
     }
     if (!program) program = build_from_source(*ctx, *source, artifact.string());
-    auto module = std::make_shared<OpenCLModule>(std::move(library), ctx, program);
-    module->set_self(module);
-    return module;
+    return std::make_shared<OpenCLModule>(std::move(library), ctx, program);
   }
 
  private:

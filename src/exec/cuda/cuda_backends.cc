@@ -1,8 +1,8 @@
 #include "tilec/exec/cuda_backends.h"
 
 #include "../device_build.h"
+#include "../device_module.h"
 #include "../embedded_files.h"
-#include "../host_entry_function.h"
 #include "cuda_driver.h"
 #include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/device_symbols.h"
@@ -34,35 +34,18 @@ constexpr int64_t kStaticSharedLimit = 48 * 1024;
 
 // One loaded kernel library: its host entries run on the tilec runtime with a
 // TilecDeviceApi whose first call loads the CUDA driver and the embedded cubin.
-class CudaModule final : public LoadedModule {
+class CudaModule final : public DeviceModule {
  public:
+  // Device 0's memory: kDLCUDA tensors there are passed to the kernel as they are.
   CudaModule(std::shared_ptr<runtime::KernelLibrary> library, std::string cubin, std::string arch)
-      : library_(std::move(library)), cubin_(std::move(cubin)), arch_(std::move(arch)) {
-    env_ = *runtime::default_runtime_env();
-    env_.device_api = &kApi;
-    env_.device = this;
-    // Device 0's memory: kDLCUDA tensors there are passed to the kernel as they are.
-    env_.device_memory_type = kDLCUDA;
-    env_.device_memory_id = 0;
-  }
+      : DeviceModule(std::move(library), &kApi, kDLCUDA, 0),
+        cubin_(std::move(cubin)),
+        arch_(std::move(arch)) {}
   ~CudaModule() override {
     if (module_ && driver_) driver_->module_unload(module_);
   }
 
-  bool has_function(std::string_view global_symbol) const override {
-    return library_->has_entry(global_symbol);
-  }
-
-  HostFunction function(std::string_view global_symbol) const override {
-    std::shared_ptr<const CudaModule> self = self_.lock();
-    return detail::host_entry_function(*library_, global_symbol, self, &self->env_);
-  }
-
-  void set_self(const std::shared_ptr<const CudaModule>& self) { self_ = self; }
-
  private:
-  static CudaModule& of(void* device) { return *static_cast<CudaModule*>(device); }
-
   // Loads the driver and the cubin once; 0, or non-zero with the reason in err.
   int32_t ready(char* err, int32_t len) {
     std::string reason;
@@ -85,7 +68,7 @@ class CudaModule final : public LoadedModule {
   }
 
   static int32_t api_alloc(void* device, int64_t nbytes, void** out, char* err, int32_t len) {
-    CudaModule& m = of(device);
+    CudaModule& m = of<CudaModule>(device);
     if (int32_t s = m.ready(err, len)) return s;
     CUdeviceptr ptr = 0;
     if (CUresult s = m.driver_->mem_alloc(&ptr, size_t(std::max<int64_t>(nbytes, 1)));
@@ -100,7 +83,7 @@ class CudaModule final : public LoadedModule {
   }
 
   static int32_t api_free(void* device, void* buffer) {
-    CudaModule& m = of(device);
+    CudaModule& m = of<CudaModule>(device);
     if (!m.driver_) return 1;
     return m.driver_->mem_free(CUdeviceptr(reinterpret_cast<uintptr_t>(buffer))) == kCudaSuccess
                ? 0
@@ -112,7 +95,7 @@ class CudaModule final : public LoadedModule {
   static int32_t api_copy(void* device, void* buffer, void* host, int64_t nbytes, int32_t kind,
                           void* stream, char* err, int32_t len) {
     if (nbytes <= 0) return 0;
-    CudaModule& m = of(device);
+    CudaModule& m = of<CudaModule>(device);
     if (int32_t s = m.ready(err, len)) return s;
     CUdeviceptr ptr = CUdeviceptr(reinterpret_cast<uintptr_t>(buffer));
     const CudaDriver& d = *m.driver_;
@@ -189,7 +172,7 @@ class CudaModule final : public LoadedModule {
                             const int64_t block[3], int64_t shared_bytes,
                             const TilecDeviceArg* args, int32_t num_args, void* stream, char* err,
                             int32_t len) {
-    CudaModule& m = of(device);
+    CudaModule& m = of<CudaModule>(device);
     if (int32_t s = m.ready(err, len)) return s;
     Function f;
     if (int32_t s = m.lookup(function, &f, err, len)) return s;
@@ -266,11 +249,8 @@ class CudaModule final : public LoadedModule {
 
   static constexpr TilecDeviceApi kApi{&api_alloc, &api_free, &api_copy, &api_launch};
 
-  std::shared_ptr<runtime::KernelLibrary> library_;
   std::string cubin_;
   std::string arch_;
-  TilecRuntimeEnv env_{};
-  std::weak_ptr<const CudaModule> self_;
   std::mutex mutex_;         // module_ and functions_
   std::mutex launch_mutex_;  // one launch at a time on the default stream
   const CudaDriver* driver_ = nullptr;
@@ -350,10 +330,7 @@ class CudaBackend final : public ExecutionBackend {
                       "not built by a CUDA execution backend",
                       artifact.string(), kCubinSymbol));
     }
-    auto module =
-        std::make_shared<CudaModule>(std::move(library), std::move(*cubin), std::move(*arch));
-    module->set_self(module);
-    return module;
+    return std::make_shared<CudaModule>(std::move(library), std::move(*cubin), std::move(*arch));
   }
 
  private:

@@ -1,8 +1,8 @@
 #include "tilec/exec/emulator.h"
 
 #include "../device_build.h"
+#include "../device_module.h"
 #include "../embedded_files.h"
-#include "../host_entry_function.h"
 #include "block_runner.h"
 #include "device_library.h"
 #include "emulator_headers.h"
@@ -128,32 +128,16 @@ std::vector<std::string> compile_flags(bool race_check) {
 
 // One loaded emulated kernel library: host entries on the tilec runtime with a device
 // whose memory is host memory and whose launches run on the engine.
-class EmulatorModule final : public LoadedModule {
+class EmulatorModule final : public DeviceModule {
  public:
+  // Device memory is host memory, but tensors are copied in and back, as for a GPU.
   EmulatorModule(std::shared_ptr<runtime::KernelLibrary> library,
                  std::unique_ptr<emulator::DeviceLibrary> device, bool race_check)
-      : library_(std::move(library)), device_(std::move(device)), race_check_(race_check) {
-    env_ = *runtime::default_runtime_env();
-    env_.device_api = &kApi;
-    env_.device = this;
-    env_.device_memory_type = 0;  // host tensors are copied in and back, as for a GPU
-    env_.device_memory_id = 0;
-  }
-
-  bool has_function(std::string_view global_symbol) const override {
-    return library_->has_entry(global_symbol);
-  }
-
-  HostFunction function(std::string_view global_symbol) const override {
-    std::shared_ptr<const EmulatorModule> self = self_.lock();
-    return detail::host_entry_function(*library_, global_symbol, self, &self->env_);
-  }
-
-  void set_self(const std::shared_ptr<const EmulatorModule>& self) { self_ = self; }
+      : DeviceModule(std::move(library), &kApi),
+        device_(std::move(device)),
+        race_check_(race_check) {}
 
  private:
-  static EmulatorModule& of(void* device) { return *static_cast<EmulatorModule*>(device); }
-
   static int32_t api_alloc(void*, int64_t nbytes, void** out, char* err, int32_t len) {
     size_t bytes = size_t((std::max<int64_t>(nbytes, 1) + 255) / 256 * 256);
     *out = std::aligned_alloc(256, bytes);  // cudaMalloc's alignment
@@ -188,7 +172,7 @@ class EmulatorModule final : public LoadedModule {
                             const int64_t block[3], int64_t shared_bytes,
                             const TilecDeviceArg* args, int32_t num_args, void* stream, char* err,
                             int32_t len) {
-    EmulatorModule& m = of(device);
+    EmulatorModule& m = of<EmulatorModule>(device);
     try {
       m.launch(function, grid, block, shared_bytes, args, num_args, stream);
     } catch (const LaunchStatus& status) {
@@ -279,11 +263,8 @@ class EmulatorModule final : public LoadedModule {
 
   static constexpr TilecDeviceApi kApi{&api_alloc, &api_free, &api_copy, &api_launch};
 
-  std::shared_ptr<runtime::KernelLibrary> library_;
   std::unique_ptr<emulator::DeviceLibrary> device_;
   bool race_check_;
-  TilecRuntimeEnv env_{};
-  std::weak_ptr<const EmulatorModule> self_;
 };
 
 // A shell word: quoted unless it is plain.
@@ -397,10 +378,7 @@ class EmulatorBackend final : public ExecutionBackend {
     auto device = std::make_unique<emulator::DeviceLibrary>(
         dir / kDeviceLibrary, read_text(dir / kDeviceSource), &emulator::BlockRunner::api());
     bool race_check = read_text(dir / "emulator.mode").rfind("racecheck", 0) == 0;
-    auto module =
-        std::make_shared<EmulatorModule>(std::move(library), std::move(device), race_check);
-    module->set_self(module);
-    return module;
+    return std::make_shared<EmulatorModule>(std::move(library), std::move(device), race_check);
   }
 
  private:
