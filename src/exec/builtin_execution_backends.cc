@@ -14,8 +14,8 @@ namespace tilec::exec::detail {
 
 std::vector<ExecutionBackendPtr> builtin_execution_backends() {
 #ifdef TILEC_HAVE_LLVM
-  return {native_execution_backend(), llvm_jit_execution_backend(), opencl_execution_backend(),
-          nvrtc_execution_backend(),  nvcc_execution_backend(),     source_execution_backend(),
+  return {native_execution_backend(),  llvm_jit_execution_backend(), opencl_execution_backend(),
+          nvrtc_execution_backend(),   nvcc_execution_backend(),     source_execution_backend(),
           emulator_execution_backend()};
 #else
   return {native_execution_backend(), opencl_execution_backend(), nvrtc_execution_backend(),

@@ -1,10 +1,10 @@
-#include "device_build.h"
+#include "tilec/exec/device_build.h"
 
 #include "tilec/exec/native_backend.h"
 
 #include <fmt/format.h>
 
-namespace tilec::exec::detail {
+namespace tilec::exec {
 
 void require_device_format(const backend::CodeArtifact& device, std::string_view format,
                            std::string_view backend, std::string_view language) {
@@ -27,4 +27,4 @@ BuiltModule build_with_embedded_device_code(const ExecutionBackend& self,
   return {native.artifact, self.load(native.artifact)};
 }
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::exec

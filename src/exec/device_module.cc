@@ -1,9 +1,9 @@
-#include "device_module.h"
+#include "tilec/exec/device_module.h"
 
 #include "host_entry_function.h"
 #include "tilec/runtime/runtime_env.h"
 
-namespace tilec::exec::detail {
+namespace tilec::exec {
 
 DeviceModule::DeviceModule(std::shared_ptr<runtime::KernelLibrary> library,
                            const TilecDeviceApi* api, int32_t memory_type, int32_t memory_id)
@@ -20,7 +20,7 @@ bool DeviceModule::has_function(std::string_view global_symbol) const {
 }
 
 HostFunction DeviceModule::function(std::string_view global_symbol) const {
-  return host_entry_function(*library_, global_symbol, shared_from_this(), &env_);
+  return detail::host_entry_function(*library_, global_symbol, shared_from_this(), &env_);
 }
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::exec

@@ -1,4 +1,4 @@
-#include "embedded_files.h"
+#include "tilec/exec/embedded_files.h"
 
 #include "tilec/exec/execution_backend.h"
 
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <fstream>
 
-namespace tilec::exec::detail {
+namespace tilec::exec {
 
 std::string embed_files_source(const std::string& comment, const std::vector<EmbeddedFile>& files) {
   std::string out = "/* " + comment + " */\n";
@@ -53,4 +53,4 @@ void write_binary_file(const std::filesystem::path& path, std::string_view bytes
   if (!out) throw ExecError(fmt::format("cannot write '{}'", path.string()));
 }
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::exec

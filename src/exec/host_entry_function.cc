@@ -17,10 +17,8 @@ HostFunction host_entry_function(const runtime::KernelLibrary& library,
                                 global_symbol));
   }
   TilecHostEntry entry = library.entry(global_symbol);
-  return [keep_alive = std::move(keep_alive), entry, env,
-          name = std::string(global_symbol)](std::span<const TilecArg> args) {
-    runtime::call_host_entry(entry, name, args, env);
-  };
+  return [keep_alive = std::move(keep_alive), entry, env, name = std::string(global_symbol)](
+             std::span<const TilecArg> args) { runtime::call_host_entry(entry, name, args, env); };
 }
 
 }  // namespace tilec::exec::detail

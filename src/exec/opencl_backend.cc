@@ -1,9 +1,9 @@
 #include "tilec/exec/opencl_backend.h"
 
-#include "device_build.h"
-#include "device_module.h"
-#include "embedded_files.h"
 #include "sanitizer_runtime.h"
+#include "tilec/exec/device_build.h"
+#include "tilec/exec/device_module.h"
+#include "tilec/exec/embedded_files.h"
 
 #include "tilec/exec/native_backend.h"
 #include "tilec/exec/process.h"
@@ -315,17 +315,16 @@ std::string c_escaped(const std::string& text) {
 // C that embeds the binary and source files as symbols (embedded_files.h), and the selector.
 std::string embed_source(const fs::path& binary, const fs::path& source,
                          const std::string& device) {
-  return detail::embed_files_source(
-             "The OpenCL program of this kernel library (opencl execution backend).",
-             {{kBinarySymbol, kBinaryEndSymbol, binary},
-              {kSourceSymbol, kSourceEndSymbol, source}}) +
+  return embed_files_source("The OpenCL program of this kernel library (opencl execution backend).",
+                            {{kBinarySymbol, kBinaryEndSymbol, binary},
+                             {kSourceSymbol, kSourceEndSymbol, source}}) +
          fmt::format("const char {}[] = \"{}\";\n", kDeviceSymbol, c_escaped(device));
 }
 
 class OpenCLModule;
 
 // ---- TilecDeviceApi over one module (abi.h) ----
-class OpenCLModule final : public detail::DeviceModule {
+class OpenCLModule final : public DeviceModule {
  public:
   OpenCLModule(std::shared_ptr<runtime::KernelLibrary> library,
                std::shared_ptr<DeviceContext> device, cl_program program)
@@ -343,10 +342,9 @@ class OpenCLModule final : public detail::DeviceModule {
     cl_mem mem = clCreateBuffer(m.device_->context, CL_MEM_READ_WRITE,
                                 size_t(std::max<int64_t>(nbytes, 1)), nullptr, &status);
     if (status != CL_SUCCESS) {
-      return detail::fail_device_call(
-          err, len,
-          fmt::format("OpenCL: cannot allocate {} bytes on {}: {}", nbytes, m.device_->entry.label,
-                      cl_error_name(status)));
+      return fail_device_call(err, len,
+                              fmt::format("OpenCL: cannot allocate {} bytes on {}: {}", nbytes,
+                                          m.device_->entry.label, cl_error_name(status)));
     }
     *out = mem;
     return 0;
@@ -354,7 +352,7 @@ class OpenCLModule final : public detail::DeviceModule {
 
   // Each module runs on its device's one in-order command queue.
   static int32_t no_streams(char* err, int32_t len) {
-    return detail::fail_device_call(
+    return fail_device_call(
         err, len,
         "OpenCL: a stream was given, but the opencl execution backend runs every kernel on its "
         "device's own command queue; call it without a stream");
@@ -377,7 +375,7 @@ class OpenCLModule final : public detail::DeviceModule {
                         : clEnqueueReadBuffer(m.device_->queue, mem, CL_TRUE, 0, size_t(nbytes),
                                               host, 0, nullptr, nullptr);
     if (status != CL_SUCCESS) {
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           fmt::format("OpenCL: copying {} bytes {} the device failed: {}", nbytes,
                       kind == kTilecCopyHostToDevice ? "to" : "from", cl_error_name(status)));
@@ -392,7 +390,7 @@ class OpenCLModule final : public detail::DeviceModule {
     if (stream != nullptr) return no_streams(err, len);
     OpenCLModule& m = of<OpenCLModule>(device);
     if (shared_bytes != 0) {
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           "OpenCL: dynamic shared memory is not supported; kernels declare their "
           "__local tiles statically");
@@ -407,15 +405,15 @@ class OpenCLModule final : public detail::DeviceModule {
       cl_int status = CL_SUCCESS;
       kernel = clCreateKernel(m.program_, function, &status);
       if (status != CL_SUCCESS) {
-        return detail::fail_device_call(err, len,
-                                        fmt::format("OpenCL: the program has no kernel '{}': {}",
-                                                    function, cl_error_name(status)));
+        return fail_device_call(err, len,
+                                fmt::format("OpenCL: the program has no kernel '{}': {}", function,
+                                            cl_error_name(status)));
       }
       status =
           clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof kernel_args, &kernel_args, nullptr);
       if (status != CL_SUCCESS) {
         clReleaseKernel(kernel);
-        return detail::fail_device_call(
+        return fail_device_call(
             err, len,
             fmt::format("OpenCL: cannot query the parameters of kernel '{}': {}", function,
                         cl_error_name(status)));
@@ -425,14 +423,14 @@ class OpenCLModule final : public detail::DeviceModule {
     // One parameter more than the launch passes is the kernel's status word (abi.h).
     bool has_status = kernel_args == cl_uint(num_args) + 1;
     if (!has_status && kernel_args != cl_uint(num_args)) {
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           fmt::format("OpenCL: kernel '{}' takes {} parameters, but the launch passes {}", function,
                       kernel_args, num_args));
     }
     int64_t threads = block[0] * block[1] * block[2];
     if (threads > int64_t(m.device_->max_work_group_size)) {
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           fmt::format("OpenCL: kernel '{}' uses {} threads per block, but {} allows at "
                       "most {}; lower T.Kernel's threads=",
@@ -444,7 +442,7 @@ class OpenCLModule final : public detail::DeviceModule {
     if (clGetKernelWorkGroupInfo(kernel, m.device_->entry.device, CL_KERNEL_LOCAL_MEM_SIZE,
                                  sizeof local_bytes, &local_bytes, nullptr) == CL_SUCCESS &&
         m.device_->local_mem_size > 0 && local_bytes > m.device_->local_mem_size) {
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           fmt::format("OpenCL: kernel '{}' needs {} bytes of shared (__local) memory per block, "
                       "but {} allows at most {} (CL_DEVICE_LOCAL_MEM_SIZE); use smaller shared "
@@ -479,9 +477,9 @@ class OpenCLModule final : public detail::DeviceModule {
         status = clSetKernelArg(kernel, cl_uint(i), sizeof v, &v);
       }
       if (status != CL_SUCCESS) {
-        return detail::fail_device_call(err, len,
-                                        fmt::format("OpenCL: argument #{} of kernel '{}': {}", i,
-                                                    function, cl_error_name(status)));
+        return fail_device_call(err, len,
+                                fmt::format("OpenCL: argument #{} of kernel '{}': {}", i, function,
+                                            cl_error_name(status)));
       }
     }
     cl_int word = 0;
@@ -494,9 +492,9 @@ class OpenCLModule final : public detail::DeviceModule {
         status = clSetKernelArg(kernel, cl_uint(num_args), sizeof status_word, &status_word);
       if (status != CL_SUCCESS) {
         if (status_word) clReleaseMemObject(status_word);
-        return detail::fail_device_call(err, len,
-                                        fmt::format("OpenCL: the status word of kernel '{}': {}",
-                                                    function, cl_error_name(status)));
+        return fail_device_call(err, len,
+                                fmt::format("OpenCL: the status word of kernel '{}': {}", function,
+                                            cl_error_name(status)));
       }
     }
     size_t global[3], local[3];
@@ -514,14 +512,14 @@ class OpenCLModule final : public detail::DeviceModule {
       clReleaseMemObject(status_word);
     }
     if (status != CL_SUCCESS) {
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           fmt::format("OpenCL: launching kernel '{}' ({}x{}x{} blocks of {}x{}x{} threads) "
                       "failed: {}",
                       function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                       cl_error_name(status)));
     }
-    if (word != 0) return detail::fail_device_status(err, len, word, function);
+    if (word != 0) return fail_device_status(err, len, word, function);
     return 0;
   }
 
@@ -569,17 +567,17 @@ class OpenCLBackend final : public ExecutionBackend {
   BuiltModule build(const backend::CodeArtifact& host, const backend::CodeArtifact& device,
                     const target::Target& target, const target::Target& target_host,
                     const fs::path& output_dir) const override {
-    detail::require_device_format(device, "opencl", kOpenCLBackendName, "OpenCL C");
+    require_device_format(device, "opencl", kOpenCLBackendName, "OpenCL C");
     auto ctx = device_context(target.get_string("device"));
     fs::path source_path = output_dir / "device.cl";
-    detail::write_binary_file(source_path, device.source);
+    write_binary_file(source_path, device.source);
     cl_program program = build_from_source(*ctx, device.source, source_path.string());
     std::vector<unsigned char> binary = program_binary(program);
     clReleaseProgram(program);
     fs::path binary_path = output_dir / "device.clbin";
-    detail::write_binary_file(
+    write_binary_file(
         binary_path, std::string_view(reinterpret_cast<const char*>(binary.data()), binary.size()));
-    return detail::build_with_embedded_device_code(
+    return build_with_embedded_device_code(
         *this, host, embed_source(binary_path, source_path, target.get_string("device")),
         target_host, output_dir);
   }
@@ -589,8 +587,8 @@ class OpenCLBackend final : public ExecutionBackend {
     void* handle = dlopen(artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle)
       throw ExecError(fmt::format("cannot reopen '{}': {}", artifact.string(), dlerror()));
-    auto binary = detail::embedded_bytes(handle, kBinarySymbol, kBinaryEndSymbol);
-    auto source = detail::embedded_bytes(handle, kSourceSymbol, kSourceEndSymbol);
+    auto binary = embedded_bytes(handle, kBinarySymbol, kBinaryEndSymbol);
+    auto source = embedded_bytes(handle, kSourceSymbol, kSourceEndSymbol);
     auto* selector = static_cast<const char*>(dlsym(handle, kDeviceSymbol));
     std::string device = selector ? selector : "";
     dlclose(handle);  // `library` keeps it loaded

@@ -1,6 +1,6 @@
 #include "tilec/exec/source_backend.h"
 
-#include "embedded_files.h"
+#include "tilec/exec/embedded_files.h"
 
 #include <fmt/format.h>
 
@@ -61,16 +61,16 @@ class SourceBackend final : public ExecutionBackend {
     listing += fmt::format("target: {}\nhost: {}\n", target.str(), target_host.str());
     if (!host.source.empty()) {
       std::string file = "host." + extension_of(host.format);
-      detail::write_binary_file(output_dir / file, host.source);
+      write_binary_file(output_dir / file, host.source);
       listing += fmt::format("host code ({}): {}\n", host.format, file);
     }
     if (!device.source.empty()) {
       std::string file = "device." + extension_of(device.format);
-      detail::write_binary_file(output_dir / file, device.source);
+      write_binary_file(output_dir / file, device.source);
       listing += fmt::format("device code ({}): {}\n", device.format, file);
     }
     fs::path artifact = output_dir / kArtifactName;
-    detail::write_binary_file(artifact, listing);
+    write_binary_file(artifact, listing);
     return {artifact, load(artifact)};
   }
 

@@ -1,11 +1,11 @@
 #include "tilec/exec/cuda_backends.h"
 
-#include "../device_build.h"
-#include "../device_module.h"
-#include "../embedded_files.h"
 #include "cuda_driver.h"
 #include "tilec/exec/cuda_toolkit.h"
+#include "tilec/exec/device_build.h"
+#include "tilec/exec/device_module.h"
 #include "tilec/exec/device_symbols.h"
+#include "tilec/exec/embedded_files.h"
 #include "tilec/exec/native_backend.h"
 #include "tilec/runtime/kernel_library.h"
 #include "tilec/runtime/runtime_env.h"
@@ -50,13 +50,13 @@ class CudaModule final : public DeviceModule {
   int32_t ready(char* err, int32_t len) {
     std::string reason;
     const CudaDriver* driver = cuda_driver(&reason);
-    if (!driver) return detail::fail_device_call(err, len, reason);
+    if (!driver) return fail_device_call(err, len, reason);
     std::lock_guard<std::mutex> lock(mutex_);
     driver->ctx_set_current(driver->context);
     if (module_) return 0;
     if (CUresult s = driver->module_load_data(&module_, cubin_.data()); s != kCudaSuccess) {
       module_ = nullptr;
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           fmt::format("CUDA: the kernel's cubin (built for {}) does not load on CUDA "
                       "device 0: {}; compile for the device's architecture (`tilec "
@@ -73,10 +73,9 @@ class CudaModule final : public DeviceModule {
     CUdeviceptr ptr = 0;
     if (CUresult s = m.driver_->mem_alloc(&ptr, size_t(std::max<int64_t>(nbytes, 1)));
         s != kCudaSuccess) {
-      return detail::fail_device_call(
-          err, len,
-          fmt::format("CUDA: cannot allocate {} bytes of device memory: {}", nbytes,
-                      m.driver_->error_name(s)));
+      return fail_device_call(err, len,
+                              fmt::format("CUDA: cannot allocate {} bytes of device memory: {}",
+                                          nbytes, m.driver_->error_name(s)));
     }
     *out = reinterpret_cast<void*>(static_cast<uintptr_t>(ptr));
     return 0;
@@ -110,7 +109,7 @@ class CudaModule final : public DeviceModule {
       if (s == kCudaSuccess) s = d.stream_synchronize(stream);
     }
     if (s != kCudaSuccess) {
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           fmt::format("CUDA: copying {} bytes {} the device failed: {}", nbytes,
                       kind == kTilecCopyHostToDevice ? "to" : "from", m.driver_->error_name(s)));
@@ -133,7 +132,7 @@ class CudaModule final : public DeviceModule {
     }
     CUfunction fn = nullptr;
     if (CUresult s = driver_->module_get_function(&fn, module_, function); s != kCudaSuccess) {
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           fmt::format("CUDA: the cubin has no kernel '{}': {}", function, driver_->error_name(s)));
     }
@@ -149,7 +148,7 @@ class CudaModule final : public DeviceModule {
       if (CUresult s =
               driver_->func_set_attribute(fn, kFuncAttributeMaxDynamicSharedBytes, int(bytes));
           s != kCudaSuccess) {
-        return detail::fail_device_call(
+        return fail_device_call(
             err, len,
             fmt::format("CUDA: kernel '{}' needs {} bytes of shared memory, more than "
                         "device 0 allows ({}); use smaller tiles",
@@ -236,14 +235,14 @@ class CudaModule final : public DeviceModule {
       }
     }
     if (s != kCudaSuccess) {
-      return detail::fail_device_call(
+      return fail_device_call(
           err, len,
           fmt::format("CUDA: launching kernel '{}' ({}x{}x{} blocks of {}x{}x{} threads, "
                       "{} bytes of dynamic shared memory) failed: {}",
                       function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                       shared_bytes + dynamic_shared, m.driver_->error_name(s)));
     }
-    if (word != 0) return detail::fail_device_status(err, len, word, function);
+    if (word != 0) return fail_device_status(err, len, word, function);
     return 0;
   }
 

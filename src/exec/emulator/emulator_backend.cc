@@ -1,12 +1,12 @@
 #include "tilec/exec/emulator.h"
 
-#include "../device_build.h"
-#include "../device_module.h"
-#include "../embedded_files.h"
 #include "block_runner.h"
 #include "device_library.h"
 #include "emulator_headers.h"
+#include "tilec/exec/device_build.h"
+#include "tilec/exec/device_module.h"
 #include "tilec/exec/device_symbols.h"
+#include "tilec/exec/embedded_files.h"
 #include "tilec/exec/native_backend.h"
 #include "tilec/exec/process.h"
 #include "tilec/runtime/kernel_library.h"
@@ -28,7 +28,6 @@ namespace tilec::exec {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace detail;
 
 constexpr const char* kArtifactName = "kernel.so";
 constexpr const char* kDeviceLibrary = "device.so";

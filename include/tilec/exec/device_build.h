@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace tilec::exec::detail {
+namespace tilec::exec {
 
 // Throws ExecError unless `device` is in `format`, naming `backend` and the `language`
 // it builds.
@@ -27,4 +27,4 @@ BuiltModule build_with_embedded_device_code(const ExecutionBackend& self,
                                             const target::Target& target_host,
                                             const std::filesystem::path& output_dir);
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::exec

@@ -3,7 +3,8 @@
 // nvrtc/nvcc, the emulator). Its runtime env names that API, this module as the device,
 // and where the device's memory lives; a host function keeps the module -- and the device
 // state the env points into -- alive. Subclasses implement the API and are made with
-// std::make_shared (the functions share ownership of them). Internal to src/exec.
+// std::make_shared (the functions share ownership of them). Used by the target backends whose
+// execution backends launch on a device.
 #pragma once
 
 #include "tilec/exec/execution_backend.h"
@@ -12,7 +13,7 @@
 #include <memory>
 #include <string_view>
 
-namespace tilec::exec::detail {
+namespace tilec::exec {
 
 class DeviceModule : public LoadedModule, public std::enable_shared_from_this<DeviceModule> {
  public:
@@ -34,4 +35,4 @@ class DeviceModule : public LoadedModule, public std::enable_shared_from_this<De
   TilecRuntimeEnv env_{};
 };
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::exec

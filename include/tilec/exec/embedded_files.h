@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilec::exec::detail {
+namespace tilec::exec {
 
 struct EmbeddedFile {
   std::string begin_symbol;
@@ -36,4 +36,4 @@ int32_t fail_device_status(char* err, int32_t err_len, int32_t status, const std
 // Writes bytes to path; throws ExecError naming the path on failure.
 void write_binary_file(const std::filesystem::path& path, std::string_view bytes);
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::exec
