@@ -1,4 +1,5 @@
 #include "tilec/cpu/backend.h"
+#include "tilec/cpu/module.h"
 
 #include "tilec/backend/backend_error.h"
 #include "tilec/backend/module_registrations.h"

@@ -3,8 +3,8 @@
 #include "tilec/codegen/host_codegen_c.h"
 #include "tilec/cuda/codegen_cuda.h"
 #include "tilec/cuda/cp_async.h"
+#include "tilec/cuda/cuda_execution_backends.h"
 #include "tilec/cuda/shared_swizzle.h"
-#include "tilec/exec/cuda_backends.h"
 #include "tilec/exec/emulator.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/source_backend.h"
@@ -58,7 +58,7 @@ std::vector<backend::ExecutionBackendSpec> cuda_execution_backend_specs(bool (*a
       .supports_target = std::nullopt,
       .enable_host_codegen = true,
       .enable_device_compile = false};
-  return {compiler(exec::kNvrtcBackendName), compiler(exec::kNvccBackendName), source, emulator};
+  return {compiler(cuda::kNvrtcBackendName), compiler(cuda::kNvccBackendName), source, emulator};
 }
 
 bool is_plain_cuda_target(const target::Target& target) {

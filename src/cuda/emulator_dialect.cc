@@ -1,7 +1,7 @@
 #include "tilec/cuda/emulator_dialect.h"
 
 #include "tilec/codegen/c_preamble.h"
-#include "tilec/exec/cuda_toolkit.h"
+#include "tilec/cuda/cuda_toolkit.h"
 
 #include <fmt/format.h>
 
@@ -106,7 +106,7 @@ std::vector<std::string> cuda_emulated_compile_options(const backend::CodeArtifa
   // CuTe's headers are built on the toolkit's: its headers and libcu++, and the include
   // paths the CuTe codegen names (CUTLASS), instead of the shims.
   std::vector<std::string> options = {"-DTILEC_EMU_CUDA_TOOLKIT=1"};
-  fs::path root = exec::cuda_toolkit_root();
+  fs::path root = cuda::cuda_toolkit_root();
   for (const fs::path& dir : {root / "include", root / "include" / "cccl"})
     options.push_back("-I" + dir.string());
   if (auto found = device.metadata.find("cuda_options"); found != device.metadata.end()) {

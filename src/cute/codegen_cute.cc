@@ -1,10 +1,10 @@
 #include "tilec/cute/codegen_cute.h"
 
 #include "tilec/codegen/device_source.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cute/cute_copy.h"
 #include "tilec/cute/cute_gemm.h"
 #include "tilec/cute/cutlass_headers.h"
-#include "tilec/exec/cuda_toolkit.h"
 
 #include <fmt/format.h>
 
@@ -322,7 +322,7 @@ backend::CodeArtifact build_cute_source(const ir::IRModule& mod, const target::T
   backend::CodeArtifact artifact = codegen::build_device_source(mod, target, cg);
   artifact.metadata["cuda_options"] = "-I" + include.string();
   // wgmma is an sm_90a feature: the arch-specific target of the same sm_90 device.
-  if (cg.uses_gmma()) artifact.metadata[exec::kCudaArchMetadata] = "sm_90a";
+  if (cg.uses_gmma()) artifact.metadata[cuda::kCudaArchMetadata] = "sm_90a";
   return artifact;
 }
 

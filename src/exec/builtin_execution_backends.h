@@ -1,7 +1,8 @@
-// The shared execution backends the exec layer registers itself, before its registry is
-// first used (internal to src/exec). A new shared execution backend is implemented in this
-// folder and added to the list in builtin_execution_backends.cc; one a single target
-// backend implements for itself is registered by that backend's module instead.
+// The execution backends that several target backends share (native, llvm_jit, source,
+// emulator), registered by the exec layer itself before its registry is first used
+// (internal to src/exec). An execution backend that one target backend owns (opencl,
+// nvrtc/nvcc) lives in that backend's folder and is registered by its module init with
+// register_execution_backend, so adding one edits no list here.
 #pragma once
 
 #include "tilec/exec/execution_backend.h"

@@ -1,8 +1,8 @@
-#include "sanitizer_runtime.h"
+#include "tilec/exec/sanitizer_runtime.h"
 
 #include <dlfcn.h>
 
-namespace tilec::exec::detail {
+namespace tilec::exec {
 namespace {
 
 bool defined_in_process(const char* symbol) {
@@ -26,4 +26,4 @@ bool process_has_global_llvm() {
   return loaded;
 }
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::exec

@@ -1,13 +1,14 @@
 #include "tilec/opencl/backend.h"
+#include "tilec/opencl/module.h"
 
 #include "tilec/backend/module_registrations.h"
 #include "tilec/codegen/host_codegen_c.h"
 #include "tilec/exec/execution_backend.h"
-#include "tilec/exec/opencl_backend.h"
 #include "tilec/gpu/simt_pipeline.h"
 #include "tilec/gpu/simt_tile_ops.h"
 #include "tilec/opencl/codegen_opencl.h"
 #include "tilec/opencl/device_limits.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 #include "tilec/target/detect.h"
 
 namespace tilec::opencl {
@@ -18,8 +19,9 @@ constexpr int64_t kDLCPU = 1;  // the host entry takes host tensors and copies t
 
 backend::BackendModule build_opencl_backend_module() {
   backend::ExecutionBackendSpec opencl{
-      .name = exec::kOpenCLBackendName,
-      .is_available = [] { return exec::is_execution_backend_available(exec::kOpenCLBackendName); },
+      .name = opencl::kOpenCLBackendName,
+      .is_available =
+          [] { return exec::is_execution_backend_available(opencl::kOpenCLBackendName); },
       .supports_target = std::nullopt,
       .enable_host_codegen = true,
       // The execution backend compiles the OpenCL C for the device it selects.
@@ -51,6 +53,7 @@ void register_opencl_backend() {
   for (auto& impl : gpu::simt_tile_op_impls())
     backend::register_module_tile_op_impl(std::move(impl));
   target::register_target_normalizer(kDeviceLimitsNormalizerName, fill_opencl_device_limits);
+  exec::register_execution_backend(opencl_execution_backend());
   backend::register_backend(make_opencl_backend_module());
 }
 

@@ -2,6 +2,7 @@
 // (host + device functions), the C device codegen's modes, and the grid mapping of
 // 3-D kernels onto the flattened block range.
 #include "tilec/cpu/backend.h"
+#include "tilec/cpu/module.h"
 
 #include "run_on_cpu.h"
 

@@ -3,6 +3,7 @@
 // implementations (register-blocked gemm, serial scheduled loops), which the module
 // registers, not the pipeline.
 #include "tilec/cpu/backend.h"
+#include "tilec/cpu/module.h"
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,7 @@
 // host CPU once LLVM is enabled.
 #include "tilec/cpu/detector.h"
 #include "tilec/cpu/backend.h"
+#include "tilec/cpu/module.h"
 #include "tilec/target/detect.h"
 
 #ifdef TILEC_HAVE_LLVM

@@ -8,9 +8,9 @@
 // scripts/gpu_check.sh.
 #include "../engine/test_support.h"
 
+#include "tilec/cuda/cuda_execution_backends.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/engine/compile.h"
-#include "tilec/exec/cuda_backends.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/process.h"
 #include "tilec/frontend/parser.h"
@@ -58,7 +58,7 @@ std::string read_text(const fs::path& path) {
 class CudaAtomics16 : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CudaAtomics16, CompileThroughNvrtcAndPtxas) {
-  auto nvrtc = exec::get_execution_backend(exec::kNvrtcBackendName);
+  auto nvrtc = exec::get_execution_backend(cuda::kNvrtcBackendName);
   if (!nvrtc->available()) GTEST_SKIP() << nvrtc->unavailable_reason();
   const std::string& arch = GetParam();
   // A fresh compile (no kernel cache): device.ptx lives in the kernel's build directory.
@@ -75,7 +75,7 @@ TEST_P(CudaAtomics16, CompileThroughNvrtcAndPtxas) {
   std::string text = read_text(ptx);
   EXPECT_NE(text.find(".target " + arch), std::string::npos) << ptx;
   EXPECT_NE(text.find(".cas.b32"), std::string::npos) << "no 32-bit CAS loop in\n" << text;
-  fs::path ptxas = exec::cuda_toolkit_root() / "bin" / "ptxas";
+  fs::path ptxas = cuda::cuda_toolkit_root() / "bin" / "ptxas";
   if (!fs::exists(ptxas)) GTEST_SKIP() << "no ptxas at " << ptxas;
   exec::ProcessResult checked = exec::run_process(
       {ptxas.string(), "-arch=" + arch, ptx.string(), "-o", ptx.string() + ".cubin"});

@@ -13,8 +13,8 @@
 #include "../engine/test_support.h"
 
 #include "tilec/cuda/cp_async.h"
-#include "tilec/exec/cuda_backends.h"
-#include "tilec/exec/cuda_toolkit.h"
+#include "tilec/cuda/cuda_execution_backends.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/interp/interpreter.h"
 #include "tilec/ir/mutator.h"
@@ -237,9 +237,9 @@ std::string read_text(const fs::path& path) {
 }
 
 TEST(CpAsyncPipeline, NvrtcAndPtxasAcceptTheCpAsyncPtx) {
-  auto nvrtc = exec::get_execution_backend(exec::kNvrtcBackendName);
+  auto nvrtc = exec::get_execution_backend(cuda::kNvrtcBackendName);
   if (!nvrtc->available()) GTEST_SKIP() << nvrtc->unavailable_reason();
-  fs::path ptxas = exec::cuda_toolkit_root() / "bin" / "ptxas";
+  fs::path ptxas = cuda::cuda_toolkit_root() / "bin" / "ptxas";
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   for (const char* arch : {"sm_80", "sm_90"}) {
     // gemm.py has 3 stages (waits for all but 1 group), gemm_fp32.py 2 (waits for all).

@@ -11,9 +11,9 @@
 
 #include "tilec/backend/module.h"
 #include "tilec/cuda/backend.h"
+#include "tilec/cuda/cuda_execution_backends.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/engine/initialize.h"
-#include "tilec/exec/cuda_backends.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/source_backend.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/printer.h"
@@ -78,7 +78,7 @@ void PrintTo(const CompileCase& c, std::ostream* out) {
 class CudaExamples : public ::testing::TestWithParam<CompileCase> {};
 
 TEST_P(CudaExamples, CompileThroughNvrtcAndPtxasAcceptsThePtx) {
-  SKIP_WITHOUT(exec::kNvrtcBackendName);
+  SKIP_WITHOUT(cuda::kNvrtcBackendName);
   const CompileCase& c = GetParam();
   // No kernel cache (a fresh compile each run): the private build directory (with device.ptx) lives
   // as long as kernel.
@@ -101,7 +101,7 @@ TEST_P(CudaExamples, CompileThroughNvrtcAndPtxasAcceptsThePtx) {
     EXPECT_NE(text.find("mma.sync.aligned.m16n8k16.row.col.f32."), std::string::npos) << ptx;
     EXPECT_NE(text.find("ldmatrix.sync.aligned.m8n8."), std::string::npos) << ptx;
   }
-  fs::path ptxas = exec::cuda_toolkit_root() / "bin" / "ptxas";
+  fs::path ptxas = cuda::cuda_toolkit_root() / "bin" / "ptxas";
   if (!fs::exists(ptxas)) GTEST_SKIP() << "no ptxas at " << ptxas;
   exec::ProcessResult checked = exec::run_process(
       {ptxas.string(), "-arch=" + c.arch, ptx.string(), "-o", (ptx.string() + ".cubin")});
@@ -188,8 +188,8 @@ TEST(CudaCodegen, TilesAbove48KBUseDynamicSharedMemory) {
   EXPECT_NE(src.find("extern __shared__ __align__(16) unsigned char tilec_dynamic_shared[];"),
             std::string::npos)
       << src;
-  if (!exec::nvrtc_unavailable_reason().empty()) GTEST_SKIP() << exec::nvrtc_unavailable_reason();
-  exec::CudaCompileResult compiled = exec::nvrtc_compile(src, "big_gemm.cu", "sm_90");
+  if (!cuda::nvrtc_unavailable_reason().empty()) GTEST_SKIP() << cuda::nvrtc_unavailable_reason();
+  cuda::CudaCompileResult compiled = cuda::nvrtc_compile(src, "big_gemm.cu", "sm_90");
   EXPECT_FALSE(compiled.cubin.empty());
   EXPECT_NE(compiled.ptx.find("tilec_dynamic_shared_bytes_"), std::string::npos);
 }
@@ -208,8 +208,8 @@ def divide(A: T.Tensor((64,), "int32"), Q: T.Tensor((64,), "int32"), d: T.int32)
   EXPECT_NE(src.find("extern \"C\" __device__ int tilec_status_"), std::string::npos) << src;
   EXPECT_NE(src.find("_checked("), std::string::npos) << src;
   EXPECT_NE(src.find("atomicMax(&tilec_status_"), std::string::npos) << src;
-  if (!exec::nvrtc_unavailable_reason().empty()) GTEST_SKIP() << exec::nvrtc_unavailable_reason();
-  exec::CudaCompileResult compiled = exec::nvrtc_compile(src, "divide.cu", "sm_80");
+  if (!cuda::nvrtc_unavailable_reason().empty()) GTEST_SKIP() << cuda::nvrtc_unavailable_reason();
+  cuda::CudaCompileResult compiled = cuda::nvrtc_compile(src, "divide.cu", "sm_80");
   EXPECT_FALSE(compiled.cubin.empty());
   EXPECT_NE(compiled.ptx.find("tilec_status_"), std::string::npos);
 }
@@ -223,7 +223,7 @@ TEST(CudaResolve, AutoIsNvrtcAndTheCuteKeyIsDeclined) {
       cuda->allowed_execution_backends(target::Target::parse("cuda -arch=sm_90"));
   // The device emulator last: `auto` never reaches it (source is always available).
   EXPECT_EQ(allowed, (std::vector<std::string>{"nvrtc", "nvcc", "source", "emulator"}));
-  SKIP_WITHOUT(exec::kNvrtcBackendName);
+  SKIP_WITHOUT(cuda::kNvrtcBackendName);
   auto context = backend::create_backend_context(target::Target::parse("cuda -arch=sm_90"),
                                                  std::nullopt, "auto");
   EXPECT_EQ(context.name(), "cuda");
@@ -231,7 +231,7 @@ TEST(CudaResolve, AutoIsNvrtcAndTheCuteKeyIsDeclined) {
 }
 
 TEST(CudaResolve, CliResolveJsonNamesCudaAndNvrtc) {
-  SKIP_WITHOUT(exec::kNvrtcBackendName);
+  SKIP_WITHOUT(cuda::kNvrtcBackendName);
   exec::ProcessResult out =
       testing::tilec_cli({"resolve", "--target", "cuda -arch=sm_90", "--json"});
   ASSERT_EQ(out.exit_code, 0) << out.output;
@@ -240,8 +240,8 @@ TEST(CudaResolve, CliResolveJsonNamesCudaAndNvrtc) {
 }
 
 TEST(CudaRun, WithoutADriverTheCallSaysSo) {
-  SKIP_WITHOUT(exec::kNvrtcBackendName);
-  if (exec::cuda_driver_unavailable_reason().empty())
+  SKIP_WITHOUT(cuda::kNvrtcBackendName);
+  if (cuda::cuda_driver_unavailable_reason().empty())
     GTEST_SKIP() << "a CUDA driver is loaded here; scripts/gpu_check.sh runs kernels on it";
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   Kernel kernel = compile_example("vector_add.py", "cuda -arch=sm_90", "nvrtc");
@@ -254,7 +254,7 @@ TEST(CudaRun, WithoutADriverTheCallSaysSo) {
 
 TEST(CudaRun, WithoutNvrtcAutoFallsBackAndNvrtcSaysWhy) {
   testing::ScopedEnv missing("TILEC_NVRTC_LIBRARY", "/nonexistent/libnvrtc.so");
-  auto nvrtc = exec::get_execution_backend(exec::kNvrtcBackendName);
+  auto nvrtc = exec::get_execution_backend(cuda::kNvrtcBackendName);
   EXPECT_FALSE(nvrtc->available());
   EXPECT_NE(nvrtc->unavailable_reason().find("NVRTC could not be loaded"), std::string::npos)
       << nvrtc->unavailable_reason();
@@ -273,7 +273,7 @@ TEST(CudaRun, WithoutNvrtcAutoFallsBackAndNvrtcSaysWhy) {
 }
 
 TEST(CudaRun, NvccBuildsTheCubin) {
-  SKIP_WITHOUT(exec::kNvccBackendName);
+  SKIP_WITHOUT(cuda::kNvccBackendName);
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   Kernel kernel = compile_example("vector_add.py", "cuda -arch=sm_80", "nvcc");
   EXPECT_EQ(kernel.execution_backend(), "nvcc");
@@ -297,20 +297,20 @@ TEST(CudaRun, SourceBuildsNothingAndRefusesToRun) {
 }
 
 TEST(CudaToolkit, ArchMustBeAnSmArchitecture) {
-  EXPECT_EQ(exec::cuda_target_arch(""), "sm_80");
-  EXPECT_EQ(exec::cuda_target_arch("sm_90a"), "sm_90a");
-  EXPECT_THROW(exec::cuda_target_arch("compute_90"), exec::ExecError);
-  EXPECT_THROW(exec::cuda_target_arch("90"), exec::ExecError);
+  EXPECT_EQ(cuda::cuda_target_arch(""), "sm_80");
+  EXPECT_EQ(cuda::cuda_target_arch("sm_90a"), "sm_90a");
+  EXPECT_THROW(cuda::cuda_target_arch("compute_90"), exec::ExecError);
+  EXPECT_THROW(cuda::cuda_target_arch("90"), exec::ExecError);
 }
 
 // Device code may ask for its target arch's arch-specific variant (wgmma: sm_90a), nothing
 // else.
 TEST(CudaToolkit, DeviceCodeMayNeedTheArchSpecificVariantOfItsTarget) {
-  EXPECT_EQ(exec::cuda_device_arch("sm_90", ""), "sm_90");
-  EXPECT_EQ(exec::cuda_device_arch("sm_90", "sm_90a"), "sm_90a");
-  EXPECT_EQ(exec::cuda_device_arch("sm_90a", "sm_90a"), "sm_90a");
+  EXPECT_EQ(cuda::cuda_device_arch("sm_90", ""), "sm_90");
+  EXPECT_EQ(cuda::cuda_device_arch("sm_90", "sm_90a"), "sm_90a");
+  EXPECT_EQ(cuda::cuda_device_arch("sm_90a", "sm_90a"), "sm_90a");
   try {
-    exec::cuda_device_arch("sm_80", "sm_90a");
+    cuda::cuda_device_arch("sm_80", "sm_90a");
     FAIL() << "sm_80 cannot run sm_90a code";
   } catch (const exec::ExecError& e) {
     EXPECT_NE(std::string(e.what()).find("needs sm_90a, which a target of -arch=sm_80 cannot run; "

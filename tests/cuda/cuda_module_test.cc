@@ -15,14 +15,14 @@ namespace tilec::cuda {
 namespace {
 
 TEST(CudaModule, RegistersTheCudaDetectorOnce) {
-  register_cuda_module();
-  register_cuda_module();
+  register_cuda_backend();
+  register_cuda_backend();
   auto names = target::list_target_detectors();
   EXPECT_EQ(std::count(names.begin(), names.end(), kCudaDetectorName), 1);
 }
 
 TEST(CudaModule, DetectorAnswersAnArchOrSaysWhyNot) {
-  register_cuda_module();
+  register_cuda_backend();
   auto reports = target::probe_target_detectors();
   auto cuda = std::find_if(reports.begin(), reports.end(),
                            [](const auto& r) { return r.name == kCudaDetectorName; });

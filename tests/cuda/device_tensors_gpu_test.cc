@@ -5,8 +5,8 @@
 // device tensors mixed, and the results match the host computation.
 #include "add_kernel.h"
 
+#include "tilec/cuda/cuda_execution_backends.h"
 #include "tilec/engine/compile.h"
-#include "tilec/exec/cuda_backends.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/frontend/parser.h"
 
@@ -63,9 +63,9 @@ struct Tensor {
 };
 
 TEST(CudaDeviceTensorsOnGpu, DeviceTensorsOnAStreamAndMixedArgumentsMatchTheHost) {
-  auto nvrtc = exec::get_execution_backend(exec::kNvrtcBackendName);
+  auto nvrtc = exec::get_execution_backend(cuda::kNvrtcBackendName);
   if (!nvrtc->available()) GTEST_SKIP() << nvrtc->unavailable_reason();
-  if (auto reason = exec::cuda_driver_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = cuda::cuda_driver_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
   Driver d;
   ASSERT_TRUE(d.load()) << "libcuda.so.1 lacks the driver API entry points this test uses";
   Kernel kernel =

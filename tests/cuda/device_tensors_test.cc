@@ -14,8 +14,8 @@
 
 #include "add_kernel.h"
 
+#include "tilec/cuda/cuda_execution_backends.h"
 #include "tilec/engine/compile.h"
-#include "tilec/exec/cuda_backends.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/runtime/error.h"
@@ -106,7 +106,7 @@ void* fake_device_pointer(uintptr_t address) {
 class CudaDeviceTensors : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    auto nvrtc = exec::get_execution_backend(exec::kNvrtcBackendName);
+    auto nvrtc = exec::get_execution_backend(cuda::kNvrtcBackendName);
     if (!nvrtc->available()) GTEST_SKIP() << nvrtc->unavailable_reason();
   }
 
@@ -231,7 +231,7 @@ INSTANTIATE_TEST_SUITE_P(HostCodegens, CudaDeviceTensors,
 
 // Through the CUDA module itself: placement is checked before the driver is needed.
 TEST(CudaDeviceTensorsModule, ChecksRunBeforeTheDriverIsNeeded) {
-  auto nvrtc = exec::get_execution_backend(exec::kNvrtcBackendName);
+  auto nvrtc = exec::get_execution_backend(cuda::kNvrtcBackendName);
   if (!nvrtc->available()) GTEST_SKIP() << nvrtc->unavailable_reason();
   Kernel kernel = compile(ir::parse_kernel_source(kAdd), "cuda -arch=sm_80", std::nullopt, "nvrtc");
   Tensor a(kDLCUDA, 3, fake_device_pointer(0x7000000)), b(kDLCPU, 0), c(kDLCPU, 0);

@@ -5,9 +5,9 @@
 // compile through NVRTC with ptxas accepting the PTX.
 #include "../engine/test_support.h"
 
+#include "tilec/cuda/cuda_execution_backends.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cuda/mma_gemm.h"
-#include "tilec/exec/cuda_backends.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/process.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/gemm_policy.h"
@@ -96,8 +96,8 @@ TEST(GemmWarpPolicy, EachPolicysKernelCompilesWithItsSplit) {
     const char* policy;
     const char* split;
   };
-  const bool nvrtc = exec::nvrtc_unavailable_reason().empty();
-  fs::path ptxas = exec::cuda_toolkit_root() / "bin" / "ptxas";
+  const bool nvrtc = cuda::nvrtc_unavailable_reason().empty();
+  fs::path ptxas = cuda::cuda_toolkit_root() / "bin" / "ptxas";
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   for (const Case& c : {Case{"", "warps 2x4, 4x4 tiles each"},
                         Case{", policy=T.GemmWarpPolicy.FullRow", "warps 8x1, 1x16 tiles each"},

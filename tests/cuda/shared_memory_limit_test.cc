@@ -6,9 +6,9 @@
 #include "../engine/test_support.h"
 #include "build_paths.h"
 
+#include "tilec/cuda/cuda_execution_backends.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cuda/shared_memory_limit.h"
-#include "tilec/exec/cuda_backends.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/frontend/parser.h"
 
 namespace tilec {
@@ -54,8 +54,8 @@ TEST(CudaSharedMemoryLimit, UnderTheMaximumCompilesWithDynamicSharedMemory) {
   Kernel kernel = compile_big_gemm("sm_90");
   const std::string& src = kernel.device_source();
   EXPECT_NE(src.find("= 196608;"), std::string::npos) << src;
-  if (!exec::nvrtc_unavailable_reason().empty()) GTEST_SKIP() << exec::nvrtc_unavailable_reason();
-  exec::CudaCompileResult compiled = exec::nvrtc_compile(src, "big_gemm.cu", "sm_90");
+  if (!cuda::nvrtc_unavailable_reason().empty()) GTEST_SKIP() << cuda::nvrtc_unavailable_reason();
+  cuda::CudaCompileResult compiled = cuda::nvrtc_compile(src, "big_gemm.cu", "sm_90");
   EXPECT_FALSE(compiled.cubin.empty());
 }
 

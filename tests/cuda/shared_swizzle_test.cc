@@ -14,9 +14,9 @@
 //   that names no layout are errors that say which.
 #include "../engine/test_support.h"
 
+#include "tilec/cuda/cuda_execution_backends.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cuda/shared_swizzle.h"
-#include "tilec/exec/cuda_backends.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/process.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/printer.h"
@@ -147,8 +147,8 @@ std::map<std::string, TileAccesses> shared_accesses(const IRModule& mod) {
 }
 
 TEST(SharedSwizzle, TheTensorCoreGemmsOperandTilesAreSwizzledEverywhere) {
-  const bool nvrtc = exec::nvrtc_unavailable_reason().empty();
-  fs::path ptxas = exec::cuda_toolkit_root() / "bin" / "ptxas";
+  const bool nvrtc = cuda::nvrtc_unavailable_reason().empty();
+  fs::path ptxas = cuda::cuda_toolkit_root() / "bin" / "ptxas";
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   const std::string kGemm = gemm_source("float16", 128);
   for (const char* arch : {"sm_80", "sm_90"}) {

@@ -5,7 +5,7 @@
 // runs it here).
 #include "../engine/test_support.h"
 
-#include "tilec/exec/cuda_toolkit.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/process.h"
 #include "tilec/frontend/parser.h"
@@ -67,7 +67,7 @@ TEST(CudaSubgroupReduce, CompilesThroughNvrtcAndPtxas) {
                           std::nullopt, "nvrtc");
   fs::path ptx = kernel.library_path().parent_path() / "device.ptx";
   ASSERT_TRUE(fs::exists(ptx)) << ptx;
-  fs::path ptxas = exec::cuda_toolkit_root() / "bin" / "ptxas";
+  fs::path ptxas = cuda::cuda_toolkit_root() / "bin" / "ptxas";
   if (!fs::exists(ptxas)) GTEST_SKIP() << "no ptxas at " << ptxas;
   exec::ProcessResult checked = exec::run_process(
       {ptxas.string(), "-arch=sm_80", ptx.string(), "-o", ptx.string() + ".cubin"});

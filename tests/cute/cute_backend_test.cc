@@ -13,13 +13,13 @@
 
 #include "tilec/backend/module.h"
 #include "tilec/cuda/backend.h"
+#include "tilec/cuda/cuda_execution_backends.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cuda/shared_swizzle.h"
 #include "tilec/cute/backend.h"
 #include "tilec/cute/cute_gemm.h"
 #include "tilec/cute/cutlass_headers.h"
 #include "tilec/engine/initialize.h"
-#include "tilec/exec/cuda_backends.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/process.h"
 #include "tilec/frontend/parser.h"
 
@@ -130,7 +130,7 @@ class CuteExamples : public ::testing::TestWithParam<CuteCase> {};
 
 TEST_P(CuteExamples, CompileThroughNvrtcWithCutlassAndPtxasAcceptsThePtx) {
   if (auto reason = cute::cutlass_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
-  if (auto reason = exec::nvrtc_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = cuda::nvrtc_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   const CuteCase& c = GetParam();
   std::string target = "cuda -arch=" + c.arch + " -keys=cuda,gpu,cute";
@@ -153,7 +153,7 @@ TEST_P(CuteExamples, CompileThroughNvrtcWithCutlassAndPtxasAcceptsThePtx) {
     EXPECT_NE(built.text.find(c.in_ptx), std::string::npos) << c.in_ptx;
   }
   auto checked = testing::ptxas_check(built);
-  if (!checked) GTEST_SKIP() << "no ptxas under " << exec::cuda_toolkit_root();
+  if (!checked) GTEST_SKIP() << "no ptxas under " << cuda::cuda_toolkit_root();
   EXPECT_EQ(checked->exit_code, 0) << checked->output;
 }
 
@@ -275,7 +275,7 @@ TEST(CuteGemm, Sm90RunsWarpgroupMmaOnTilesInGmmaLayouts) {
 // builds it for sm_90a and ptxas accepts the wgmma.
 TEST(CuteGemm, GmmaTakesEveryOperandMajorAndBuildsForSm90a) {
   if (auto reason = cute::cutlass_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
-  if (auto reason = exec::nvrtc_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (auto reason = cuda::nvrtc_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   Kernel kernel = compile(ir::parse_kernel_source(R"PY(
 import tilelang.language as T
@@ -309,7 +309,7 @@ def mm(A: T.Tensor((256, 256), "bfloat16"), B: T.Tensor((256, 256), "bfloat16"),
             std::string::npos);
   EXPECT_NE(built.text.find("fence.proxy.async.shared::cta"), std::string::npos);
   auto checked = testing::ptxas_check(built);
-  if (!checked) GTEST_SKIP() << "no ptxas under " << exec::cuda_toolkit_root();
+  if (!checked) GTEST_SKIP() << "no ptxas under " << cuda::cuda_toolkit_root();
   EXPECT_EQ(checked->exit_code, 0) << checked->output;
 }
 
@@ -410,13 +410,13 @@ def two(A: T.Tensor((64, 64), "float16"), B: T.Tensor((64, 64), "float16"), C: T
   EXPECT_NE(src.find("tilec_cute::gemm_ss<0, 2, 2, 64, 64, 64, 1, 0, 1, 8, 4, 8>"),
             std::string::npos)
       << src;
-  if (kernel.execution_backend() != "nvrtc") GTEST_SKIP() << exec::nvrtc_unavailable_reason();
+  if (kernel.execution_backend() != "nvrtc") GTEST_SKIP() << cuda::nvrtc_unavailable_reason();
   // NVRTC builds both helpers over the swizzled tiles, and ptxas accepts them.
   testing::BuiltPtx built = testing::built_ptx(kernel);
   EXPECT_NE(built.text.find("wgmma.mma_async"), std::string::npos);
   EXPECT_NE(built.text.find("mma.sync.aligned.m16n8k16"), std::string::npos);
   auto checked = testing::ptxas_check(built);
-  if (!checked) GTEST_SKIP() << "no ptxas under " << exec::cuda_toolkit_root();
+  if (!checked) GTEST_SKIP() << "no ptxas under " << cuda::cuda_toolkit_root();
   EXPECT_EQ(checked->exit_code, 0) << checked->output;
 }
 

@@ -6,11 +6,11 @@
 #include "../engine/test_support.h"
 #include "cute_test_support.h"
 
+#include "tilec/cuda/cuda_execution_backends.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cute/cute_copy.h"
 #include "tilec/cute/cutlass_headers.h"
 #include "tilec/engine/initialize.h"
-#include "tilec/exec/cuda_backends.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/process.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/printer.h"
@@ -168,8 +168,8 @@ std::string lines_with(const std::string& text, const std::string& what) {
 // and the staged tile with its edge blocks (plain atoms of 8 bytes and the generic loop).
 TEST(CuteCopy, CompilesThroughNvrtcAndPtxasAtSm80AndSm90) {
   if (auto reason = cute::cutlass_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
-  if (auto reason = exec::nvrtc_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
-  fs::path ptxas = exec::cuda_toolkit_root() / "bin" / "ptxas";
+  if (auto reason = cuda::nvrtc_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  fs::path ptxas = cuda::cuda_toolkit_root() / "bin" / "ptxas";
   if (!fs::exists(ptxas)) GTEST_SKIP() << "no ptxas at " << ptxas;
   testing::ScopedEnv no_cache("TILEC_DISABLE_CACHE", "1");
   for (const char* arch : {"sm_80", "sm_90"}) {

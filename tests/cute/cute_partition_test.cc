@@ -8,9 +8,9 @@
 // missing.
 #include "cute_test_support.h"
 
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cute/cute_gemm.h"
 #include "tilec/cute/cutlass_headers.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/process.h"
 
 #include <fmt/format.h>

@@ -8,9 +8,9 @@
 
 #include "../engine/test_support.h"
 
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cute/cutlass_headers.h"
 #include "tilec/engine/kernel.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/process.h"
 
 #include <filesystem>
@@ -42,14 +42,14 @@ inline BuiltPtx built_ptx(const Kernel& kernel) {
 
 // ptxas's result for the PTX at its arch; nullopt when the toolkit has no ptxas.
 inline std::optional<exec::ProcessResult> ptxas_check(const BuiltPtx& built) {
-  std::filesystem::path ptxas = exec::cuda_toolkit_root() / "bin" / "ptxas";
+  std::filesystem::path ptxas = cuda::cuda_toolkit_root() / "bin" / "ptxas";
   if (!std::filesystem::exists(ptxas)) return std::nullopt;
   return exec::run_process(
       {ptxas.string(), "-arch=" + built.arch, built.ptx.string(), "-o", built.ptx.string() + ".o"});
 }
 
 inline std::filesystem::path host_nvcc() {
-  return exec::cuda_toolkit_root() / "bin" / "nvcc";
+  return cuda::cuda_toolkit_root() / "bin" / "nvcc";
 }
 
 // Why a host CuTe program cannot be built here: the headers or nvcc missing ("" when it can).

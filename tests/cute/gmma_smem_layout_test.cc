@@ -8,10 +8,10 @@
 // headers are missing.
 #include "cute_test_support.h"
 
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cute/codegen_cute.h"
 #include "tilec/cute/cutlass_headers.h"
 #include "tilec/cute/gmma_smem_layout.h"
-#include "tilec/exec/cuda_toolkit.h"
 #include "tilec/exec/process.h"
 #include "tilec/transform/simplify.h"
 

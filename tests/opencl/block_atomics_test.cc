@@ -7,8 +7,8 @@
 // float16, bfloat16, float32 and int32 elements.
 #include "../engine/test_support.h"
 
-#include "tilec/exec/opencl_backend.h"
 #include "tilec/frontend/parser.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 
 #include <fmt/format.h>
 
@@ -19,7 +19,7 @@ class BlockAtomicsOpenCL : public testing::EngineTest {
  protected:
   void SetUp() override {
     testing::EngineTest::SetUp();
-    const auto& backend = exec::opencl_execution_backend();
+    const auto& backend = opencl::opencl_execution_backend();
     if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason();
   }
   // Compiles `source` for opencl and checks every function against the interpreter.

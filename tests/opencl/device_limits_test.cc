@@ -7,9 +7,9 @@
 #include "../engine/test_support.h"
 
 #include "tilec/engine/initialize.h"
-#include "tilec/exec/opencl_backend.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/opencl/device_limits.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 #include "tilec/target/detect.h"
 
 namespace tilec {
@@ -19,8 +19,8 @@ constexpr const char* kShared = "max_shared_memory_per_block";
 
 TEST(OpenCLDeviceLimits, TheDevicesLocalMemoryUnlessGivenExplicitly) {
   tilec::initialize();
-  std::optional<int64_t> device = exec::opencl_local_memory_bytes("");
-  if (!device) GTEST_SKIP() << exec::opencl_execution_backend()->unavailable_reason();
+  std::optional<int64_t> device = opencl::opencl_local_memory_bytes("");
+  if (!device) GTEST_SKIP() << opencl::opencl_execution_backend()->unavailable_reason();
   target::Target t = target::determine_target("opencl");
   EXPECT_EQ(t.get_int(kShared), *device);
   EXPECT_GT(t.get_int(kShared), opencl::kOpenCLDefaultSharedBytes);  // PoCL: 2 MB
@@ -40,7 +40,7 @@ TEST(OpenCLDeviceLimits, NoMatchingDeviceKeepsTheConservativeDefault) {
   tilec::initialize();
   target::Target t = target::determine_target("opencl -device=no-such-opencl-device");
   EXPECT_EQ(t.get_int(kShared), opencl::kOpenCLDefaultSharedBytes);
-  EXPECT_FALSE(exec::opencl_local_memory_bytes("no-such-opencl-device"));
+  EXPECT_FALSE(opencl::opencl_local_memory_bytes("no-such-opencl-device"));
 }
 
 // R_l, read at other than the loop's indices, is replicated: 96 x 128 x 4 = 48 KiB in
@@ -63,9 +63,9 @@ class OpenCLDeviceSharedMemory : public testing::EngineTest {};
 
 TEST_F(OpenCLDeviceSharedMemory, AFragmentAbove16KiBIsStagedInTheDevicesMemory) {
   tilec::initialize();
-  const auto& backend = exec::opencl_execution_backend();
+  const auto& backend = opencl::opencl_execution_backend();
   if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason();
-  std::optional<int64_t> device = exec::opencl_local_memory_bytes("");
+  std::optional<int64_t> device = opencl::opencl_local_memory_bytes("");
   if (!device || *device < 96 * 128 * 4) GTEST_SKIP() << "needs a device with 48 KiB of __local";
   ir::IRModule mod = ir::parse_kernel_source(kStagedSource);
   Kernel kernel = compile(mod, "opencl", std::nullopt, "opencl");

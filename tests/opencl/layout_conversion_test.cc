@@ -6,9 +6,9 @@
 #include "../cli_support.h"
 #include "../engine/test_support.h"
 
-#include "tilec/exec/opencl_backend.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/printer.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 
 #include <fmt/format.h>
 
@@ -18,7 +18,7 @@ namespace {
 class LayoutConversion : public testing::EngineTest {
  protected:
   void SetUp() override {
-    const auto& backend = exec::opencl_execution_backend();
+    const auto& backend = opencl::opencl_execution_backend();
     if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason();
   }
 };

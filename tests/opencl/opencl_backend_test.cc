@@ -8,8 +8,8 @@
 #include "../cli_support.h"
 #include "../engine/test_support.h"
 
-#include "tilec/exec/opencl_backend.h"
 #include "tilec/frontend/parser.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 
 #include <fstream>
 
@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 #define SKIP_WITHOUT_OPENCL()                                                 \
   do {                                                                        \
-    const auto& backend = exec::opencl_execution_backend();                   \
+    const auto& backend = opencl::opencl_execution_backend();                 \
     if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason(); \
   } while (0)
 
@@ -30,7 +30,7 @@ TEST(OpenCLBuildLog, CitesTheGeneratedLines) {
       "<source>:2:11: error: use of undeclared identifier 'y'\n"
       "<source>:2:11: error: again\n<source>:3:1: warning: w\n"
       "error: /tmp/pocl/x.cl:1:2: the PoCL spelling\n";
-  auto cited = exec::source_lines_cited_by_build_log(log, source);
+  auto cited = opencl::source_lines_cited_by_build_log(log, source);
   ASSERT_EQ(cited.size(), 2u);
   EXPECT_EQ(cited[0], "line 2:   int x = y;");
   EXPECT_EQ(cited[1], "line 1: line one");
@@ -49,8 +49,8 @@ TEST(OpenCLBackend, BuildErrorShowsTheOffendingGeneratedLine) {
   host.format = "c";
   fs::path dir = testing::test_temp_dir("opencl-build-error");
   try {
-    exec::opencl_execution_backend()->build(host, device, target::Target::parse("opencl"),
-                                            target::Target::parse("c"), dir);
+    opencl::opencl_execution_backend()->build(host, device, target::Target::parse("opencl"),
+                                              target::Target::parse("c"), dir);
     FAIL() << "expected the build to fail";
   } catch (const exec::ExecError& e) {
     std::string what = e.what();
@@ -65,7 +65,7 @@ TEST(OpenCLBackend, BuildErrorShowsTheOffendingGeneratedLine) {
 TEST(OpenCLBackend, UnknownDeviceListsTheDevices) {
   SKIP_WITHOUT_OPENCL();
   try {
-    exec::opencl_execution_backend()->cache_identity(
+    opencl::opencl_execution_backend()->cache_identity(
         target::Target::parse("opencl -device=no-such-device"), target::Target::parse("c"));
     FAIL() << "expected an error";
   } catch (const exec::ExecError& e) {

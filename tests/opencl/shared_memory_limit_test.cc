@@ -5,7 +5,7 @@
 #include "../cli_support.h"
 #include "../engine/test_support.h"
 
-#include "tilec/exec/opencl_backend.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 
 #include <fstream>
 
@@ -13,7 +13,7 @@ namespace tilec {
 namespace {
 
 TEST(OpenCLSharedMemoryLimit, ALaunchAboveTheDevicesLocalMemorySaysWhatToChange) {
-  const auto& backend = exec::opencl_execution_backend();
+  const auto& backend = opencl::opencl_execution_backend();
   if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason();
   std::filesystem::path file = testing::test_temp_dir("opencl-shared-limit") / "big.py";
   std::ofstream(file) << R"PY(

@@ -5,9 +5,9 @@
 // accumulator. Skips with the reason when no OpenCL device is found.
 #include "../engine/test_support.h"
 
-#include "tilec/exec/opencl_backend.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/printer.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@ namespace {
 class SimtGemm : public testing::EngineTest {
  protected:
   void SetUp() override {
-    const auto& backend = exec::opencl_execution_backend();
+    const auto& backend = opencl::opencl_execution_backend();
     if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason();
   }
 

@@ -4,11 +4,11 @@
 // interpreter. The subgroup source is checked as text only: PoCL cannot build it.
 #include "../engine/test_support.h"
 
-#include "tilec/exec/opencl_backend.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/gpu/simt_pipeline.h"
 #include "tilec/gpu/simt_tile_ops.h"
 #include "tilec/opencl/codegen_opencl.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 
 #include <fmt/format.h>
 
@@ -68,7 +68,7 @@ TEST(OpenCLSubgroupReduce, SubgroupFunctionsWhereTheDeviceHasThem) {
 class OpenCLReduceRuns : public testing::EngineTest {
  protected:
   void SetUp() override {
-    const auto& backend = exec::opencl_execution_backend();
+    const auto& backend = opencl::opencl_execution_backend();
     if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason();
   }
 };

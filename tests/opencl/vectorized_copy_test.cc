@@ -5,8 +5,8 @@
 // vstoreN where the lowering vectorized and scalar accesses elsewhere.
 #include "../engine/test_support.h"
 
-#include "tilec/exec/opencl_backend.h"
 #include "tilec/frontend/parser.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 
 #include <fmt/format.h>
 
@@ -18,7 +18,7 @@ class VectorizedOpenCL : public testing::EngineTest {
   // Compiles for opencl, runs on random inputs and compares with the interpreter;
   // returns the device source.
   std::string expect_matches(const std::string& source, const std::string& target = "opencl") {
-    const auto& backend = exec::opencl_execution_backend();
+    const auto& backend = opencl::opencl_execution_backend();
     if (!backend->available()) return "";
     ir::IRModule mod = ir::parse_kernel_source(source);
     Kernel kernel = compile(mod, target, std::nullopt, "opencl");
@@ -30,7 +30,7 @@ class VectorizedOpenCL : public testing::EngineTest {
   }
   void SetUp() override {
     testing::EngineTest::SetUp();
-    const auto& backend = exec::opencl_execution_backend();
+    const auto& backend = opencl::opencl_execution_backend();
     if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason();
   }
 };

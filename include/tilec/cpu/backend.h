@@ -16,8 +16,5 @@ inline constexpr const char* kLlvmUnavailableNormalizerName = "cpu_llvm_unavaila
 // The cpu backend's manifest; every call returns a copy of one manifest (the same
 // callables), so registering it again is a no-op.
 backend::BackendModule make_cpu_backend_module();
-// Registers the module (idempotent): the manifest, the "cpu" target detector and the
-// cpu tile-op implementations (tile_ops.h); the engine runs it as built-in "tilec.cpu".
-void register_cpu_backend();
 
 }  // namespace tilec::cpu

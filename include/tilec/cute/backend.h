@@ -15,6 +15,5 @@ bool is_cute_target(const target::Target& target);  // the key `cute`
 // The cute backend's manifest; every call returns a copy of one manifest (the same
 // callables), so registering it again is a no-op.
 backend::BackendModule make_cute_backend_module();
-void register_cute_backend();
 
 }  // namespace tilec::cute

@@ -1,5 +1,6 @@
 // tilec::initialize: registers the native execution backend, every built-in module of
-// src/engine/builtin_modules.cc (one line per target backend) and the lazy `c` host
+// TILEC_BACKEND_MODULES (the root CMakeLists.txt; builtin_modules.cc is generated from
+// it, one line per target backend) and the lazy `c` host
 // codegen, then loads the modules. Idempotent, thread-safe; failed built-in loads retry
 // next call. After the built-ins it loads, once per process, every plugin found in the
 // TILEC_PLUGIN_PATH directories (naming rule in backend/module_loader.h); a plugin that
@@ -18,7 +19,7 @@ struct BuiltinModule {
   std::string import_path;  // "tilec.cpu"
   std::function<void()> initializer;
 };
-// The list itself (src/engine/builtin_modules.cc).
+// The list itself (generated from TILEC_BACKEND_MODULES into the build directory).
 const std::vector<BuiltinModule>& builtin_modules();
 
 }  // namespace tilec

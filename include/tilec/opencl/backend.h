@@ -12,6 +12,5 @@ namespace tilec::opencl {
 // The opencl backend's manifest; every call returns a copy of one manifest (the same
 // callables), so registering it again is a no-op.
 backend::BackendModule make_opencl_backend_module();
-void register_opencl_backend();
 
 }  // namespace tilec::opencl

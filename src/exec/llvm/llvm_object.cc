@@ -1,7 +1,7 @@
 #include "llvm_object.h"
 
-#include "../sanitizer_runtime.h"
 #include "tilec/exec/execution_backend.h"
+#include "tilec/exec/sanitizer_runtime.h"
 
 #include <fmt/format.h>
 #include <llvm/ADT/StringMap.h>
@@ -121,7 +121,7 @@ std::unique_ptr<llvm::Module> parse(const backend::CodeArtifact& artifact,
 // through that runtime: the JIT resolves __asan_* from the process, and a natively
 // linked kernel library finds them in the libasan the process has loaded.
 bool instrument_for_asan() {
-  return detail::process_has_address_sanitizer();
+  return process_has_address_sanitizer();
 }
 
 // AddressSanitizer instrumentation, after the O3 pipeline so checks guard the accesses

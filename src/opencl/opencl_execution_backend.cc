@@ -1,9 +1,9 @@
-#include "tilec/exec/opencl_backend.h"
+#include "tilec/opencl/opencl_execution_backend.h"
 
-#include "sanitizer_runtime.h"
 #include "tilec/exec/device_build.h"
 #include "tilec/exec/device_module.h"
 #include "tilec/exec/embedded_files.h"
+#include "tilec/exec/sanitizer_runtime.h"
 
 #include "tilec/exec/native_backend.h"
 #include "tilec/exec/process.h"
@@ -28,7 +28,9 @@
 #include <set>
 #include <sstream>
 
-namespace tilec::exec {
+namespace tilec::opencl {
+// This execution backend implements the exec layer's interfaces throughout.
+using namespace ::tilec::exec;
 namespace {
 
 namespace fs = std::filesystem;
@@ -141,7 +143,7 @@ void isolate_icd_drivers() {
       std::getline(in, library);
       while (!library.empty() && std::isspace(static_cast<unsigned char>(library.back())))
         library.pop_back();
-      int isolated = detail::sanitizer_forbids_deepbind() ? 0 : RTLD_DEEPBIND;
+      int isolated = sanitizer_forbids_deepbind() ? 0 : RTLD_DEEPBIND;
       if (!library.empty()) dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | isolated);
     }
   });
@@ -541,7 +543,7 @@ class OpenCLBackend final : public ExecutionBackend {
   bool available() const override { return unavailable_reason().empty(); }
 
   std::string unavailable_reason() const override {
-    if (detail::sanitizer_forbids_deepbind() && detail::process_has_global_llvm())
+    if (sanitizer_forbids_deepbind() && process_has_global_llvm())
       return "OpenCL drivers cannot be isolated from tilec's LLVM in a sanitized process: "
              "AddressSanitizer and ThreadSanitizer refuse dlopen(RTLD_DEEPBIND) "
              "(google/sanitizers#611), and PoCL's LLVM would bind to tilec's and crash "
@@ -671,4 +673,4 @@ const ExecutionBackendPtr& opencl_execution_backend() {
   return backend;
 }
 
-}  // namespace tilec::exec
+}  // namespace tilec::opencl

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace tilec::exec::detail {
+namespace tilec::cuda::detail {
 
 using CUresult = int;
 using CUdevice = int;
@@ -47,4 +47,4 @@ struct CudaDriver {
 // no driver or no device ("no CUDA driver: libcuda.so.1 could not be loaded (...)").
 const CudaDriver* cuda_driver(std::string* reason);
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::cuda::detail

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-namespace tilec::exec {
+namespace tilec::opencl {
 
 inline constexpr const char* kOpenCLBackendName = "opencl";
 
-const ExecutionBackendPtr& opencl_execution_backend();
+const exec::ExecutionBackendPtr& opencl_execution_backend();
 
 // "platform name / device name" of every OpenCL device found, in platform/device order
 // (empty when there is no platform).
@@ -36,4 +36,4 @@ std::optional<int64_t> opencl_local_memory_bytes(const std::string& selector);
 std::vector<std::string> source_lines_cited_by_build_log(const std::string& log,
                                                          const std::string& source);
 
-}  // namespace tilec::exec
+}  // namespace tilec::opencl

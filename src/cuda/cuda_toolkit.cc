@@ -1,4 +1,4 @@
-#include "tilec/exec/cuda_toolkit.h"
+#include "tilec/cuda/cuda_toolkit.h"
 
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/process.h"
@@ -14,7 +14,10 @@
 #include <regex>
 #include <sstream>
 
-namespace tilec::exec {
+namespace tilec::cuda {
+using exec::ExecError;
+using exec::ProcessResult;
+using exec::run_process;
 namespace fs = std::filesystem;
 
 namespace {
@@ -264,4 +267,4 @@ CudaCompileResult nvcc_compile(const fs::path& source_file, const fs::path& cubi
   return result;
 }
 
-}  // namespace tilec::exec
+}  // namespace tilec::cuda

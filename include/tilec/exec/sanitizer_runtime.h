@@ -1,10 +1,11 @@
 // Whether this process carries a sanitizer runtime (a tilec built by
 // scripts/test_asan.sh or scripts/test_tsan.sh), asked of the loaded libraries at run
 // time: what matters is the runtime JIT'ed code and dlopen'ed drivers meet, not how one
-// library was compiled. Internal to src/exec.
+// library was compiled. Used by the execution backends that load drivers or JIT code (src/exec and
+// target folders).
 #pragma once
 
-namespace tilec::exec::detail {
+namespace tilec::exec {
 
 // AddressSanitizer's runtime (libasan) is loaded: code tilec generates may be
 // instrumented for it and will find its __asan_* entry points in the process.
@@ -19,4 +20,4 @@ bool sanitizer_forbids_deepbind();
 // its symbols.
 bool process_has_global_llvm();
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::exec

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <type_traits>
 
-namespace tilec::exec::detail {
+namespace tilec::cuda::detail {
 
 std::string CudaDriver::error_name(CUresult status) const {
   const char* name = nullptr;
@@ -95,4 +95,4 @@ const CudaDriver* cuda_driver(std::string* reason) {
   return &load.driver;
 }
 
-}  // namespace tilec::exec::detail
+}  // namespace tilec::cuda::detail

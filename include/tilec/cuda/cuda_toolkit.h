@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace tilec::exec {
+namespace tilec::cuda {
 
 // CUDA_HOME, else /usr/local/cuda (whether or not it exists).
 std::filesystem::path cuda_toolkit_root();
@@ -59,4 +59,4 @@ inline constexpr const char* kCudaArchMetadata = "cuda_arch";
 // ExecError otherwise.
 std::string cuda_device_arch(const std::string& target_arch, const std::string& requested);
 
-}  // namespace tilec::exec
+}  // namespace tilec::cuda

@@ -19,15 +19,15 @@
 
 #include <string>
 
-namespace tilec::exec {
+namespace tilec::cuda {
 
 inline constexpr const char* kNvrtcBackendName = "nvrtc";
 inline constexpr const char* kNvccBackendName = "nvcc";
 
-const ExecutionBackendPtr& nvrtc_execution_backend();
-const ExecutionBackendPtr& nvcc_execution_backend();
+const exec::ExecutionBackendPtr& nvrtc_execution_backend();
+const exec::ExecutionBackendPtr& nvcc_execution_backend();
 
 // The CUDA driver loaded; empty when it is, else why not ("no CUDA driver: ...").
 std::string cuda_driver_unavailable_reason();
 
-}  // namespace tilec::exec
+}  // namespace tilec::cuda

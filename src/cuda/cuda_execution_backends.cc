@@ -1,7 +1,7 @@
-#include "tilec/exec/cuda_backends.h"
+#include "tilec/cuda/cuda_execution_backends.h"
 
 #include "cuda_driver.h"
-#include "tilec/exec/cuda_toolkit.h"
+#include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/exec/device_build.h"
 #include "tilec/exec/device_module.h"
 #include "tilec/exec/device_symbols.h"
@@ -19,7 +19,9 @@
 #include <mutex>
 #include <sstream>
 
-namespace tilec::exec {
+namespace tilec::cuda {
+// This execution backend implements the exec layer's interfaces throughout.
+using namespace ::tilec::exec;
 namespace {
 
 namespace fs = std::filesystem;
@@ -371,4 +373,4 @@ const ExecutionBackendPtr& nvcc_execution_backend() {
   return backend;
 }
 
-}  // namespace tilec::exec
+}  // namespace tilec::cuda
