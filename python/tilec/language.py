@@ -3,7 +3,7 @@ written as Python functions.
 
 Python never runs a kernel's body. tilec.compile reads the function's source and the
 constants it uses and hands them to tilec's C++ front end, which decides what every
-construct means (TILE_SEMANTICS.md) and rejects what it does not support with the
+construct means (docs/semantics.md) and rejects what it does not support with the
 file, line and what to write instead. The names here therefore only have to exist
 while Python defines the function (annotations such as T.Tensor((M, K), dtype) are
 evaluated then): every attribute is a placeholder that remembers how it was written,

@@ -1,7 +1,7 @@
 #include "tilec/codegen/codegen_c.h"
 
-#include "tilec/codegen/c_preamble.h"
 #include "tilec/codegen/bounds_record.h"
+#include "tilec/codegen/c_preamble.h"
 #include "tilec/codegen/narrow_float.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/bounds_check.h"
@@ -30,14 +30,7 @@ const std::set<std::string>& c_reserved_words() {
       "TILEC_STATUS_OUT_OF_MEMORY", "TILEC_STATUS_DIVISION_BY_ZERO", "TILEC_STATUS_OUT_OF_BOUNDS",
       "tilec_bounds", "tilec_bounds_record", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2",
       "log2f", "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor", "floorf", "ceil", "ceilf",
-      "fma", "fmaf", "fabs", "fabsf", "memcpy", "memset", "free", "aligned_alloc",
-      // Type names and built-ins of OpenCL C and CUDA, whose code generators derive from
-      // this one: a kernel's `half = n >> 1` must not become a declaration of type half.
-      "half", "uint", "uchar", "ushort", "ulong", "size_t", "kernel", "global", "local", "constant",
-      "private", "image2d_t", "sampler_t", "event_t", "char2", "char4", "int2", "int4", "uint2",
-      "uint4", "float2", "float3", "float4", "double2", "double4", "half2", "dim3", "threadIdx",
-      "blockIdx", "blockDim", "gridDim", "warpSize", "barrier", "get_local_id", "get_group_id",
-      "get_local_size", "get_global_id"};
+      "fma", "fmaf", "fabs", "fabsf", "memcpy", "memset", "free", "aligned_alloc", "size_t"};
   return words;
 }
 
@@ -67,12 +60,16 @@ CodeGenC::~CodeGenC() = default;
 
 // ---------------------------------------------------------------- names
 
+bool CodeGenC::is_reserved_word(const std::string& name) const {
+  return c_reserved_words().count(name) != 0;
+}
+
 std::string CodeGenC::declare_var(const Var& v) {
   std::string base;
   for (char c : v.name()) base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
   // tilec_ prefixes the preamble's helpers; C names may not collide with them.
-  if (c_reserved_words().count(base) || base.rfind("tilec_", 0) == 0) base += "_";
+  if (is_reserved_word(base) || base.rfind("tilec_", 0) == 0) base += "_";
   std::string name = base;
   for (int i = 1; used_names_.count(name); ++i) name = base + "_" + std::to_string(i);
   used_names_.insert(name);

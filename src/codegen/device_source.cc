@@ -36,6 +36,7 @@ backend::CodeArtifact build_device_source(const IRModule& mod, const target::Tar
       cg.preamble_text() + cg.device_declarations() + cg.functions_text();
   artifact.entry_points = std::move(entries);
   artifact.metadata["target"] = target.str();
+  artifact.metadata[std::string(backend::kFileExtensionMetadata)] = cg.source_file_extension();
   return artifact;
 }
 

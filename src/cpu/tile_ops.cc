@@ -25,7 +25,7 @@ std::optional<Stmt> lower_scheduled_loop_serial(const Stmt& loop, const target::
 void register_cpu_pass_config_keys() {
   transform::register_pass_config_key(
       kGemmFmaConfigKey, transform::PassConfigType::kBool, true,
-      "cpu T.gemm micro-kernel: accumulate with fused multiply-add (TILE_SEMANTICS.md allows "
+      "cpu T.gemm micro-kernel: accumulate with fused multiply-add (docs/semantics.md allows "
       "it; results within the per-dtype tolerances); false: a separate multiply and add per "
       "step, bit-identical to the interpreter");
   transform::register_pass_config_key(

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace tilec::cuda {
 
 using namespace ir;
@@ -329,6 +331,15 @@ std::optional<int64_t> allocation_bytes(const Buffer& b) {
 }
 
 }  // namespace
+
+bool CodeGenCUDA::is_reserved_word(const std::string& name) const {
+  // A kernel's `half = n >> 1` must not become a declaration of type half.
+  static const std::set<std::string> words = {
+      "half",  "uint",      "char2",    "char4",    "int2",    "int4",    "uint2",
+      "uint4", "float2",    "float3",   "float4",   "double2", "double4", "half2",
+      "dim3",  "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
+  return words.count(name) != 0 || CodeGenC::is_reserved_word(name);
+}
 
 void CodeGenCUDA::print_preamble(std::ostream& os) {
   os << kTypes << preamble_includes();

@@ -219,7 +219,7 @@ std::vector<std::string> native_compiler_command() {
 std::vector<std::string> native_compile_flags(const target::Target& target) {
   std::string mcpu = target.get_string("mcpu");
   // No FMA contraction: the reference interpreter rounds every operation
-  // (TILE_SEMANTICS.md). Measured on the 1024^3 float32 GEMM, one thread, AVX-512
+  // (docs/semantics.md). Measured on the 1024^3 float32 GEMM, one thread, AVX-512
   // AMD EPYC: -ffp-contract=fast would give about 198 GFLOP/s against 180 (the
   // micro-kernel's separate mul and add use both the multiply and the add pipes, so
   // the cost of exact agreement is about 10%, not half). -mprefer-vector-width=512

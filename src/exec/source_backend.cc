@@ -37,11 +37,10 @@ class SourceModule final : public LoadedModule {
   fs::path artifact_;
 };
 
-std::string extension_of(const std::string& format) {
-  if (format == "cuda") return "cu";
-  if (format == "opencl") return "cl";
-  if (format.empty()) return "txt";
-  return format;
+std::string extension_of(const backend::CodeArtifact& artifact) {
+  auto named = artifact.metadata.find(backend::kFileExtensionMetadata);
+  if (named != artifact.metadata.end() && !named->second.empty()) return named->second;
+  return artifact.format.empty() ? "txt" : artifact.format;
 }
 
 class SourceBackend final : public ExecutionBackend {
@@ -60,12 +59,12 @@ class SourceBackend final : public ExecutionBackend {
     std::string listing = kListingHeader;
     listing += fmt::format("target: {}\nhost: {}\n", target.str(), target_host.str());
     if (!host.source.empty()) {
-      std::string file = "host." + extension_of(host.format);
+      std::string file = "host." + extension_of(host);
       write_binary_file(output_dir / file, host.source);
       listing += fmt::format("host code ({}): {}\n", host.format, file);
     }
     if (!device.source.empty()) {
-      std::string file = "device." + extension_of(device.format);
+      std::string file = "device." + extension_of(device);
       write_binary_file(output_dir / file, device.source);
       listing += fmt::format("device code ({}): {}\n", device.format, file);
     }

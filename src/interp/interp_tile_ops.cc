@@ -1,4 +1,4 @@
-// Tile operations of the reference interpreter, by TILE_SEMANTICS.md: T.copy with
+// Tile operations of the reference interpreter, by docs/semantics.md: T.copy with
 // its region rules and edge masking, T.fill, T.gemm and the reductions.
 #include "interp_program.h"
 

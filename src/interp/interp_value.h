@@ -1,5 +1,5 @@
 // Scalar values of the reference interpreter, their arithmetic and conversions, shared
-// by expressions and tile operations so both follow TILE_SEMANTICS.md identically; the
+// by expressions and tile operations so both follow docs/semantics.md identically; the
 // arithmetic itself is the IR core's constant folder (tilec/ir/const_fold.h). A Slot holds an int64
 // for bool/integer dtypes (uint64 as its bit pattern) and a double, already rounded to the dtype,
 // for floats.

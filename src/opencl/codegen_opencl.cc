@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace tilec::opencl {
 
 using namespace ir;
@@ -208,6 +210,17 @@ const char* kAtomicF16 = "TILEC_CL_ATOMICS16(f16, tilec_f16_to_f32, tilec_f32_to
 const char* kAtomicBF16 = "TILEC_CL_ATOMICS16(bf16, tilec_bf16_to_f32, tilec_f32_to_bf16)\n";
 
 }  // namespace
+
+bool CodeGenOpenCL::is_reserved_word(const std::string& name) const {
+  // A kernel's `half = n >> 1` must not become a declaration of type half.
+  static const std::set<std::string> words = {
+      "half",    "uint",    "uchar",        "ushort",       "ulong",          "kernel",
+      "global",  "local",   "constant",     "private",      "image2d_t",      "sampler_t",
+      "event_t", "char2",   "char4",        "int2",         "int4",           "uint2",
+      "uint4",   "float2",  "float3",       "float4",       "double2",        "double4",
+      "half2",   "barrier", "get_local_id", "get_group_id", "get_local_size", "get_global_id"};
+  return words.count(name) != 0 || CodeGenC::is_reserved_word(name);
+}
 
 std::string CodeGenOpenCL::atomic_function(const CallNode* op, const Buffer& buffer) {
   DataType t = op->dtype;

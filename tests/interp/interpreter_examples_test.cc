@@ -1,5 +1,5 @@
 // The interpreter on every example kernel, against straightforward C++ references
-// computed in double and compared with TILE_SEMANTICS.md's tolerances.
+// computed in double and compared with docs/semantics.md's tolerances.
 #include "build_paths.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/interp/interpreter.h"

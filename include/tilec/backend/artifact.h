@@ -11,6 +11,10 @@
 
 namespace tilec::backend {
 
+// CodeArtifact::metadata key: the extension a file of this source is written with ("cu",
+// "cl"); without it, the format.
+inline constexpr const char* kFileExtensionMetadata = "file_extension";
+
 struct CodeArtifact {
   std::string format{};  // "c", "cuda", "ptx", "cubin", "opencl", ...
   std::string source{};

@@ -59,6 +59,9 @@ class CodeGenC {
   virtual std::string device_declarations() { return ""; }
   // CodeArtifact::format of the device source: "c", "opencl", "cuda", ...
   virtual std::string source_format() const { return "c"; }
+  // The file extension a source of that format is written with (the `source` execution
+  // backend's listing, build directories): "c", "cl", "cu", ...
+  virtual std::string source_file_extension() const { return "c"; }
 
  protected:
   // ---- hooks for subclasses ----
@@ -71,6 +74,10 @@ class CodeGenC {
   // "" for C; "__global" / "threadgroup" / ... for device dialects.
   virtual std::string address_space(ir::StorageScope scope) { return ""; }
   virtual std::string restrict_keyword() { return "restrict"; }
+  // Names a variable may not print as (it gets a "_" suffix): C's keywords and the
+  // macros and functions the generated code uses. A dialect adds its own keywords,
+  // types and built-ins and calls this for the rest.
+  virtual bool is_reserved_word(const std::string& name) const;
   // Name of the C type holding a scalar value of t (float16 values live in float).
   virtual std::string type_name(ir::DataType t);
   // Name of the C type storing one element of t in memory (float16 -> uint16_t).

@@ -29,8 +29,11 @@ class CodeGenCUDA : public codegen::CodeGenC {
   // the kernel, the bytes, the limit and what to change.
   explicit CodeGenCUDA(std::string arch = "") : arch_(std::move(arch)) {}
   std::string source_format() const override { return "cuda"; }
+  std::string source_file_extension() const override { return "cu"; }
 
  protected:
+  // C's reserved words and CUDA's vector types and built-in variables.
+  bool is_reserved_word(const std::string& name) const override;
   void print_preamble(std::ostream& os) override;
   // 32-bit integer, float32 and float64 elements (CUDA atomics or compare-and-swap).
   std::string atomic_function(const ir::CallNode* op, const ir::Buffer& buffer) override;

@@ -1,5 +1,5 @@
 // The reference interpreter: executes an unlowered PrimFunc on host memory exactly as
-// TILE_SEMANTICS.md defines it (blocks of T.Kernel run one after another, every loop
+// docs/semantics.md defines it (blocks of T.Kernel run one after another, every loop
 // kind runs serially, tile operations act on whole tiles, every arithmetic result is
 // rounded to its dtype). Slow is acceptable, wrong is not: every backend's end-to-end
 // test compares against it. Bad arguments, out-of-range accesses outside T.copy and

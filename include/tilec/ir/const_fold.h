@@ -1,4 +1,4 @@
-// The one definition of scalar arithmetic on constants (TILE_SEMANTICS.md): integer
+// The one definition of scalar arithmetic on constants (docs/semantics.md): integer
 // results wrap to their dtype, `//` and `%` are floor division and floor modulo, float
 // results round to their dtype (float16/bfloat16 to nearest even). The reference
 // interpreter computes every scalar operation with these functions; the parser's

@@ -1,6 +1,6 @@
 // Expressions of the tile IR. Nodes are immutable and shared (shared_ptr<const>);
 // `Expr` is a nullable handle. Variables have identity: two VarNodes with the same
-// name are different variables. Factories apply TILE_SEMANTICS.md's typing rules
+// name are different variables. Factories apply docs/semantics.md's typing rules
 // (literal adoption, promotion, `/` rejected on integers) and throw IRError on
 // ill-typed input; the front end re-throws with a source location.
 #pragma once
@@ -161,7 +161,7 @@ struct CallNode : ExprNode {
       : ExprNode(kKind, t), name(std::move(n)), args(std::move(a)), call_kind(k) {}
 };
 
-// ---- factories (typing rules of TILE_SEMANTICS.md) ----
+// ---- factories (typing rules of docs/semantics.md) ----
 Expr make_int(int64_t value, DataType dtype = DataType::Int32());
 Expr make_float(double value, DataType dtype = DataType::Float32());
 Expr make_bool(bool value);

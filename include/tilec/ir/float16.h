@@ -2,7 +2,7 @@
 // rounds to nearest, ties to even, with overflow to infinity, gradual underflow
 // (subnormals) and NaN kept NaN (quiet, sign kept). round_to_dtype() rounds a value
 // to what a float dtype can hold; it is how "every operation rounds to its dtype"
-// (TILE_SEMANTICS.md) is carried out by the interpreter.
+// (docs/semantics.md) is carried out by the interpreter.
 #pragma once
 
 #include "tilec/ir/dtype.h"

@@ -1,6 +1,6 @@
 // Host tensors for the interpreter, tests and the CLI: a non-owning TensorView
 // (row-major, contiguous), an owning HostTensor, element conversion by dtype,
-// deterministic random filling, tolerance-based comparison (TILE_SEMANTICS.md) and a
+// deterministic random filling, tolerance-based comparison (docs/semantics.md) and a
 // checksum. Float conversions round to nearest even; float-to-integer conversions
 // truncate toward zero (NaN gives 0, out-of-range saturates to int64) and then wrap
 // to the integer's width, as two's-complement hardware stores do.

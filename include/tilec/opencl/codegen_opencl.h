@@ -22,8 +22,11 @@ namespace tilec::opencl {
 class CodeGenOpenCL : public codegen::CodeGenC {
  public:
   std::string source_format() const override { return "opencl"; }
+  std::string source_file_extension() const override { return "cl"; }
 
  protected:
+  // C's reserved words and OpenCL C's types, address spaces and work-item functions.
+  bool is_reserved_word(const std::string& name) const override;
   void print_preamble(std::ostream& os) override;
   std::string address_space(ir::StorageScope scope) override;
   std::string storage_type_name(ir::DataType t) override;

@@ -1,5 +1,5 @@
 // lower_tile_ops: rewrites T.copy, T.fill, T.gemm and T.reduce_* into ordinary loops
-// of loads and stores with TILE_SEMANTICS.md's meaning (copy edge masking: reads
+// of loads and stores with docs/semantics.md's meaning (copy edge masking: reads
 // outside the source give zero, writes outside the destination are dropped), each
 // through the implementation the tile-op registry selects for the target
 // (tile_op_impl.h), as are Pipelined and thread-binding loops. The generic
