@@ -7,6 +7,7 @@
 #include "tilec/cuda/module.h"
 #include "tilec/cute/backend.h"
 #include "tilec/engine/initialize.h"
+#include "tilec/metal/backend.h"
 #include "tilec/opencl/backend.h"
 
 namespace tilec {
@@ -17,6 +18,7 @@ const std::vector<BuiltinModule>& builtin_modules() {
       {"tilec.cuda", &cuda::register_cuda_module},
       {"tilec.cute", &cute::register_cute_backend},
       {"tilec.opencl", &opencl::register_opencl_backend},
+      {"tilec.metal", &metal::register_metal_backend},
   };
   return modules;
 }
