@@ -149,6 +149,37 @@ TILEC_MSL_ATOMICS(device, device)
 TILEC_MSL_ATOMICS(TILEC_THREADGROUP, threadgroup)
 )MSL";
 
+// 16-bit float elements: MSL has no 16-bit atomics, so a compare-and-swap loop on the
+// 32-bit word holding element `index` of a 4-byte aligned array (buffers and threadgroup
+// tiles are; little endian: an odd index is the word's high half), combining in float and
+// rounding to the dtype.
+const char* kAtomic16 = R"MSL(
+#define TILEC_MSL_CAS16(NAME, SPACE, T, NEXT)                                                 \
+  inline float NAME(SPACE atomic_uint* words, uint index, float v) {                          \
+    SPACE atomic_uint* word = words + (index >> 1);                                           \
+    uint shift = (index & 1u) * 16u;                                                          \
+    uint seen = atomic_load_explicit(word, memory_order_relaxed);                             \
+    for (;;) {                                                                                \
+      float cur = float(as_type<T>((ushort)(seen >> shift)));                                 \
+      uint bits = (uint)as_type<ushort>(T((float)(NEXT)));                                    \
+      uint want = (seen & ~(0xFFFFu << shift)) | (bits << shift);                             \
+      if (atomic_compare_exchange_weak_explicit(word, &seen, want, memory_order_relaxed,      \
+                                                memory_order_relaxed))                        \
+        return cur;                                                                           \
+    }                                                                                         \
+  }
+#define TILEC_MSL_ATOMICS16(S, T, SPACE, SN)                                                  \
+  TILEC_MSL_CAS16(tilec_atomic_add_##S##_##SN, SPACE, T, cur + v)                             \
+  TILEC_MSL_CAS16(tilec_atomic_max_##S##_##SN, SPACE, T, cur < v ? v : cur)                   \
+  TILEC_MSL_CAS16(tilec_atomic_min_##S##_##SN, SPACE, T, v < cur ? v : cur)
+)MSL";
+const char* kAtomicF16 =
+    "TILEC_MSL_ATOMICS16(f16, half, device, device)\n"
+    "TILEC_MSL_ATOMICS16(f16, half, TILEC_THREADGROUP, threadgroup)\n";
+const char* kAtomicBF16 =
+    "TILEC_MSL_ATOMICS16(bf16, bfloat, device, device)\n"
+    "TILEC_MSL_ATOMICS16(bf16, bfloat, TILEC_THREADGROUP, threadgroup)\n";
+
 // Subgroup operations (gpu/subgroup.h) over 32-lane simdgroups: a sum is simd_sum, max and
 // min a simd_shuffle_xor butterfly (exact in any order).
 const char* kSubgroups = R"MSL(
@@ -250,6 +281,9 @@ void CodeGenMetal::print_preamble(std::ostream& os) {
   if (uses_helper("f8e4m3")) os << codegen::float8_helper_source(DataType::Float8E4M3(), msl);
   if (uses_helper("f8e5m2")) os << codegen::float8_helper_source(DataType::Float8E5M2(), msl);
   if (uses_helper("atomic")) os << kAtomic;
+  if (uses_helper("atomic16")) os << kAtomic16;
+  if (uses_helper("atomic16_f16")) os << kAtomicF16;
+  if (uses_helper("atomic16_bf16")) os << kAtomicBF16;
   if (uses_helper("subgroups")) os << kSubgroups;
   if (uses_helper("simdgroup_gemm")) os << kSimdgroupGemmHelper;
 }
@@ -390,8 +424,10 @@ void CodeGenMetal::print_allocate(const AllocateNode* op) {
   }
   std::string space = address_space(b->scope);
   std::string name = declare_buffer(b);
-  line() << fmt::format("{}{} {}[{}];\n", space.empty() ? "" : space + " ",
-                        storage_type_name(b->dtype), name, *count);
+  // Threadgroup tiles start 16-byte aligned (the 16-bit atomics address them as words).
+  line() << fmt::format("{}{}{} {}[{}];\n", b->scope == StorageScope::kShared ? "alignas(16) " : "",
+                        space.empty() ? "" : space + " ", storage_type_name(b->dtype), name,
+                        *count);
   print_stmt(op->body);
 }
 
@@ -399,6 +435,31 @@ void CodeGenMetal::print_barrier(const CallNode* op) {
   bool global = op->name == to_string(StorageScope::kGlobal);
   line() << (global ? "threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);\n"
                     : "threadgroup_barrier(mem_flags::mem_threadgroup);\n");
+}
+
+codegen::CodeGenC::Printed CodeGenMetal::print_call(const CallNode* op) {
+  DataType t = op->dtype;
+  if (op->call_kind != CallKind::kAtomic || !t.is_float() || t.bits != 16)
+    return CodeGenC::print_call(op);
+  // A 16-bit float element: its array as 32-bit words and its index (kAtomic16).
+  auto* element = op->args[0].as<LoadNode>();
+  const Buffer& buffer = element->buffer;
+  bool global = buffer->scope == StorageScope::kGlobal;
+  if (!global && buffer->scope != StorageScope::kShared) {
+    throw IRError(fmt::format(
+        "metal codegen: T.{} on a {} element of '{}' ({}): Metal atomics here update device or "
+        "threadgroup memory; use such a buffer",
+        op->name, t.str(), buffer->name, to_string(buffer->scope)));
+  }
+  const char* s = t.is_bfloat16() ? "bf16" : "f16";
+  require_helper(s);
+  require_helper("atomic16");
+  require_helper(std::string("atomic16_") + s);
+  return {fmt::format("tilec_{}_{}_{}(({} atomic_uint*){}, (uint)({}), {})", op->name, s,
+                      global ? "device" : "threadgroup", global ? "device" : "TILEC_THREADGROUP",
+                      buffer_name(buffer), flat_index(buffer, element->indices),
+                      print(op->args[1]).text),
+          kPrimary};
 }
 
 codegen::CodeGenC::Printed CodeGenMetal::print_extern_call(const CallNode* op) {

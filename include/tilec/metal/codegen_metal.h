@@ -61,6 +61,8 @@ class CodeGenMetal : public codegen::CodeGenC {
   void print_thread_binding_loop(const ir::ForNode* op) override { bind_loop_to_thread(op); }
   void print_allocate(const ir::AllocateNode* op) override;
   void print_barrier(const ir::CallNode* op) override;
+  // 16-bit float atomics (a compare-and-swap on the word holding the element).
+  Printed print_call(const ir::CallNode* op) override;
   Printed print_extern_call(const ir::CallNode* op) override;
 
  private:
