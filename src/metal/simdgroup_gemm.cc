@@ -73,8 +73,8 @@ gpu::FragmentLayout simdgroup_accumulator_layout(int64_t M, int64_t N, const Sim
         Expr lane = floordiv(bi, c(4)) * c(16) + floordiv(bj, c(4)) * c(8) +
                     floormod(bi, c(4)) * c(2) + floormod(floordiv(bj, c(2)), c(2));
         l.thread_of = group * c(kSimdWidth) + lane;
-        Expr matrix = floordiv(floormod(i, c(w.WM)), c(8)) * c(nt) +
-                      floordiv(floormod(j, c(w.WN)), c(8));
+        Expr matrix =
+            floordiv(floormod(i, c(w.WM)), c(8)) * c(nt) + floordiv(floormod(j, c(w.WN)), c(8));
         l.register_of = matrix * c(2) + floormod(j, c(2));
         const Var& t = l.thread_var;
         const Var& r = l.register_var;
@@ -123,11 +123,11 @@ std::optional<Stmt> lower_gemm_simdgroup(const Stmt& stmt, const target::Target&
   auto row_length = [](const transform::GemmMatrix& m) {
     return make_int(*as_const_int(m.buffer->shape.back()));
   };
-  Stmt call = evaluate(call_extern(
-      DataType::Int32(), kSimdgroupGemm,
-      {load(acc, {c32(0)}), a, row_length(g.a), b, row_length(g.b), c32(*K / kMatrix),
-       c32(tiling->tiles_m()), c32(tiling->tiles_n()), c32(op->transpose_a ? 1 : 0),
-       c32(op->transpose_b ? 1 : 0)}));
+  Stmt call =
+      evaluate(call_extern(DataType::Int32(), kSimdgroupGemm,
+                           {load(acc, {c32(0)}), a, row_length(g.a), b, row_length(g.b),
+                            c32(*K / kMatrix), c32(tiling->tiles_m()), c32(tiling->tiles_n()),
+                            c32(op->transpose_a ? 1 : 0), c32(op->transpose_b ? 1 : 0)}));
   Stmt body = call;
   if (op->clear_accum) {
     Var r = make_var("r");

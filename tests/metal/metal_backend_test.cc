@@ -121,15 +121,15 @@ TEST_F(MetalBackend, GemmIsMslWithArgumentTableThreadgroupTilesAndSimdgroupMatri
         "device half* C [[buffer(2)]]", "uint3 tilec_group_id [[threadgroup_position_in_grid]]",
         "uint3 tilec_thread_id [[thread_position_in_threadgroup]]",
         "uint tilec_thread_index [[thread_index_in_threadgroup]]",
-        "alignas(16) threadgroup half A_shared[2048];", "threadgroup_barrier(mem_flags::mem_threadgroup);",
-        "simdgroup_load(", "simdgroup_multiply_accumulate(", "thread_elements()",
+        "alignas(16) threadgroup half A_shared[2048];",
+        "threadgroup_barrier(mem_flags::mem_threadgroup);", "simdgroup_load(",
+        "simdgroup_multiply_accumulate(", "thread_elements()",
         "tilec_simdgroup_gemm<half, 4, 4, false, false>(&C_local[0], &A_shared["}) {
     EXPECT_NE(msl.find(piece), std::string::npos) << piece << "\n" << msl;
   }
   EXPECT_EQ(msl.find("__syncthreads"), std::string::npos);
   // The accumulator is laid out as the simdgroup matrices' thread_elements.
-  EXPECT_NE(ir::print(kernel.lowered()).find("simdgroup_matrix 8x8"),
-            std::string::npos);
+  EXPECT_NE(ir::print(kernel.lowered()).find("simdgroup_matrix 8x8"), std::string::npos);
 }
 
 TEST_F(MetalBackend, ScalarsAreConstantReferencesAndBfloatIsMetal31sType) {

@@ -36,7 +36,8 @@ TEST(SimdgroupLayout, IsABijectionAndApplesThreadElements) {
       int64_t thread = layout.thread_at({i, j});
       int64_t lane = thread % 32, group = thread / 32;
       EXPECT_EQ(group, (i / 32) * 2 + j / 16);
-      // MLX: qid = lane / 4, row = (qid & 4) + (lane / 2) % 4, col = (qid & 2) * 2 + (lane % 2) * 2.
+      // MLX: qid = lane / 4, row = (qid & 4) + (lane / 2) % 4, col = (qid & 2) * 2 + (lane % 2)
+      // * 2.
       int64_t qid = lane / 4;
       EXPECT_EQ(i % 8, (qid & 4) + (lane / 2) % 4) << i << "," << j;
       EXPECT_EQ(j % 8 - j % 2, (qid & 2) * 2 + (lane % 2) * 2) << i << "," << j;
@@ -90,8 +91,8 @@ def gemm(A: T.Tensor(({a_shape}), "{dtype}"), B: T.Tensor(({b_shape}), "{dtype}"
 }
 
 Kernel compile_emulated(const std::string& source) {
-  return compile(ir::parse_kernel_source(source), "metal", std::nullopt,
-                 exec::kEmulatorBackendName, {{exec::kEmulatorRaceCheckConfigKey, true}});
+  return compile(ir::parse_kernel_source(source), "metal", std::nullopt, exec::kEmulatorBackendName,
+                 {{exec::kEmulatorRaceCheckConfigKey, true}});
 }
 
 std::string read_file(const fs::path& path) {
@@ -211,7 +212,8 @@ TEST_F(EmulatedMetal, ARemovedThreadgroupBarrierIsARace) {
   Kernel kernel = edited(source, [](const fs::path& entry) {
     std::string text = read_file(entry / "device.cu");
     // The barrier between the tiles' copies and the gemm that reads them.
-    std::regex before_gemm(R"(threadgroup_barrier\(mem_flags::mem_threadgroup\);(\s*\(void\)\(tilec_simdgroup_gemm))");
+    std::regex before_gemm(
+        R"(threadgroup_barrier\(mem_flags::mem_threadgroup\);(\s*\(void\)\(tilec_simdgroup_gemm))");
     ASSERT_TRUE(std::regex_search(text, before_gemm)) << text;
     write_file(entry / "device.cu", std::regex_replace(text, before_gemm, "$1"));
   });

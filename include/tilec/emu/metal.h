@@ -93,10 +93,10 @@ typedef atomic<int> atomic_int;
 typedef atomic<unsigned int> atomic_uint;
 typedef atomic<float> atomic_float;
 
-#define TILEC_EMU_MSL_FETCH(NAME, BUILTIN)                                    \
-  template <class T>                                                          \
-  TILEC_EMU_UNCHECKED inline T NAME(atomic<T>* object, T v, memory_order) {   \
-    return BUILTIN(&object->value, v, __ATOMIC_SEQ_CST);                      \
+#define TILEC_EMU_MSL_FETCH(NAME, BUILTIN)                                  \
+  template <class T>                                                        \
+  TILEC_EMU_UNCHECKED inline T NAME(atomic<T>* object, T v, memory_order) { \
+    return BUILTIN(&object->value, v, __ATOMIC_SEQ_CST);                    \
   }
 TILEC_EMU_MSL_FETCH(atomic_fetch_add_explicit, __atomic_fetch_add)
 TILEC_EMU_MSL_FETCH(atomic_fetch_and_explicit, __atomic_fetch_and)
@@ -137,8 +137,8 @@ TILEC_EMU_UNCHECKED inline float atomic_fetch_add_explicit(atomic<float>* object
   uint32_t seen = __atomic_load_n(bits, __ATOMIC_SEQ_CST);
   for (;;) {
     float cur = as_type<float>(seen);
-    if (__atomic_compare_exchange_n(bits, &seen, as_type<uint32_t>(cur + v), true,
-                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    if (__atomic_compare_exchange_n(bits, &seen, as_type<uint32_t>(cur + v), true, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST))
       return cur;
   }
 }
@@ -306,8 +306,8 @@ template <class T>
 T simd_sum(T v, int line = __builtin_LINE()) {
   static_assert(sizeof(T) <= 8, "simd_sum takes a scalar");
   T out;
-  tilec_emu::api->collective("simd_sum", line, tilec_emu::msl::simdgroup_mask(), &v, sizeof v,
-                             &out, sizeof out, &tilec_emu::msl::complete_sum<T>);
+  tilec_emu::api->collective("simd_sum", line, tilec_emu::msl::simdgroup_mask(), &v, sizeof v, &out,
+                             sizeof out, &tilec_emu::msl::complete_sum<T>);
   return out;
 }
 
@@ -426,15 +426,15 @@ constexpr int32_t launch_params(void (*)(P...)) {
 }  // namespace tilec_emu::msl
 
 #undef TILEC_EMU_KERNEL
-#define TILEC_EMU_KERNEL(NAME, BOUNDS)                                                          \
-  TILEC_EMU_EXPORT int32_t tilec_status_##NAME = 0;                                             \
-  static void tilec_emu_invoke_##NAME(const TilecEmuArg* args) {                                \
-    tilec_emu::msl::invoke_kernel(&NAME, args, &tilec_status_##NAME);                           \
-  }                                                                                             \
-  TILEC_EMU_EXPORT const TilecEmuKernelInfo* tilec_emu_kernel_##NAME(void) {                    \
-    static const TilecEmuKernelInfo info{#NAME, BOUNDS, tilec_emu::msl::launch_params(&NAME),   \
-                                         TILEC_EMU_WARP_SIZE, &tilec_emu_invoke_##NAME};        \
-    return &info;                                                                               \
+#define TILEC_EMU_KERNEL(NAME, BOUNDS)                                                        \
+  TILEC_EMU_EXPORT int32_t tilec_status_##NAME = 0;                                           \
+  static void tilec_emu_invoke_##NAME(const TilecEmuArg* args) {                              \
+    tilec_emu::msl::invoke_kernel(&NAME, args, &tilec_status_##NAME);                         \
+  }                                                                                           \
+  TILEC_EMU_EXPORT const TilecEmuKernelInfo* tilec_emu_kernel_##NAME(void) {                  \
+    static const TilecEmuKernelInfo info{#NAME, BOUNDS, tilec_emu::msl::launch_params(&NAME), \
+                                         TILEC_EMU_WARP_SIZE, &tilec_emu_invoke_##NAME};      \
+    return &info;                                                                             \
   }
 
 // MSL's keywords and address spaces (see the header comment). Last: nothing above may

@@ -1,9 +1,9 @@
 #include "ir_emitter.h"
 #include "tilec/codegen/bounds_record.h"
 #include "tilec/codegen/c_launch_abi.h"
+#include "tilec/codegen/host_codegen_c.h"
 #include "tilec/cpu/llvm_codegen.h"
 #include "tilec/runtime/abi.h"
-#include "tilec/codegen/host_codegen_c.h"
 #include "tilec/runtime/device_launch.h"
 #include "tilec/runtime/dlpack_tensor.h"
 #include "tilec/transform/bounds_check.h"
@@ -287,9 +287,9 @@ class HostEmitter : public llvm_codegen::IREmitter {
     if (auto mark = current_function()->attrs.find(codegen::kLaunchContextAttr);
         mark != current_function()->attrs.end() &&
         std::holds_alternative<std::string>(mark->second)) {
-      status->setMetadata(codegen::kLaunchContextAttr,
-                          llvm::MDNode::get(ctx_, llvm::MDString::get(
-                                                      ctx_, std::get<std::string>(mark->second))));
+      status->setMetadata(
+          codegen::kLaunchContextAttr,
+          llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, std::get<std::string>(mark->second))));
     }
     return_if(builder_.CreateICmpNE(status, builder_.getInt32(0)), status);
   }
