@@ -197,6 +197,38 @@ def twice(A: T.Tensor((64,), "float64"), B: T.Tensor((64,), "float64")):
   }
 }
 
+TEST_F(MetalBackend, AZeroDivisorIsReportedThroughTheStatusBuffer) {
+  if (!exec::get_execution_backend(exec::kEmulatorBackendName)->available())
+    GTEST_SKIP() << exec::get_execution_backend(exec::kEmulatorBackendName)->unavailable_reason();
+  const char* source = R"PY(
+import tilelang.language as T
+
+@T.prim_func
+def div(A: T.Tensor((64,), "int32"), B: T.Tensor((64,), "int32"), d: T.int32):
+    with T.Kernel(1, threads=64) as bx:
+        for i in T.Parallel(64):
+            B[i] = A[i] // d
+)PY";
+  ir::IRModule mod = ir::parse_kernel_source(source);
+  Kernel kernel = compile(mod, "metal", std::nullopt, exec::kEmulatorBackendName);
+  EXPECT_NE(kernel.device_source().find("device atomic_int* tilec_status [[buffer(3)]]"),
+            std::string::npos)
+      << kernel.device_source();
+  auto result = testing::run_and_compare(kernel, mod.functions()[0], {{"d", 3}});
+  EXPECT_TRUE(result.ok) << result.detail;
+  ir::HostTensor a(ir::DataType::Int32(), {64});
+  ir::HostTensor b(ir::DataType::Int32(), {64});
+  try {
+    kernel.call("div", std::vector<KernelArg>{a.view(), b.view(), int64_t(0)});
+    FAIL() << "expected the division by zero to be reported";
+  } catch (const std::exception& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("integer division by zero in device function 'div_kernel'"),
+        std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(MetalBackend, AutoPicksSourceAndTheEmulatorRunsOnlyWhenAsked) {
   Kernel kernel = compile(ir::parse_kernel_file(example("vector_add").string()), "metal");
   EXPECT_EQ(kernel.execution_backend(), exec::kSourceBackendName);
