@@ -7,7 +7,8 @@ namespace tilec::metal {
 
 ir::IRModule apply_metal_context(const ir::IRModule& mod, const target::Target&,
                                  const target::Target*) {
-  ir::IRModule out = mod;
+  // The module records the mark too, so the hook shows even where nothing launches.
+  ir::IRModule out = mod.with_attr(codegen::kLaunchContextAttr, std::string(kMetalContextMark));
   for (const auto& func : mod.functions()) {
     if (!transform::launches_on_device(func)) continue;
     out = out.with_function(

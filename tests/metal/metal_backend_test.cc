@@ -81,9 +81,12 @@ TEST_F(MetalBackend, ApplyHostCodegenHooksRunsMetalContextForMetalOnly) {
   ASSERT_NE(mark, marked.functions()[0]->attrs.end());
   EXPECT_EQ(mark->second, ir::AttrValue(std::string(metal::kMetalContextMark)));
 
+  EXPECT_EQ(marked.attrs().count(codegen::kLaunchContextAttr), 1u);
+
   target::Target cuda_target = target::Target::parse("cuda -arch=sm_80");
   ir::IRModule unmarked = backend::apply_host_codegen_hooks(host, host_target, &cuda_target);
   EXPECT_EQ(unmarked.functions()[0]->attrs.count(codegen::kLaunchContextAttr), 0u);
+  EXPECT_EQ(unmarked.attrs().count(codegen::kLaunchContextAttr), 0u);
   // Through the contexts, as compile() applies them.
   auto metal_context = backend::create_backend_context("metal", "c", "source");
   EXPECT_EQ(metal_context.preprocess_host_codegen(host).functions()[0]->attrs.count(

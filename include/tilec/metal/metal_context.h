@@ -5,8 +5,9 @@
 // device with codegen::kLaunchContextAttr, saying that its launches take the command
 // queue/buffer from the caller's runtime context (TilecRuntimeEnv.stream: the caller's
 // MTLCommandBuffer, NULL for the device's default queue) instead of creating their own; the
-// `c` host codegen prints the mark as a comment before each device launch. Host functions
-// that launch nothing on a device are returned unchanged.
+// `c` host codegen prints the mark as a comment before each device launch, the `llvm` one as
+// the launch call's metadata. Host functions that launch nothing on a device are kept as
+// they are; the module itself records the mark (the same attribute) in every case.
 #pragma once
 
 #include "tilec/backend/host_codegen.h"
