@@ -74,6 +74,16 @@ inline To as_type(From from) {
   return to;
 }
 
+// MSL's overloaded max/min (the rest of its math is the host's <cmath>).
+template <class T>
+inline T max(T a, T b) {
+  return a < b ? b : a;
+}
+template <class T>
+inline T min(T a, T b) {
+  return b < a ? b : a;
+}
+
 // ---- Barriers ---------------------------------------------------------------------------
 enum class mem_flags : unsigned { mem_none = 0, mem_device = 1, mem_threadgroup = 2 };
 inline mem_flags operator|(mem_flags a, mem_flags b) {
