@@ -2,7 +2,8 @@
 // native, `llvm` with llvm_jit and with native), on `opencl` with the opencl execution
 // backend (skipped, saying why, without an OpenCL platform), on `cuda` for sm_80 and
 // sm_90 and on `metal` with the device emulator (race checking on), matches the reference
-// interpreter at the example's own sizes (edge_tiles.py covers partial tiles) — at its own
+// interpreter at the example's own sizes (smaller_sizes() where a target's shared memory
+// cannot hold them; edge_tiles.py covers partial tiles) — at its own
 // dtype and, when the file has a `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
 #include "build_paths.h"
 #include "cpu_backends.h"
