@@ -31,13 +31,15 @@ const std::set<std::string>& c_reserved_words() {
       "tilec_bounds", "tilec_bounds_record", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2",
       "log2f", "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor", "floorf", "ceil", "ceilf",
       "fma", "fmaf", "fabs", "fabsf", "memcpy", "memset", "free", "aligned_alloc",
-      // Type names and built-ins of OpenCL C and CUDA, whose code generators derive from
-      // this one: a kernel's `half = n >> 1` must not become a declaration of type half.
+      // Type names and built-ins of OpenCL C, CUDA and MSL, whose code generators derive
+      // from this one: a kernel's `half = n >> 1` must not become a declaration of type half.
       "half", "uint", "uchar", "ushort", "ulong", "size_t", "kernel", "global", "local", "constant",
       "private", "image2d_t", "sampler_t", "event_t", "char2", "char4", "int2", "int4", "uint2",
       "uint4", "float2", "float3", "float4", "double2", "double4", "half2", "dim3", "threadIdx",
       "blockIdx", "blockDim", "gridDim", "warpSize", "barrier", "get_local_id", "get_group_id",
-      "get_local_size", "get_global_id"};
+      "get_local_size", "get_global_id",
+      // Metal Shading Language's address spaces and types (CodeGenMetal).
+      "device", "thread", "threadgroup", "bfloat", "uint3", "metal"};
   return words;
 }
 
