@@ -370,6 +370,11 @@ class CodeGenCHost : public CodeGenC {
     size_t n = std::max<size_t>(op->args.size(), 1);
     int id = launch_count_++;
     std::string done = fmt::format("tilec_launch_done_{}", id);
+    if (auto mark = current_function()->attrs.find(kLaunchContextAttr);
+        mark != current_function()->attrs.end() &&
+        std::holds_alternative<std::string>(mark->second)) {
+      line() << "/* launch context: " << std::get<std::string>(mark->second) << " */\n";
+    }
     line() << fmt::format(
         "if (env->device_api == NULL || env->device == NULL) return tilec_fail(err, err_len, "
         "\"kernel '{}' runs on a device, but its execution backend provides none; compile it "

@@ -82,8 +82,10 @@ std::vector<TargetKind> builtin_target_kinds() {
     hip.attrs.push_back(std::move(limit));
   kinds.push_back(std::move(hip));
 
-  kinds.push_back(
-      {"metal", gpu_limits(1024, 32768, 32, kMetalPrivateBytes), {"metal", "gpu"}, "Apple GPUs"});
+  kinds.push_back({"metal",
+                   gpu_limits(1024, 32768, 32, kMetalPrivateBytes, 1),
+                   {"metal", "gpu"},
+                   "Apple GPUs"});
   kinds.push_back({"webgpu",
                    gpu_limits(256, 16384, 32, kWebGpuPrivateBytes),
                    {"webgpu", "gpu"},

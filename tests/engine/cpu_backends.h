@@ -1,8 +1,9 @@
 // The CPU (target, execution backend) pairs the end-to-end tests run every kernel on:
 // `c` with native, and (built with LLVM) `llvm` with llvm_jit and with native. Tests
 // parametrized over them skip, saying why, when this build has no LLVM.
-// runnable_backends() adds opencl (PoCL here) and cuda on the device emulator (sm_80,
-// with race checking) to them, for tests of constructs every backend that can run on
+// runnable_backends() adds opencl (PoCL here), cuda on the device emulator (sm_80,
+// with race checking) and metal on the device emulator (race checking too) to them, for
+// tests of constructs every backend that can run on
 // this machine must execute; TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is not
 // built or whose execution backend is unavailable, saying why. compile_on() compiles a
 // module for a pair with its target attributes and pass config.
@@ -47,6 +48,7 @@ inline std::vector<CpuBackend> runnable_backends() {
   std::vector<CpuBackend> out = cpu_backends();
   out.push_back({"opencl", "opencl"});
   out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_80"});
+  out.push_back({"metal", exec::kEmulatorBackendName});
   return out;
 }
 

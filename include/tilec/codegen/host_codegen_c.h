@@ -16,6 +16,12 @@
 
 namespace tilec::codegen {
 
+// String attribute of a host function, set by a host-codegen hook (the metal backend's
+// metal_context): the runtime context its device launches take their queue/command buffer
+// from. Each device launch of the function prints it as a comment before the launch, so the
+// host code shows the mark; the launch passes env->stream (the caller's) either way.
+inline constexpr const char* kLaunchContextAttr = "tilec.launch_context";
+
 backend::CodeArtifact generate_c_host(const ir::IRModule& mod, const target::Target& target_host);
 // The standard host codegen, name "c": copies of one object, so every manifest declaring
 // it holds the same callable and registering it again is a no-op.

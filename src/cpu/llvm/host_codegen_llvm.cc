@@ -1,6 +1,7 @@
 #include "ir_emitter.h"
 #include "tilec/codegen/bounds_record.h"
 #include "tilec/codegen/c_launch_abi.h"
+#include "tilec/codegen/host_codegen_c.h"
 #include "tilec/cpu/llvm_codegen.h"
 #include "tilec/runtime/abi.h"
 #include "tilec/runtime/device_launch.h"
@@ -277,10 +278,19 @@ class HostEmitter : public llvm_codegen::IREmitter {
         runtime_function("tilec_rt_device_launch", i32(),
                          {ptr(), ptr(), ptr(), ptr(), ptr(), i32(), ptr(), i32(), ptr(), i32()});
     const int32_t host_tensors = transform::accepts_host_tensors(current_function()) ? 1 : 0;
-    llvm::Value* status =
+    llvm::CallInst* status =
         builder_.CreateCall(launch, {env_, c_string(name), c_string(op->callee), grid, block,
                                      builder_.getInt32(host_tensors), args,
                                      builder_.getInt32(int32_t(op->args.size())), err_, err_len_});
+    // A hook's mark of the launch's runtime context (codegen::kLaunchContextAttr), shown as
+    // the call's metadata.
+    if (auto mark = current_function()->attrs.find(codegen::kLaunchContextAttr);
+        mark != current_function()->attrs.end() &&
+        std::holds_alternative<std::string>(mark->second)) {
+      status->setMetadata(
+          codegen::kLaunchContextAttr,
+          llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, std::get<std::string>(mark->second))));
+    }
     return_if(builder_.CreateICmpNE(status, builder_.getInt32(0)), status);
   }
 
