@@ -31,7 +31,9 @@ TuningKey tuning_key(const CompileOptions& options) {
   backend::BackendContext context = resolve_context(options);
   TuningKey key;
   key.source = read_source(options.file);
-  key.entry = options.entry;
+  // The tuned function, not --entry, so a file tuned with or without --entry is one entry.
+  std::optional<ir::AutotuneSpec> spec = autotune_spec(options);
+  key.entry = spec ? spec->function : options.entry;
   key.defines = defines_of(options);
   key.target = context.target().str();
   key.execution_backend = context.execution_backend().name;
