@@ -55,6 +55,10 @@ class Arithmetic {
     double v = power();
     while (true) {
       if (eat("//")) v = std::floor(v / power());
+      else if (eat("%")) {
+        double d = power();
+        v = v - d * std::floor(v / d);
+      }
       else if (eat("*")) v *= power();
       else if (eat("/")) v /= power();
       else return v;
@@ -110,6 +114,10 @@ std::string comment(const std::string& source, const char* key) {
 }
 
 }  // namespace
+
+double evaluate_arithmetic(const std::string& text, const std::map<std::string, double>& names) {
+  return Arithmetic(text, names).run();
+}
 
 KernelWork kernel_work(const std::string& source, const std::map<std::string, std::string>& values,
                        const std::string& flops, const std::string& bytes) {

@@ -22,4 +22,8 @@ struct KernelWork {
 KernelWork kernel_work(const std::string& source, const std::map<std::string, std::string>& values,
                        const std::string& flops, const std::string& bytes);
 
+// The arithmetic above (also % for the layouts tilec trace draws) of one expression;
+// throws EngineError for a name without a value or bad syntax.
+double evaluate_arithmetic(const std::string& text, const std::map<std::string, double>& names);
+
 }  // namespace tilec::cli

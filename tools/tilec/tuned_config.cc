@@ -53,12 +53,16 @@ bool apply_tuned_config(CompileOptions& options, bool quiet) {
       if (given.count(name)) return false;  // the user chose: -D wins over the tuner
   std::optional<TunedConfig> tuned = load_tuned_config(tuning_key(options));
   if (!tuned) {
+    // Untuned: the first config, as a kernel whose tuned parameters default to None
+    // needs some config to compile at all.
+    const auto& first = spec->configs.front();
+    for (const auto& [name, value] : first) options.defines.push_back(name + "=" + value);
     if (!quiet)
       std::cerr << fmt::format(
-          "tilec: '{}' has {} autotune configs and no tuned config for this target is cached; "
-          "run `tilec tune {}` (same --target/-D/--shape) or set them with -D\n",
-          spec->function, spec->configs.size(), options.file);
-    return false;
+          "tilec: '{}' has {} autotune configs and none is tuned for this target yet; using the "
+          "first, {}; `tilec tune {}` (same --target/-D/--shape) finds the best\n",
+          spec->function, spec->configs.size(), joined(first), options.file);
+    return true;
   }
   for (const auto& [name, value] : tuned->config) options.defines.push_back(name + "=" + value);
   if (!quiet)

@@ -18,7 +18,7 @@ TuningKey tuning_key(const CompileOptions& options);
 
 // When the file has configs and no -D sets a tuned name, adds the stored best config's
 // values to options.defines and (unless quiet) says so on stderr; when none is stored,
-// says how to tune. True when a config was applied.
+// applies the first config and says how to tune. True when a config was applied.
 bool apply_tuned_config(CompileOptions& options, bool quiet);
 
 }  // namespace tilec::cli
