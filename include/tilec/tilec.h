@@ -10,6 +10,7 @@
 #include "tilec/engine/initialize.h"
 #include "tilec/engine/kernel.h"
 #include "tilec/engine/kernel_cache.h"
+#include "tilec/engine/tuning.h"
 #include "tilec/engine/tuning_cache.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/frontend/parser.h"

@@ -11,7 +11,7 @@
 #include "tuned_config.h"
 
 #include "tilec/engine/bench.h"
-#include "tilec/interp/interpreter.h"
+#include "tilec/engine/tuning.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -167,37 +167,14 @@ void measure(const TuneOptions& options, const ShapeValues& values, Candidate& c
   for (const auto& [name, value] : c.config) one.defines.push_back(name + "=" + value);
   try {
     auto [mod, kernel] = compile_kernel_file(one);
-    std::vector<BenchResult> timings;
-    for (const auto& func : mod.functions()) {
-      ir::RandomArgs inputs = random_args_with(func, values, values.integers, options.seed);
-      if (!options.no_check) {
-        std::vector<ir::HostTensor> expected = inputs.tensors;
-        std::vector<ir::ArgValue> args;
-        size_t t = 0;
-        for (const auto& a : inputs.args)
-          args.push_back(std::holds_alternative<ir::TensorView>(a) ? ir::ArgValue(expected[t++].view())
-                                                                   : a);
-        ir::interpret(func, args);
-        std::vector<KernelArg> kargs(inputs.args.begin(), inputs.args.end());
-        kernel.call(func->name, kargs);
-        for (size_t i = 0; i < expected.size(); ++i) {
-          ir::CompareResult r = ir::compare_tensors(inputs.tensors[i].view(), expected[i].view());
-          c.max_abs_err = std::max(c.max_abs_err, r.max_abs_err);
-          if (!r.ok && c.status == "ok") {
-            c.status = "check failed";
-            c.error = r.first_mismatch;
-          }
-        }
-        if (c.status != "ok") return;
-      }
-      std::vector<KernelArg> kargs(inputs.args.begin(), inputs.args.end());
-      timings.push_back(do_bench([&] { kernel.call(func->name, kargs); }, BenchOptions{warmup, rep}));
-    }
-    // Several functions: their medians add up (one call of each).
-    std::vector<double> total(size_t(rep), 0.0);
-    for (const auto& t : timings)
-      for (size_t i = 0; i < total.size(); ++i) total[i] += t.samples_ms[i];
-    c.timing = summarize_samples(total);
+    ConfigMeasurement m = measure_config(
+        mod, kernel, !options.no_check, BenchOptions{warmup, rep}, [&](const ir::PrimFunc& func) {
+          return random_args_with(func, values, values.integers, options.seed);
+        });
+    c.status = m.status;
+    c.error = m.error;
+    c.max_abs_err = m.max_abs_err;
+    c.timing = m.timing;
   } catch (const std::exception& e) {
     c.status = "run error";
     c.error = first_line(e.what());
