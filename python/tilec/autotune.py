@@ -94,7 +94,7 @@ def tuned_defines(source, filename, defines, target, target_host, execution_back
 
 
 def autotune(kernel=None, *, configs=None, warmup=None, rep=None, target="auto", target_host=None,
-             execution_backend="auto", check=True, retune=True, seed=0, dims=None, max_workers=None,
+             execution_backend="auto", check=True, retune=False, seed=0, dims=None, max_workers=None,
              **defines):
     """Tunes `kernel` (see the module's doc) and returns a TuneResult; without `kernel`,
     a decorator for a factory written in the kernel syntax."""

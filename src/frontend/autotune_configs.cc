@@ -794,6 +794,22 @@ bool find_from_kernel(const AstExpr& e, Site& site) {
   return site.configs != nullptr;
 }
 
+// warmup=/rep= of `name.run(...)` (or any call chained on `name`) in `e`.
+void chained_run_arguments(const AstExpr& e, const std::string& name, Site& site) {
+  const AstExpr* at = &e;
+  std::vector<const AstExpr*> calls;
+  while (at->kind == AstKind::kCall && at->base->kind == AstKind::kAttribute) {
+    calls.push_back(at);
+    at = at->base->base.get();
+  }
+  if (at->kind != AstKind::kName || at->name != name) return;
+  for (const AstExpr* call : calls)
+    for (const auto& kw : call->keywords) {
+      if (kw.name == "warmup") site.warmup = kw.value.get();
+      if (kw.name == "rep") site.rep = kw.value.get();
+    }
+}
+
 class SpecFinder {
  public:
   SpecFinder(ConfigEvaluator& eval, const ParseOptions& options) : eval_(eval), options_(options) {}
@@ -806,9 +822,13 @@ class SpecFinder {
         if (walk_function(*st, scope, spec)) return true;
         continue;
       }
-      for (const AstExpr* e : {st->value.get()}) {
-        Site site;
-        if (e && find_from_kernel(*e, site)) return finish(site, scope, spec);
+      Site site;
+      if (st->value && find_from_kernel(*st->value, site)) {
+        // `tuner = AutoTuner.from_kernel(...)` then `tuner.run(warmup=, rep=)` later on.
+        if (st->kind == AstStmtKind::kAssign && st->target->kind == AstKind::kName)
+          for (const auto& later : body)
+            if (later->value) chained_run_arguments(*later->value, st->target->name, site);
+        return finish(site, scope, spec);
       }
       if (st->kind == AstStmtKind::kIf) {
         // Both branches may hold the site (a `tune` flag chooses at run time).

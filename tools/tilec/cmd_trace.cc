@@ -154,13 +154,24 @@ std::string layout_html(const std::string& function, const std::string& text) {
   return html + "</table></div></div>";
 }
 
+// The one script: counts what the page holds into #summary (so a browser test can see the
+// DOM it built) and lets a click on a grid cell say which thread and register hold it.
+const char* kScript = R"(
+(function(){var q=function(s){return document.querySelectorAll(s).length;};
+document.getElementById('summary').textContent=q('section.pass')+' passes, '+
+q('details.diff-block ins, details.diff-block del')+' changed lines, '+q('div.layout')+
+' fragment layouts, '+q('table.grid td')+' layout cells drawn';
+document.addEventListener('click',function(e){var t=e.target.closest('td[title]');
+if(t){var p=t.closest('.layout').querySelector('.kind');p.textContent=t.title;}});})();
+)";
+
 const char* kStyle = R"(
 :root{--fg:#1d1d1f;--muted:#666;--bg:#fff;--code:#f6f8fa;--add:#e6ffec;--del:#ffebe9}
 *{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg)}
 header{padding:12px 16px;border-bottom:1px solid #ddd}h1{font-size:1.2em;margin:0}
 .meta{color:var(--muted);font-size:.9em}
 main{display:flex;gap:16px;padding:0 16px}nav{flex:0 0 260px;position:sticky;top:0;align-self:flex-start;max-height:100vh;overflow:auto;padding:12px 0}
-nav ol{padding-left:20px;margin:0}nav a{text-decoration:none;color:#0645ad}nav .ms{color:var(--muted);font-size:.85em}
+nav ol{padding-left:32px;margin:0}nav a{text-decoration:none;color:#0645ad}nav .ms{color:var(--muted);font-size:.85em}
 article{flex:1;min-width:0}section{border-bottom:1px solid #eee;padding:8px 0}
 h2{font-size:1.05em;margin:8px 0}h2 .ms{font-weight:normal;color:var(--muted)}
 pre{background:var(--code);padding:8px;overflow-x:auto;font:12px/1.4 ui-monospace,monospace;margin:4px 0}
@@ -218,12 +229,13 @@ int run_trace(TraceOptions& options) {
       "content=\"width=device-width,initial-scale=1\"><title>tilec trace: {file}</title>"
       "<style>{style}</style></head><body><header><h1>tilec trace: {file}</h1><p class=\"meta\">"
       "backend {backend}, target {target}, execution backend {exec}; {passes} passes, {total:.3f} "
-      "ms lowering, compile {compile:.1f} ms; tilec {version}</p></header><main><nav><ol>{nav}"
+      "ms lowering, compile {compile:.1f} ms; tilec {version}</p><p class=\"meta\" "
+      "id=\"summary\"></p></header><main><nav><ol>{nav}"
       "</ol></nav><article>{body}<section id=\"layouts\"><h2>Fragment layouts</h2>{layouts}"
       "</section><section id=\"device\"><h2>Device code</h2><pre>{device}</pre></section>"
       "<section id=\"host\"><h2>Host code</h2><pre>{host}</pre></section></article></main>"
-      "</body></html>\n",
-      fmt::arg("file", escape(options.file)), fmt::arg("style", kStyle),
+      "<script>{script}</script></body></html>\n",
+      fmt::arg("file", escape(options.file)), fmt::arg("style", kStyle), fmt::arg("script", kScript),
       fmt::arg("backend", escape(kernel.context().name())),
       fmt::arg("target", escape(kernel.context().target().str())),
       fmt::arg("exec", escape(kernel.execution_backend())),
