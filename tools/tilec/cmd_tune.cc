@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -58,11 +59,21 @@ std::string config_text(const std::map<std::string, std::string>& config) {
   return text;
 }
 
+// One line for the table: the error's first line, and where it quotes the source (the
+// line, then a caret), that line too (an assert's condition and message).
 std::string first_line(const std::string& text) {
   std::string t = text;
   const std::string prefix = "tilec: error: ";
   if (t.rfind(prefix, 0) == 0) t = t.substr(prefix.size());
-  return t.substr(0, t.find('\n'));
+  std::vector<std::string> lines;
+  std::istringstream in(t);
+  for (std::string line; std::getline(in, line) && lines.size() < 3;) lines.push_back(line);
+  if (lines.empty()) return "";
+  if (lines.size() == 3 && lines[2].find('^') != std::string::npos) {
+    std::string quoted = lines[1].substr(std::min(lines[1].size(), lines[1].find_first_not_of(' ')));
+    return lines[0] + ": " + quoted;
+  }
+  return lines[0];
 }
 
 // Progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise.
