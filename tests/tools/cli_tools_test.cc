@@ -190,5 +190,82 @@ TEST(CliTrace, WritesOneSelfContainedPage) {
   EXPECT_EQ(html.find("<script src"), std::string::npos);
 }
 
+TEST(CliTrace, EveryExampleGivesAPage) {
+  PrivateCache cache("trace-all");
+  size_t pages = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(TILEC_SOURCE_DIR) / "examples")) {
+    if (entry.path().extension() != ".py") continue;
+    fs::path page = cache.dir() / (entry.path().stem().string() + ".html");
+    auto r = cache.run({"trace", entry.path().string(), "-o", page.string()});
+    ASSERT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
+    ASSERT_TRUE(fs::file_size(page) > 1000) << page;
+    ++pages;
+  }
+  EXPECT_GE(pages, 20u);
+}
+
+// The page in a real browser: headless Chromium (Debian's `chromium`) loads it, its one
+// script counts what the DOM holds into #summary, and the dumped DOM must show a section
+// per pass of the pipeline, changed lines and the fragment layout drawn; a phone-sized
+// screenshot is kept in <build>/test-tmp/trace-screenshots/.
+std::string find_chromium() {
+  for (const char* name : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
+    if (fs::exists(name)) return name;
+  return "";
+}
+
+TEST(TraceInBrowser, ChromiumShowsEveryPassTheDiffsAndTheLayout) {
+  std::string chromium = find_chromium();
+  if (chromium.empty())
+    GTEST_SKIP() << "Chromium is not installed (apt-get install chromium; scripts/setup.sh "
+                    "installs it)";
+  PrivateCache cache("trace-browser");
+  fs::path page = cache.dir() / "gemm.html";
+  // The cuda target's SIMT lowering lays the accumulator out over threads; the `source`
+  // execution backend generates its code without a GPU or toolkit.
+  auto r = cache.run({"trace", example("gemm.py"), "--target", "cuda -arch=sm_80",
+                      "--execution-backend", "source", "-o", page.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto backends = tilec_cli({"backends", "--json"});
+  auto modules = nlohmann::json::parse(backends.output.substr(backends.output.find('{')));
+  size_t passes = 0;
+  for (const auto& m : modules["backends"])
+    if (m["name"] == "cuda") passes = m["pipelines"]["cuda"]["passes"].size();
+  ASSERT_GT(passes, 0u);
+
+  fs::path profile = cache.dir() / "profile";
+  std::vector<std::string> browser = {chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                                      "--user-data-dir=" + profile.string()};
+  std::vector<std::string> dump = browser;
+  dump.insert(dump.end(), {"--dump-dom", "file://" + page.string()});
+  auto dom = exec::run_process(dump);
+  ASSERT_EQ(dom.exit_code, 0) << dom.output;
+  std::smatch summary;
+  ASSERT_TRUE(std::regex_search(dom.output, summary,
+                                std::regex("id=\"summary\">(\\d+) passes, (\\d+) changed lines, "
+                                           "(\\d+) fragment layouts, (\\d+) layout cells drawn")))
+      << dom.output.substr(0, 2000);
+  EXPECT_EQ(std::stoul(summary[1]), passes);
+  EXPECT_GT(std::stoul(summary[2]), 0u);
+  EXPECT_GE(std::stoul(summary[3]), 1u);
+  EXPECT_GT(std::stoul(summary[4]), 0u);
+  EXPECT_NE(dom.output.find("T0<br>r0"), std::string::npos);  // thread 0 holds (0, 0) in r0
+
+  fs::path shots = fs::path(TILEC_BINARY_DIR) / "test-tmp" / "trace-screenshots";
+  fs::create_directories(shots);
+  fs::path shot = shots / "gemm_cuda_phone.png";
+  fs::remove(shot);
+  std::vector<std::string> screenshot = browser;
+  screenshot.insert(screenshot.end(), {"--screenshot=" + shot.string(), "--window-size=412,915",
+                                       "file://" + page.string()});
+  auto taken = exec::run_process(screenshot);
+  ASSERT_EQ(taken.exit_code, 0) << taken.output;
+  ASSERT_TRUE(fs::exists(shot)) << taken.output;
+  std::ifstream png(shot, std::ios::binary);
+  char signature[8] = {};
+  png.read(signature, 8);
+  EXPECT_EQ(std::string(signature + 1, 3), "PNG");
+}
+
 }  // namespace
 }  // namespace tilec

@@ -206,7 +206,7 @@ int run_trace(TraceOptions& options) {
     body += fmt::format(
         "<section class=\"{}\" id=\"step-{}\" data-pass=\"{}\"><h2>{}. {} <span class=\"ms\">{}"
         "</span></h2>",
-        s.pass.empty() ? "input" : "pass", k, escape(s.pass), k, escape(title),
+        s.pass.empty() ? "input" : "pass", k, escape(s.pass), k + 1, escape(title),
         s.pass.empty() ? "" : fmt::format("{:.3f} ms, {} changed lines", s.milliseconds, changed));
     if (k > 0) body += "<details class=\"diff-block\" open><summary>diff against the previous step</summary>" + diff + "</details>";
     body += fmt::format("<details{}><summary>IR</summary><pre>{}</pre></details></section>",
