@@ -90,7 +90,7 @@ class Progress {
     }
     const size_t width = 30;
     size_t filled = total_ ? done_ * width / total_ : width;
-    std::cerr << fmt::format("\r{:<10} [{}{}] {}/{} {:<40.40}", what_, std::string(filled, '#'),
+    std::cerr << fmt::format("\r{:<10} [{}{}] {}/{} {:<60.60}", what_, std::string(filled, '#'),
                              std::string(width - filled, '.'), done_, total_, detail);
     if (done_ == total_) std::cerr << "\n";
     std::cerr.flush();

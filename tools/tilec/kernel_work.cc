@@ -123,7 +123,11 @@ KernelWork kernel_work(const std::string& source, const std::map<std::string, st
                        const std::string& flops, const std::string& bytes) {
   std::map<std::string, double> names;
   std::regex assignment("\\b([A-Za-z_]\\w*)\\s*(?::\\s*int\\s*)?=\\s*(\\d+)\\b(?![ \\t]*[.\\w])");
-  for (auto it = std::sregex_iterator(source.begin(), source.end(), assignment);
+  // Code only: comments (`-D M=1024` in a header) name no values.
+  std::string code;
+  std::istringstream lines(source);
+  for (std::string line; std::getline(lines, line);) code += line.substr(0, line.find('#')) + "\n";
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), assignment);
        it != std::sregex_iterator(); ++it)
     names.emplace((*it)[1], std::stod((*it)[2]));
   for (const auto& [name, value] : values) {
