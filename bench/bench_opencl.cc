@@ -22,7 +22,6 @@
 
 namespace {
 
-
 using tilec::bench::random_tensor;
 
 void run_opencl_vs_c(benchmark::State& state, const char* example,

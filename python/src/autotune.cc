@@ -42,10 +42,9 @@ void bind_autotune(nb::module_& m) {
         ConfigMeasurement result;
         {
           nb::gil_scoped_release release;
-          result = measure_config(mod, kernel, check, BenchOptions{warmup, rep},
-                                  [&](const ir::PrimFunc& func) {
-                                    return ir::make_random_args(func, dims, seed);
-                                  });
+          result = measure_config(
+              mod, kernel, check, BenchOptions{warmup, rep},
+              [&](const ir::PrimFunc& func) { return ir::make_random_args(func, dims, seed); });
         }
         nb::dict out;
         out["status"] = result.status;
@@ -77,9 +76,10 @@ void bind_autotune(nb::module_& m) {
       "load_tuned_config",
       [key_of](const std::string& source, const std::string& entry,
                std::map<std::string, std::string> defines, const std::string& target,
-               const std::string& execution_backend) -> std::optional<std::map<std::string, std::string>> {
-        auto tuned = load_tuned_config(key_of(source, entry, std::move(defines), target,
-                                              execution_backend));
+               const std::string& execution_backend)
+          -> std::optional<std::map<std::string, std::string>> {
+        auto tuned =
+            load_tuned_config(key_of(source, entry, std::move(defines), target, execution_backend));
         if (!tuned) return std::nullopt;
         return tuned->config;
       },

@@ -30,8 +30,7 @@ BenchResult summarize_samples(std::vector<double> samples_ms) {
   result.p80_ms = percentile(sorted, 0.8);
   result.min_ms = sorted.front();
   result.max_ms = sorted.back();
-  result.mean_ms =
-      std::accumulate(sorted.begin(), sorted.end(), 0.0) / double(sorted.size());
+  result.mean_ms = std::accumulate(sorted.begin(), sorted.end(), 0.0) / double(sorted.size());
   result.samples_ms = std::move(samples_ms);
   return result;
 }

@@ -11,9 +11,9 @@ std::string first_line(const std::string& text) {
 
 }  // namespace
 
-ConfigMeasurement measure_config(const ir::IRModule& mod, const Kernel& kernel, bool check,
-                                 const BenchOptions& bench,
-                                 const std::function<ir::RandomArgs(const ir::PrimFunc&)>& make_args) {
+ConfigMeasurement measure_config(
+    const ir::IRModule& mod, const Kernel& kernel, bool check, const BenchOptions& bench,
+    const std::function<ir::RandomArgs(const ir::PrimFunc&)>& make_args) {
   ConfigMeasurement result;
   try {
     std::vector<BenchResult> timings;
@@ -26,9 +26,8 @@ ConfigMeasurement measure_config(const ir::IRModule& mod, const Kernel& kernel, 
         std::vector<ir::ArgValue> reference;
         size_t t = 0;
         for (const auto& a : inputs.args)
-          reference.push_back(std::holds_alternative<ir::TensorView>(a)
-                                  ? ir::ArgValue(expected[t++].view())
-                                  : a);
+          reference.push_back(
+              std::holds_alternative<ir::TensorView>(a) ? ir::ArgValue(expected[t++].view()) : a);
         ir::interpret(func, reference);
         kernel.call(func->name, args);
         for (size_t i = 0; i < expected.size(); ++i) {

@@ -117,7 +117,7 @@ bool operator==(const Value& a, const Value& b) {
 }
 
 const char* kind_name(Value::Kind kind) {
-  static const char* names[] = {"None", "bool", "int",    "float",   "str",  "list",
+  static const char* names[] = {"None", "bool",     "int",    "float",   "str",  "list",
                                 "dict", "function", "module", "builtin", "error"};
   return names[kind];
 }
@@ -226,8 +226,8 @@ class ConfigEvaluator {
   Value call_function(const Value& f, std::vector<Value> args,
                       std::vector<std::pair<std::string, Value>> kwargs, Span span) {
     if (f.kind == Value::kBuiltin) return builtin(f, std::move(args), std::move(kwargs), span);
-    if (f.kind != Value::kFunc) unsupported(span, std::string("a ") + kind_name(f.kind) +
-                                                      " is not callable");
+    if (f.kind != Value::kFunc)
+      unsupported(span, std::string("a ") + kind_name(f.kind) + " is not callable");
     if (++calls_ > 64) unsupported(span, "configs call functions too deeply");
     const AstStmt& def = *f.func;
     auto scope = std::make_shared<Scope>(Scope{f.closure, {}});
@@ -279,8 +279,8 @@ class ConfigEvaluator {
     try {
       return body();
     } catch (const Unsupported& why) {
-      fail(why.span.known() ? why.span : where, "cannot evaluate the autotune configs: " +
-                                                    why.message,
+      fail(why.span.known() ? why.span : where,
+           "cannot evaluate the autotune configs: " + why.message,
            "tilec evaluates configs written as lists of dicts, comprehensions, "
            "itertools.product and simple functions returning them");
     }
@@ -383,9 +383,8 @@ class ConfigEvaluator {
         case AstStmtKind::kReturn:
           return st->value ? eval(*st->value, scope) : Value();
         case AstStmtKind::kIf:
-          if (auto r = run_block(truth(eval(*st->value, scope), st->value->span) ? st->body
-                                                                               : st->orelse,
-                                 scope))
+          if (auto r = run_block(
+                  truth(eval(*st->value, scope), st->value->span) ? st->body : st->orelse, scope))
             return r;
           break;
         case AstStmtKind::kFor: {
@@ -397,9 +396,8 @@ class ConfigEvaluator {
           break;
         }
         case AstStmtKind::kAugAssign: {
-          Value* target = st->target->kind == AstKind::kName
-                              ? scope->find_mutable(st->target->name)
-                              : nullptr;
+          Value* target =
+              st->target->kind == AstKind::kName ? scope->find_mutable(st->target->name) : nullptr;
           if (!target) unsupported(st->span, "augmented assignment to an unknown name");
           AstExpr op;
           op.kind = AstKind::kBinary;
@@ -444,8 +442,8 @@ class ConfigEvaluator {
         unsupported(e.span, "'" + e.name + "' cannot be evaluated (" + v->s + ")");
       return *v;
     }
-    static const std::set<std::string> builtins = {"range", "list", "tuple", "dict", "zip",
-                                                   "len",   "int",  "float", "str",  "bool",
+    static const std::set<std::string> builtins = {"range", "list", "tuple",  "dict",     "zip",
+                                                   "len",   "int",  "float",  "str",      "bool",
                                                    "min",   "max",  "sorted", "enumerate"};
     if (builtins.count(e.name)) return Value::named(Value::kBuiltin, e.name);
     unsupported(e.span, "name '" + e.name + "' is not defined");
@@ -455,7 +453,8 @@ class ConfigEvaluator {
     Value base = eval(*e.base, scope);
     if (base.kind == Value::kModule && base.s == "itertools" && e.name == "product")
       return Value::named(Value::kBuiltin, "product");
-    if (base.kind == Value::kDict && (e.name == "keys" || e.name == "values" || e.name == "items")) {
+    if (base.kind == Value::kDict &&
+        (e.name == "keys" || e.name == "values" || e.name == "items")) {
       Value m = Value::named(Value::kBuiltin, "dict." + e.name);
       m.self = std::make_shared<Value>(std::move(base));
       return m;
@@ -513,13 +512,15 @@ class ConfigEvaluator {
       return args.empty() ? Value::list({}) : iterate(args[0], span);
     if (name == "len") {
       if (args.size() != 1) unsupported(span, "len takes one argument");
-      return Value::integer(args[0].kind == Value::kDict ? int64_t(args[0].dict.size())
-                                                         : int64_t(iterate(args[0], span).items.size()));
+      return Value::integer(args[0].kind == Value::kDict
+                                ? int64_t(args[0].dict.size())
+                                : int64_t(iterate(args[0], span).items.size()));
     }
     if (name == "zip") {
       std::vector<Value> lists;
       size_t n = SIZE_MAX;
-      for (auto& a : args) lists.push_back(iterate(a, span)), n = std::min(n, lists.back().items.size());
+      for (auto& a : args)
+        lists.push_back(iterate(a, span)), n = std::min(n, lists.back().items.size());
       Value r = Value::list({});
       for (size_t k = 0; k < (lists.empty() ? 0 : n); ++k) {
         Value row = Value::list({});
@@ -695,7 +696,8 @@ class ConfigEvaluator {
     }
     if (op == "*" && a.kind == Value::kList && ints == false && b.kind == Value::kInt) {
       Value r = Value::list({});
-      for (int64_t k = 0; k < b.i; ++k) r.items.insert(r.items.end(), a.items.begin(), a.items.end());
+      for (int64_t k = 0; k < b.i; ++k)
+        r.items.insert(r.items.end(), a.items.begin(), a.items.end());
       return r;
     }
     unsupported(e.span, "'" + op + "' of a " + kind_name(a.kind) + " and a " + kind_name(b.kind));
@@ -857,8 +859,7 @@ class SpecFinder {
   }
 
   // Binds a function's parameters (-D, else defaults) and walks its body.
-  bool walk_function(const AstStmt& def, const ScopePtr& outer,
-                     std::optional<AutotuneSpec>& spec) {
+  bool walk_function(const AstStmt& def, const ScopePtr& outer, std::optional<AutotuneSpec>& spec) {
     auto scope = std::make_shared<Scope>(Scope{outer, {}});
     bind_parameters(def, scope);
     eval_.bind_block(def.body, scope);
@@ -923,9 +924,10 @@ class SpecFinder {
                      kind_name(configs.kind));
     for (const Value& config : configs.items) {
       if (config.kind != Value::kDict)
-        eval_.fail(site.configs->span, std::string("an autotune config is a ") +
-                                           kind_name(config.kind) + ", not a dict",
-                   "write each config as {\"block_M\": 64, ...}");
+        eval_.fail(
+            site.configs->span,
+            std::string("an autotune config is a ") + kind_name(config.kind) + ", not a dict",
+            "write each config as {\"block_M\": 64, ...}");
       std::map<std::string, std::string> defines;
       for (const auto& [key, value] : config.dict) {
         if (key.kind != Value::kStr)
@@ -951,8 +953,7 @@ class SpecFinder {
 
 }  // namespace
 
-std::optional<AutotuneSpec> find_autotune_spec(std::string_view source,
-                                               const ParseOptions& options,
+std::optional<AutotuneSpec> find_autotune_spec(std::string_view source, const ParseOptions& options,
                                                const std::string& entry) {
   AstModule ast = parse_syntax(source, options.filename);
   ConfigEvaluator eval(source, options);

@@ -941,8 +941,8 @@ class SyntaxParser {
       comp->ops.push_back("for");
       if (paren) expect_op(")", "to close the comprehension variables");
       if (!at_word("in"))
-        fail(peek().span, "expected 'in' after the comprehension variables, found " +
-                              describe(peek()));
+        fail(peek().span,
+             "expected 'in' after the comprehension variables, found " + describe(peek()));
       next();
       adopt(*comp, or_test());
       comp->ops.push_back("in");

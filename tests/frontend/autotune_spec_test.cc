@@ -37,7 +37,8 @@ TEST(AutotuneSpec, LiteralConfigsOnTheDecorator) {
   auto spec = spec_of(std::string(R"(
 @autotune(configs=[{"block": 16, "threads": 32}, {"block": 32, "threads": 64}], warmup=5, rep=7)
 @tilelang.jit(out_idx=[-1])
-def f(N=64, block=16, threads=32):)") + kKernel);
+def f(N=64, block=16, threads=32):)") +
+                      kKernel);
   ASSERT_TRUE(spec);
   EXPECT_EQ(spec->function, "f");
   ASSERT_EQ(spec->configs.size(), 2u);
@@ -54,7 +55,8 @@ def get_configs():
     return [dict(zip(params, v)) for v in itertools.product(params["block"], params["threads"], params["fast"]) if v[0] <= v[1] // 2 or v[1] == 64]
 
 @autotune(configs=get_configs(), warmup=1, rep=1)
-def f(N=64, block=16, threads=32, fast=False):)") + kKernel);
+def f(N=64, block=16, threads=32, fast=False):)") +
+                      kKernel);
   ASSERT_TRUE(spec);
   // product order (16,32) (16,64) (32,32) (32,64); the filter drops (32, 32).
   ASSERT_EQ(spec->configs.size(), 3u);
@@ -74,7 +76,8 @@ def configs_for(N):
     return out
 
 @autotune(configs=configs_for)
-def f(N=32, block=16, threads=32):)") + kKernel,
+def f(N=32, block=16, threads=32):)") +
+                          kKernel,
                       {{"N", "16"}});
   ASSERT_TRUE(spec);
   ASSERT_EQ(spec->configs.size(), 2u);

@@ -70,8 +70,8 @@ TEST(CliPassFlags, PrintBeforeAfterAndTimePasses) {
   ASSERT_GT(passes, 3u);
   EXPECT_EQ(count(all.output, "// IR after cpu/"), passes);
 
-  auto bad = tilec_cli({"compile", example("vector_add.py"), "--target", "c",
-                        "--print-after=tilec.simplfy"});
+  auto bad = tilec_cli(
+      {"compile", example("vector_add.py"), "--target", "c", "--print-after=tilec.simplfy"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.output.find("pipeline 'cpu' has no pass 'tilec.simplfy' (did you mean "
                             "'tilec.simplify'?)"),
@@ -81,8 +81,8 @@ TEST(CliPassFlags, PrintBeforeAfterAndTimePasses) {
 }
 
 TEST(CliBench, JsonWithRatesAndCompare) {
-  auto r = tilec_cli({"bench", example("vector_add.py"), "--target", "c", "-D", "N=512",
-                      "--warmup", "1", "--rep", "2", "--json"});
+  auto r = tilec_cli({"bench", example("vector_add.py"), "--target", "c", "-D", "N=512", "--warmup",
+                      "1", "--rep", "2", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto rows = nlohmann::json::parse(r.output.substr(r.output.find('[')));
   ASSERT_EQ(rows.size(), 1u);
@@ -93,9 +93,9 @@ TEST(CliBench, JsonWithRatesAndCompare) {
   EXPECT_TRUE(rows[0].contains("gbps"));  // the file's `# bytes:` comment
   EXPECT_FALSE(rows[0].contains("gflops"));
 
-  auto compare = tilec_cli({"bench", example("gemm.py"), "-D", "M=64", "-D", "N=64", "-D",
-                            "K=32", "--warmup", "0", "--rep", "1", "--compare",
-                            std::string("c,") + testing::kAutoCpuKind});
+  auto compare =
+      tilec_cli({"bench", example("gemm.py"), "-D", "M=64", "-D", "N=64", "-D", "K=32", "--warmup",
+                 "0", "--rep", "1", "--compare", std::string("c,") + testing::kAutoCpuKind});
   ASSERT_EQ(compare.exit_code, 0) << compare.output;
   EXPECT_EQ(count(compare.output, "GFLOP/s"), 2u) << compare.output;
   EXPECT_NE(compare.output.find("x1.00 vs c"), std::string::npos) << compare.output;
@@ -137,9 +137,9 @@ TEST(CliTune, SkipsAFailingConfigCachesTheBestAndRunUsesIt) {
   ASSERT_EQ(tune.exit_code, 0) << tune.output;
   EXPECT_NE(tune.output.find("3 configs on c"), std::string::npos) << tune.output;
   // The refused config is in the table with its error; the two others are ranked.
-  EXPECT_TRUE(std::regex_search(tune.output,
-                                std::regex("block=48 threads=32 +- +- +compile error: .*block "
-                                           "must divide N")))
+  EXPECT_TRUE(
+      std::regex_search(tune.output, std::regex("block=48 threads=32 +- +- +compile error: .*block "
+                                                "must divide N")))
       << tune.output;
   EXPECT_TRUE(std::regex_search(tune.output, std::regex("\\* 1 +block=(8|16) threads=32 ")))
       << tune.output;

@@ -44,8 +44,8 @@ void check_pass_names(const std::vector<std::string>& names, const char* flag,
 // Adds the instruments the pass flags ask for; returns the timing one (or null).
 std::shared_ptr<transform::PassTimingInstrument> add_pass_instruments(
     CompileCommandOptions& options) {
-  bool printing = options.print_after_all || !options.print_after.empty() ||
-                  !options.print_before.empty();
+  bool printing =
+      options.print_after_all || !options.print_after.empty() || !options.print_before.empty();
   if (printing) {
     backend::BackendContext context = resolve_context(options);
     const transform::PassPipeline& pipeline = context.module().get_pipeline(context.target());
@@ -53,8 +53,8 @@ std::shared_ptr<transform::PassTimingInstrument> add_pass_instruments(
     check_pass_names(options.print_before, "--print-before", pipeline);
     options.instruments.push_back(std::make_shared<transform::PrintPassesInstrument>(
         [](const ir::IRModule& mod) { return ir::print(mod); },
-        transform::PrintPassesInstrument::Selection{
-            options.print_after_all, options.print_after, options.print_before}));
+        transform::PrintPassesInstrument::Selection{options.print_after_all, options.print_after,
+                                                    options.print_before}));
   }
   if (!options.time_passes) return nullptr;
   auto timing = std::make_shared<transform::PassTimingInstrument>();

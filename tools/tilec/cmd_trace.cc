@@ -26,11 +26,20 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -113,7 +122,8 @@ std::string layout_html(const std::string& function, const std::string& text) {
   for (std::string d; std::getline(in, d, ',');) dims.push_back(std::stoll(d));
   std::vector<std::string> vars;
   std::istringstream vin(m[5].str());
-  for (std::string v; std::getline(vin, v, ',');) vars.push_back(v.substr(v.find_first_not_of(' ')));
+  for (std::string v; std::getline(vin, v, ',');)
+    vars.push_back(v.substr(v.find_first_not_of(' ')));
   std::string thread = m[6], reg = m[7];
   int64_t rows = dims.size() == 2 ? dims[0] : 1, cols = dims.size() == 2 ? dims[1] : dims[0];
   const int64_t clip = 32;
@@ -132,8 +142,10 @@ std::string layout_html(const std::string& function, const std::string& text) {
     html += fmt::format("<tr><th>{}</th>", i);
     for (int64_t j = 0; j < std::min(cols, clip); ++j) {
       std::map<std::string, double> names;
-      if (vars.size() == 2) names = {{vars[0], double(i)}, {vars[1], double(j)}};
-      else if (!vars.empty()) names = {{vars[0], double(j)}};
+      if (vars.size() == 2)
+        names = {{vars[0], double(i)}, {vars[1], double(j)}};
+      else if (!vars.empty())
+        names = {{vars[0], double(j)}};
       std::string cell;
       try {
         long t = thread.empty() ? -1 : long(evaluate_arithmetic(thread, names));
@@ -141,9 +153,10 @@ std::string layout_html(const std::string& function, const std::string& text) {
         int hue = t < 0 ? 0 : int((t * 47) % 360);
         cell = t < 0 ? fmt::format("<td class=\"all\" title=\"every thread, register {}\">r{}</td>",
                                    r, r)
-                     : fmt::format("<td style=\"background:hsl({},70%,85%)\" title=\"({}, {}): "
-                                   "thread {}, register {}\">T{}<br>r{}</td>",
-                                   hue, i, j, t, r, t, r);
+                     : fmt::format(
+                           "<td style=\"background:hsl({},70%,85%)\" title=\"({}, {}): "
+                           "thread {}, register {}\">T{}<br>r{}</td>",
+                           hue, i, j, t, r, t, r);
       } catch (const std::exception&) {
         cell = "<td>?</td>";
       }
@@ -197,18 +210,20 @@ int run_trace(TraceOptions& options) {
   for (size_t k = 0; k < steps.size(); ++k) {
     const auto& s = steps[k];
     std::string title = s.pass.empty() ? "input module" : s.pipeline + "/" + s.pass;
-    nav += fmt::format("<li><a href=\"#step-{}\">{}</a> <span class=\"ms\">{}</span></li>", k,
-                       escape(title),
-                       s.pass.empty() ? "" : fmt::format("{:.3f} ms", s.milliseconds));
+    nav +=
+        fmt::format("<li><a href=\"#step-{}\">{}</a> <span class=\"ms\">{}</span></li>", k,
+                    escape(title), s.pass.empty() ? "" : fmt::format("{:.3f} ms", s.milliseconds));
     int changed = 0;
-    std::string diff =
-        k == 0 ? std::string() : diff_html(steps[k - 1].ir, s.ir, &changed);
+    std::string diff = k == 0 ? std::string() : diff_html(steps[k - 1].ir, s.ir, &changed);
     body += fmt::format(
         "<section class=\"{}\" id=\"step-{}\" data-pass=\"{}\"><h2>{}. {} <span class=\"ms\">{}"
         "</span></h2>",
         s.pass.empty() ? "input" : "pass", k, escape(s.pass), k + 1, escape(title),
         s.pass.empty() ? "" : fmt::format("{:.3f} ms, {} changed lines", s.milliseconds, changed));
-    if (k > 0) body += "<details class=\"diff-block\" open><summary>diff against the previous step</summary>" + diff + "</details>";
+    if (k > 0)
+      body +=
+          "<details class=\"diff-block\" open><summary>diff against the previous step</summary>" +
+          diff + "</details>";
     body += fmt::format("<details{}><summary>IR</summary><pre>{}</pre></details></section>",
                         k == 0 ? " open" : "", escape(s.ir));
   }
@@ -219,11 +234,13 @@ int run_trace(TraceOptions& options) {
         if (const auto* text = std::get_if<std::string>(&value))
           layouts += layout_html(func->name, *text);
   if (layouts.empty())
-    layouts = "<p class=\"note\">No fragment layouts: this target keeps fragments as whole "
-              "arrays per block (layouts are chosen by the SIMT lowering of GPU targets such as "
-              "opencl and cuda).</p>";
-  nav += "<li><a href=\"#layouts\">fragment layouts</a></li><li><a href=\"#device\">device "
-         "code</a></li><li><a href=\"#host\">host code</a></li>";
+    layouts =
+        "<p class=\"note\">No fragment layouts: this target keeps fragments as whole "
+        "arrays per block (layouts are chosen by the SIMT lowering of GPU targets such as "
+        "opencl and cuda).</p>";
+  nav +=
+      "<li><a href=\"#layouts\">fragment layouts</a></li><li><a href=\"#device\">device "
+      "code</a></li><li><a href=\"#host\">host code</a></li>";
   std::string html = fmt::format(
       "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
       "content=\"width=device-width,initial-scale=1\"><title>tilec trace: {file}</title>"
@@ -235,15 +252,16 @@ int run_trace(TraceOptions& options) {
       "</section><section id=\"device\"><h2>Device code</h2><pre>{device}</pre></section>"
       "<section id=\"host\"><h2>Host code</h2><pre>{host}</pre></section></article></main>"
       "<script>{script}</script></body></html>\n",
-      fmt::arg("file", escape(options.file)), fmt::arg("style", kStyle), fmt::arg("script", kScript),
-      fmt::arg("backend", escape(kernel.context().name())),
+      fmt::arg("file", escape(options.file)), fmt::arg("style", kStyle),
+      fmt::arg("script", kScript), fmt::arg("backend", escape(kernel.context().name())),
       fmt::arg("target", escape(kernel.context().target().str())),
       fmt::arg("exec", escape(kernel.execution_backend())),
       fmt::arg("passes", steps.empty() ? 0 : steps.size() - 1), fmt::arg("total", total),
       fmt::arg("compile", kernel.compile_ms()), fmt::arg("version", version()),
       fmt::arg("nav", nav), fmt::arg("body", body), fmt::arg("layouts", layouts),
-      fmt::arg("device", escape(kernel.device_source().empty() ? "(none: the host code is the kernel)"
-                                                               : kernel.device_source())),
+      fmt::arg("device",
+               escape(kernel.device_source().empty() ? "(none: the host code is the kernel)"
+                                                     : kernel.device_source())),
       fmt::arg("host", escape(kernel.host_source().empty() ? "(none)" : kernel.host_source())));
   std::ofstream out(options.output, std::ios::binary);
   out << html;

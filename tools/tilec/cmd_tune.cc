@@ -70,7 +70,8 @@ std::string first_line(const std::string& text) {
   for (std::string line; std::getline(in, line) && lines.size() < 3;) lines.push_back(line);
   if (lines.empty()) return "";
   if (lines.size() == 3 && lines[2].find('^') != std::string::npos) {
-    std::string quoted = lines[1].substr(std::min(lines[1].size(), lines[1].find_first_not_of(' ')));
+    std::string quoted =
+        lines[1].substr(std::min(lines[1].size(), lines[1].find_first_not_of(' ')));
     return lines[0] + ": " + quoted;
   }
   return lines[0];
@@ -104,9 +105,15 @@ class Progress {
 
 std::vector<std::string> worker_arguments(const TuneOptions& options,
                                           const std::map<std::string, std::string>& config) {
-  std::vector<std::string> args = {"tilec",  "compile", options.file, "--target", options.target,
-                                   "--execution-backend", options.execution_backend,
-                                   "--emit", "lowered"};
+  std::vector<std::string> args = {"tilec",
+                                   "compile",
+                                   options.file,
+                                   "--target",
+                                   options.target,
+                                   "--execution-backend",
+                                   options.execution_backend,
+                                   "--emit",
+                                   "lowered"};
   if (!options.target_host.empty()) args.insert(args.end(), {"--target-host", options.target_host});
   if (!options.entry.empty()) args.insert(args.end(), {"--entry", options.entry});
   for (const auto& d : options.defines) args.insert(args.end(), {"-D", d});
@@ -116,8 +123,8 @@ std::vector<std::string> worker_arguments(const TuneOptions& options,
 
 // Compiles every config in worker processes, `jobs` at a time; fills compile errors.
 void compile_in_workers(const TuneOptions& options, std::vector<Candidate>& candidates) {
-  size_t jobs = options.jobs > 0 ? size_t(options.jobs)
-                                 : std::max(1u, std::thread::hardware_concurrency());
+  size_t jobs =
+      options.jobs > 0 ? size_t(options.jobs) : std::max(1u, std::thread::hardware_concurrency());
   fs::path self = fs::read_symlink("/proc/self/exe");
   fs::path logs = fs::temp_directory_path() / fmt::format("tilec-tune-{}", getpid());
   fs::create_directories(logs);
@@ -134,8 +141,8 @@ void compile_in_workers(const TuneOptions& options, std::vector<Candidate>& cand
       std::ifstream log(logs / fmt::format("{}.log", it->second));
       std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
       c.status = "compile error";
-      c.error = text.empty() ? fmt::format("the worker ended with status {}", status)
-                             : first_line(text);
+      c.error =
+          text.empty() ? fmt::format("the worker ended with status {}", status) : first_line(text);
     }
     progress.step(config_text(c.config) + (c.status == "ok" ? "" : ": " + c.status));
     running.erase(it);
@@ -212,7 +219,8 @@ void print_table(const nlohmann::json& table) {
   size_t width = 6;
   for (const auto& row : table) {
     size_t w = 0;
-    for (const auto& [k, v] : row["config"].items()) w += k.size() + v.get<std::string>().size() + 2;
+    for (const auto& [k, v] : row["config"].items())
+      w += k.size() + v.get<std::string>().size() + 2;
     width = std::max(width, w);
   }
   std::cout << fmt::format("  {:<4} {:<{}} {:>10} {:>8}  {}\n", "rank", "config", width,
@@ -228,9 +236,8 @@ void print_table(const nlohmann::json& table) {
     std::string status = row["status"].get<std::string>();
     if (row.contains("error")) status += ": " + row["error"].get<std::string>();
     std::cout << fmt::format(
-        "{} {:<4} {:<{}} {:>10} {:>8}  {}\n", best ? "*" : " ",
-        timed ? std::to_string(rank) : "-", config, width,
-        timed ? fmt::format("{:.4f}", row["median_ms"].get<double>()) : "-",
+        "{} {:<4} {:<{}} {:>10} {:>8}  {}\n", best ? "*" : " ", timed ? std::to_string(rank) : "-",
+        config, width, timed ? fmt::format("{:.4f}", row["median_ms"].get<double>()) : "-",
         timed ? fmt::format("±{:.1f}%", 100 * row["spread"].get<double>()) : "-", status);
   }
 }
@@ -246,9 +253,10 @@ int run_tune(const TuneOptions& options) {
   TuningKey key = tuning_key(options);
   if (!options.retune) {
     if (auto cached = load_tuned_config(key)) {
-      std::cerr << fmt::format("tilec: tune: '{}' was tuned before for {}; cached best config: {} "
-                               "(--retune searches again)\n",
-                               spec->function, key.target, config_text(cached->config));
+      std::cerr << fmt::format(
+          "tilec: tune: '{}' was tuned before for {}; cached best config: {} "
+          "(--retune searches again)\n",
+          spec->function, key.target, config_text(cached->config));
       if (options.json)
         std::cout << nlohmann::json::parse(cached->table_json).dump(2) << "\n";
       else
@@ -259,10 +267,11 @@ int run_tune(const TuneOptions& options) {
   int warmup = options.warmup >= 0 ? options.warmup : spec->warmup > 0 ? spec->warmup : 3;
   int rep = options.rep >= 1 ? options.rep : spec->rep > 0 ? spec->rep : 10;
   std::cerr << fmt::format("tilec: tune: '{}': {} configs on {} ({}), warm-up {}, {} reps{}\n",
-                           spec->function, spec->configs.size(), key.target,
-                           key.execution_backend, warmup, rep,
-                           options.no_check ? ", not checked" : ", each checked against the "
-                                                                "interpreter");
+                           spec->function, spec->configs.size(), key.target, key.execution_backend,
+                           warmup, rep,
+                           options.no_check ? ", not checked"
+                                            : ", each checked against the "
+                                              "interpreter");
   std::vector<Candidate> candidates;
   for (const auto& config : spec->configs) {
     Candidate c;
@@ -276,10 +285,11 @@ int run_tune(const TuneOptions& options) {
     progress.step(config_text(c.config) +
                   (c.timing ? fmt::format(": {:.4f} ms", c.timing->median_ms) : ": " + c.status));
   }
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    if (bool(a.timing) != bool(b.timing)) return bool(a.timing);
-    return a.timing && a.timing->median_ms < b.timing->median_ms;
-  });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     if (bool(a.timing) != bool(b.timing)) return bool(a.timing);
+                     return a.timing && a.timing->median_ms < b.timing->median_ms;
+                   });
   nlohmann::json table = table_json(candidates);
   if (options.json)
     std::cout << table.dump(2) << "\n";
@@ -290,10 +300,10 @@ int run_tune(const TuneOptions& options) {
     return kExitFailure;
   }
   bool stored = store_tuned_config(key, {candidates.front().config, table.dump()});
-  std::cerr << fmt::format("tilec: tune: best {} ({}); {}\n", config_text(candidates.front().config),
-                           format_timing(*candidates.front().timing),
-                           stored ? "stored: `tilec run`/`compile`/`bench` use it"
-                                  : "not stored (TILEC_DISABLE_CACHE)");
+  std::cerr << fmt::format(
+      "tilec: tune: best {} ({}); {}\n", config_text(candidates.front().config),
+      format_timing(*candidates.front().timing),
+      stored ? "stored: `tilec run`/`compile`/`bench` use it" : "not stored (TILEC_DISABLE_CACHE)");
   return kExitOk;
 }
 
@@ -314,8 +324,9 @@ TILEC_REGISTER_COMMAND(Command{
                      "untimed calls per config (default: the source's warmup=, else 3)");
       sub.add_option("--rep", options->rep,
                      "timed calls per config (default: the source's rep=, else 10)");
-      sub.add_option("-j,--jobs", options->jobs, "worker processes compiling at once (default: "
-                                                 "the cores)");
+      sub.add_option("-j,--jobs", options->jobs,
+                     "worker processes compiling at once (default: "
+                     "the cores)");
       sub.add_flag("--json", options->json, "print the table as JSON");
       sub.add_option("--seed", options->seed, "seed of the random inputs")->capture_default_str();
       return [options] { return run_tune(*options); };

@@ -44,8 +44,8 @@ struct CompileOptions : KernelFileOptions {
   std::string target = "auto";
   std::string target_host;  // "" = derived from the target
   std::string execution_backend = "auto";
-  bool bounds_check = false;  // --bounds-check: pass config tilec.bounds_check = true
-  bool race_check = false;    // --racecheck: pass config tilec.emulator.racecheck = true
+  bool bounds_check = false;        // --bounds-check: pass config tilec.bounds_check = true
+  bool race_check = false;          // --racecheck: pass config tilec.emulator.racecheck = true
   std::vector<std::string> shapes;  // --shape NAME=VALUE (run, bench, tune); part of the tuning key
   // Pass instruments for this compilation (--print-after-all, --time-passes, tilec trace).
   std::vector<std::shared_ptr<transform::PassInstrument>> instruments;

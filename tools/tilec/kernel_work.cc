@@ -46,22 +46,28 @@ class Arithmetic {
   double sum() {
     double v = product();
     while (true) {
-      if (eat("+")) v += product();
-      else if (eat("-")) v -= product();
-      else return v;
+      if (eat("+"))
+        v += product();
+      else if (eat("-"))
+        v -= product();
+      else
+        return v;
     }
   }
   double product() {
     double v = power();
     while (true) {
-      if (eat("//")) v = std::floor(v / power());
+      if (eat("//"))
+        v = std::floor(v / power());
       else if (eat("%")) {
         double d = power();
         v = v - d * std::floor(v / d);
-      }
-      else if (eat("*")) v *= power();
-      else if (eat("/")) v /= power();
-      else return v;
+      } else if (eat("*"))
+        v *= power();
+      else if (eat("/"))
+        v /= power();
+      else
+        return v;
     }
   }
   double power() {
@@ -78,9 +84,10 @@ class Arithmetic {
     }
     skip();
     size_t start = pos_;
-    if (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
-      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
-                                     text_[pos_] == '.'))
+    if (pos_ < text_.size() &&
+        (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
+      while (pos_ < text_.size() &&
+             (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
         ++pos_;
       return std::stod(text_.substr(start, pos_ - start));
     }

@@ -23,8 +23,8 @@ struct ConfigMeasurement {
 
 // `make_args` gives each function's random arguments (ir::make_random_args with the
 // caller's dimension values). Never throws for a failing kernel: the failure is the result.
-ConfigMeasurement measure_config(const ir::IRModule& mod, const Kernel& kernel, bool check,
-                                 const BenchOptions& bench,
-                                 const std::function<ir::RandomArgs(const ir::PrimFunc&)>& make_args);
+ConfigMeasurement measure_config(
+    const ir::IRModule& mod, const Kernel& kernel, bool check, const BenchOptions& bench,
+    const std::function<ir::RandomArgs(const ir::PrimFunc&)>& make_args);
 
 }  // namespace tilec

@@ -9,7 +9,6 @@
 #include <optional>
 #include <string>
 
-
 namespace tilec {
 
 struct TuningKey {

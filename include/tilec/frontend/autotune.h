@@ -32,8 +32,7 @@ struct AutotuneSpec {
 // none. `options.defines` give the enclosing functions' parameters (-D), else their
 // defaults. Configs that cannot be evaluated, or are not a list of dicts of names to
 // numbers, bools or strings, raise a SourceError at the configs expression.
-std::optional<AutotuneSpec> find_autotune_spec(std::string_view source,
-                                               const ParseOptions& options,
+std::optional<AutotuneSpec> find_autotune_spec(std::string_view source, const ParseOptions& options,
                                                const std::string& entry = "");
 std::optional<AutotuneSpec> find_autotune_spec_in_file(
     const std::string& path, const std::map<std::string, std::string>& defines,
