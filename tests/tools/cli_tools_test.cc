@@ -29,6 +29,14 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The JSON array a command printed (stdout) among its stderr lines.
+nlohmann::json json_array(const std::string& output) {
+  size_t start = output.find("[\n");
+  size_t end = output.find("\n]", start);
+  EXPECT_NE(end, std::string::npos) << output;
+  return nlohmann::json::parse(output.substr(start, end + 2 - start));
+}
+
 // `tilec ARGS...` with TILEC_CACHE_DIR set to a fresh directory of this test's own.
 class PrivateCache {
  public:
@@ -84,7 +92,7 @@ TEST(CliBench, JsonWithRatesAndCompare) {
   auto r = tilec_cli({"bench", example("vector_add.py"), "--target", "c", "-D", "N=512", "--warmup",
                       "1", "--rep", "2", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  auto rows = nlohmann::json::parse(r.output.substr(r.output.find('[')));
+  auto rows = json_array(r.output);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0]["function"], "vector_add");
   EXPECT_EQ(rows[0]["rep"], 2);
@@ -160,7 +168,7 @@ TEST(CliTune, SkipsAFailingConfigCachesTheBestAndRunUsesIt) {
   auto again = cache.run({"tune", file.string(), "--target", "c", "--json"});
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("was tuned before"), std::string::npos) << again.output;
-  auto table = nlohmann::json::parse(again.output.substr(again.output.find('[')));
+  auto table = json_array(again.output);
   ASSERT_EQ(table.size(), 3u);
   EXPECT_EQ(table[2]["status"], "compile error");
 
@@ -169,6 +177,15 @@ TEST(CliTune, SkipsAFailingConfigCachesTheBestAndRunUsesIt) {
   ASSERT_EQ(retune.exit_code, 0) << retune.output;
   EXPECT_NE(retune.output.find("not checked"), std::string::npos) << retune.output;
   EXPECT_EQ(retune.output.find("was tuned before"), std::string::npos);
+
+  // Timed at N=64, checked on the smaller N=16 build.
+  auto small = cache.run({"tune", file.string(), "--target", "c", "-D", "N=64", "--check-define",
+                          "N=16", "--rep", "1", "--warmup", "0", "--json"});
+  ASSERT_EQ(small.exit_code, 0) << small.output;
+  auto rows = json_array(small.output);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["status"], "ok") << small.output;
+  EXPECT_EQ(rows[1]["status"], "ok") << small.output;
 
   auto none = cache.run({"tune", example("vector_add.py")});
   EXPECT_EQ(none.exit_code, 2);

@@ -51,8 +51,12 @@ int run_bench(const BenchCommandOptions& options) {
   for (const auto& target : targets) {
     CompileOptions one = options;
     one.target = target;
-    // --compare: each target's own execution backend ("auto" unless given for one target).
-    if (options.compare.size() > 1) one.execution_backend = "auto";
+    // --compare: TARGET@BACKEND names the execution backend, else the target's "auto" one.
+    if (!options.compare.empty()) {
+      size_t at = target.rfind('@');
+      one.target = target.substr(0, at);
+      one.execution_backend = at == std::string::npos ? "auto" : target.substr(at + 1);
+    }
     auto [mod, kernel] = compile_kernel_file(one);
     check_shape_names(mod, values, read_source(options.file));
     for (const auto& func : mod.functions()) {
@@ -133,7 +137,8 @@ TILEC_REGISTER_COMMAND(Command{
                    "gbps, speedup_vs_first where known");
       sub.add_option("--compare", options->compare,
                      "time the kernel on each of these targets in one process: T1,T2,... "
-                     "(ratios against the first)")
+                     "(ratios against the first); TARGET@BACKEND picks the execution backend, "
+                     "e.g. \"cuda -arch=sm_80@emulator\"")
           ->delimiter(',');
       sub.add_option("--flops", options->flops,
                      "the kernel's floating-point operations, e.g. \"2*M*N*K\" (default: the "

@@ -37,6 +37,7 @@ namespace fs = std::filesystem;
 
 struct TuneOptions : CompileOptions {
   bool no_check = false;
+  std::vector<std::string> check_defines;  // -D overrides of the check build (a small problem)
   bool retune = false;
   int warmup = -1;  // -1: the source's warmup=, else 3
   int rep = -1;     // -1: the source's rep=, else 10
@@ -184,14 +185,31 @@ void measure(const TuneOptions& options, const ShapeValues& values, Candidate& c
   one.use_tuned_config = false;
   for (const auto& [name, value] : c.config) one.defines.push_back(name + "=" + value);
   try {
+    auto args = [&](const ir::PrimFunc& func) {
+      return random_args_with(func, values, values.integers, options.seed);
+    };
+    bool check_here = !options.no_check;
+    if (check_here && !options.check_defines.empty()) {
+      // Checked on the smaller problem --check-define gives (a later -D wins), timed below.
+      CompileOptions small = one;
+      small.defines.insert(small.defines.end(), options.check_defines.begin(),
+                           options.check_defines.end());
+      auto [check_mod, check_kernel] = compile_kernel_file(small);
+      ConfigMeasurement checked =
+          measure_config(check_mod, check_kernel, true, BenchOptions{0, 1}, args);
+      c.max_abs_err = checked.max_abs_err;
+      if (checked.status != "ok") {
+        c.status = checked.status;
+        c.error = checked.error;
+        return;
+      }
+      check_here = false;
+    }
     auto [mod, kernel] = compile_kernel_file(one);
-    ConfigMeasurement m = measure_config(
-        mod, kernel, !options.no_check, BenchOptions{warmup, rep}, [&](const ir::PrimFunc& func) {
-          return random_args_with(func, values, values.integers, options.seed);
-        });
+    ConfigMeasurement m = measure_config(mod, kernel, check_here, BenchOptions{warmup, rep}, args);
     c.status = m.status;
     c.error = m.error;
-    c.max_abs_err = m.max_abs_err;
+    c.max_abs_err = std::max(c.max_abs_err, m.max_abs_err);
     c.timing = m.timing;
   } catch (const std::exception& e) {
     c.status = "run error";
@@ -319,6 +337,10 @@ TILEC_REGISTER_COMMAND(Command{
                      "part of the tuning key)");
       sub.add_flag("--no-check", options->no_check,
                    "do not check each config against the reference interpreter");
+      sub.add_option("--check-define", options->check_defines,
+                     "check each config on a smaller problem: NAME=VALUE overrides -D for the "
+                     "check build only (e.g. -D M=4096 to time, --check-define M=256 to check); "
+                     "repeatable");
       sub.add_flag("--retune", options->retune, "search again even when a best config is cached");
       sub.add_option("--warmup", options->warmup,
                      "untimed calls per config (default: the source's warmup=, else 3)");
