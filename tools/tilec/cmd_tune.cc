@@ -117,6 +117,9 @@ std::vector<std::string> worker_arguments(const TuneOptions& options,
                                    "lowered"};
   if (!options.target_host.empty()) args.insert(args.end(), {"--target-host", options.target_host});
   if (!options.entry.empty()) args.insert(args.end(), {"--entry", options.entry});
+  // The pass configuration is part of the cache key: the workers build what is timed.
+  if (options.bounds_check) args.push_back("--bounds-check");
+  if (options.race_check) args.push_back("--racecheck");
   for (const auto& d : options.defines) args.insert(args.end(), {"-D", d});
   for (const auto& [name, value] : config) args.insert(args.end(), {"-D", name + "=" + value});
   return args;
