@@ -22,10 +22,7 @@
 
 namespace {
 
-using tilec::bench::Clock;
-
 using tilec::bench::random_tensor;
-using tilec::bench::seconds_since;
 
 void run_opencl_vs_c(benchmark::State& state, const char* example,
                      const std::map<std::string, std::string>& defines,
@@ -50,18 +47,20 @@ void run_opencl_vs_c(benchmark::State& state, const char* example,
   on_c.call(args);
   scalar.call(args);
   double opencl_seconds = 0, c_seconds = 0, scalar_seconds = 0;
+  std::vector<double> opencl_ms, c_ms;
   for (auto _ : state) {
-    auto start = Clock::now();
-    on_opencl.call(args);
-    opencl_seconds += seconds_since(start);
-    start = Clock::now();
-    on_c.call(args);
-    c_seconds += seconds_since(start);
-    start = Clock::now();
-    scalar.call(args);
-    scalar_seconds += seconds_since(start);
+    double t = tilec::bench::timed_call([&] { on_opencl.call(args); });
+    opencl_seconds += t;
+    opencl_ms.push_back(t * 1e3);
+    t = tilec::bench::timed_call([&] { on_c.call(args); });
+    c_seconds += t;
+    c_ms.push_back(t * 1e3);
+    scalar_seconds += tilec::bench::timed_call([&] { scalar.call(args); });
   }
   double n = double(state.iterations());
+  // Medians as `tilec bench` reports them (tilec::summarize_samples).
+  state.counters["opencl_median_ms"] = tilec::summarize_samples(opencl_ms).median_ms;
+  state.counters["c_median_ms"] = tilec::summarize_samples(c_ms).median_ms;
   state.counters["opencl_ms"] = opencl_seconds / n * 1e3;
   state.counters["c_ms"] = c_seconds / n * 1e3;
   state.counters["opencl_over_c"] = c_seconds / opencl_seconds;

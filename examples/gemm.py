@@ -1,6 +1,7 @@
 # Tiled GEMM in TileLang's canonical form: C = A @ B with float16 inputs and a
 # float32 accumulator. Tiles of A and B are staged in shared memory and the K loop
 # is software-pipelined. Grow the problem with e.g. -D M=1024 -D N=1024 -D K=1024.
+# flops: 2 * M * N * K
 import tilelang
 import tilelang.language as T
 

@@ -1,5 +1,6 @@
 # Vector add: C = A + B. Each block handles one tile of block_N elements; the
 # guard keeps the last block inside the vector when N is not a multiple of block_N.
+# bytes: 3 * N * 4
 import tilelang
 import tilelang.language as T
 

@@ -23,6 +23,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev ocl-icd-opencl-dev pocl-opencl-icd
   python3 python3-dev python3-pip python3-venv
+  chromium
 )
 missing=()
 for p in "${packages[@]}"; do

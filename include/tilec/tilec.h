@@ -4,11 +4,14 @@
 #pragma once
 
 #include "tilec/backend/module.h"
+#include "tilec/engine/bench.h"
 #include "tilec/engine/compile.h"
 #include "tilec/engine/engine_error.h"
 #include "tilec/engine/initialize.h"
 #include "tilec/engine/kernel.h"
 #include "tilec/engine/kernel_cache.h"
+#include "tilec/engine/tuning.h"
+#include "tilec/engine/tuning_cache.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/builder.h"

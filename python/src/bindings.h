@@ -16,5 +16,6 @@ void bind_components(nb::module_& m);    // DeviceCodegen, ExecutionBackendSpec,
 void bind_backend(nb::module_& m);       // components, BackendModule, BackendContext, registry
 void bind_host_codegen(nb::module_& m);  // the host codegen registry, lazy imports
 void bind_kernel(nb::module_& m);        // parse + compile, Kernel and its calls
+void bind_autotune(nb::module_& m);      // autotune configs, measuring one, the tuned cache
 
 }  // namespace tilec::python

@@ -36,4 +36,5 @@ NB_MODULE(_core, m) {
   tilec::python::bind_backend(m);
   tilec::python::bind_host_codegen(m);
   tilec::python::bind_kernel(m);
+  tilec::python::bind_autotune(m);
 }

@@ -26,6 +26,7 @@ _core.initialize()
 
 from . import backend, language, target  # noqa: E402
 from .kernel import JitKernel, Kernel, compile, jit, parse  # noqa: E402
+from .autotune import TuneResult, autotune  # noqa: E402
 
 __all__ = [
     "BackendError",
@@ -38,7 +39,9 @@ __all__ = [
     "KernelSourceError",
     "PassError",
     "TargetError",
+    "TuneResult",
     "__version__",
+    "autotune",
     "backend",
     "compile",
     "jit",

@@ -196,10 +196,15 @@ def compile(kernel, target="auto", target_host=None, execution_backend="auto", p
         out_idx = kernel.out_idx
         kernel = kernel.func
     source, filename = kernel_source(kernel)
+    from .autotune import tuned_defines
+
+    # An autotuned kernel without its tuned parameters given: the cached best config.
+    texts = tuned_defines(source, filename, {name: _define_text(name, value) for name, value in defines.items()},
+                          target, target_host, execution_backend)
     compiled = _core.compile_source(
         source,
         filename,
-        {name: _define_text(name, value) for name, value in defines.items()},
+        texts,
         str(target),
         None if target_host is None else str(target_host),
         execution_backend or "auto",

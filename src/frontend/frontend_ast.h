@@ -32,6 +32,10 @@ enum class AstKind {
   kIfExp,    // children: body, test, orelse
   kDict,     // {k0: v0, k1: v1}: children alternate keys and values
   kLambda,   // lambda ops...: children[0] (parameter names in `ops`; layout hints only)
+  // [elt for t in it if c ...]: children[0] is elt; each later child is described by
+  // ops[i - 1]: "for" (a loop target: a name or a tuple of names), "in" (its iterable)
+  // or "if" (a filter). Evaluated only in autotune configs (tilec/frontend/autotune.h).
+  kListComp,
 };
 
 struct AstExpr;

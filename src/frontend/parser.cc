@@ -1,5 +1,7 @@
 #include "tilec/frontend/parser.h"
 
+#include "tilec/frontend/autotune.h"
+
 #include "frontend_lowering.h"
 #include "frontend_syntax.h"
 
@@ -13,6 +15,27 @@ namespace tilec::ir {
 IRModule parse_kernel_source(std::string_view source, const ParseOptions& options,
                              const std::string& entry) {
   frontend::AstModule ast = frontend::parse_syntax(source, options.filename);
+  // An autotuned kernel (docs/semantics.md, "Autotuning"): the tuned parameters no -D
+  // sets take the first config's values, so the file compiles as written.
+  if (source.find("autotune") != std::string_view::npos ||
+      source.find("from_kernel") != std::string_view::npos) {
+    std::optional<AutotuneSpec> spec;
+    try {
+      spec = find_autotune_spec(source, options, entry);
+    } catch (const IRError&) {
+      // Configs that cannot be evaluated leave the parameters to -D and their defaults.
+    }
+    if (spec && !spec->configs.empty()) {
+      bool chosen = false;
+      for (const auto& config : spec->configs)
+        for (const auto& [name, value] : config) chosen = chosen || options.defines.count(name);
+      if (!chosen) {
+        ParseOptions with_first = options;
+        for (const auto& [name, value] : spec->configs.front()) with_first.defines[name] = value;
+        return frontend::lower_module(ast, source, with_first, entry);
+      }
+    }
+  }
   return frontend::lower_module(ast, source, options, entry);
 }
 

@@ -1020,6 +1020,15 @@ class Lowering {
         case AstStmtKind::kAssign:
         case AstStmtKind::kAnnAssign:
           if (!st->value) break;  // `x: int` declares nothing
+          if (const AstExpr* tuned = autotuner_kernel(*st->value);
+              tuned && st->target->kind == AstKind::kName) {
+            // `autotuner = AutoTuner.from_kernel(kernel=kernel, ...)...`: the name stands
+            // for the kernel function, whose tuned parameters come from -D.
+            if (const Binding* f = find_binding(tuned->name); f && f->kind == Binding::kFunction) {
+              scopes_.back()[st->target->name] = *f;
+              break;
+            }
+          }
           assign_constant(*st->target, *st->value);
           for (const auto& t : st->more_targets) assign_constant(*t, *st->value);
           break;
@@ -1400,6 +1409,7 @@ class Lowering {
       return nullptr;
     }
     if (e.kind != AstKind::kCall) return nullptr;
+    if (const AstExpr* tuned = autotuner_kernel(e)) return nested_kernel(*tuned);
     if (e.base->kind == AstKind::kName) {
       const Binding* b = find_binding(e.base->name);
       if (b && b->kind == Binding::kFunction && !b->macro) {
@@ -1408,6 +1418,32 @@ class Lowering {
       }
     }
     return e.children.empty() ? nullptr : nested_kernel(*e.children[0]);
+  }
+
+  // TileLang's AutoTuner driver: `AutoTuner.from_kernel(kernel=k, configs=...)` followed
+  // by any of its set_*(...) and run(...) calls, or a name bound to one followed by them.
+  // The name of the kernel function it tunes (`k`, or that name), else null. tilec tunes
+  // with `tilec tune` (the configs are read by tilec/frontend/autotune.h); compiling
+  // gives the kernel for the parameters -D sets.
+  static const AstExpr* autotuner_kernel(const AstExpr& e) {
+    static const std::set<std::string> methods = {"run", "set_compile_args", "set_profile_args",
+                                                  "set_kernel_parameters", "set_cache_args"};
+    const AstExpr* at = &e;
+    bool chained = false;
+    while (at->kind == AstKind::kCall && at->base->kind == AstKind::kAttribute &&
+           methods.count(at->base->name)) {
+      at = at->base->base.get();
+      chained = true;
+    }
+    if (at->kind == AstKind::kCall && at->base->kind == AstKind::kAttribute &&
+        at->base->name == "from_kernel") {
+      for (const auto& kw : at->keywords)
+        if (kw.name == "kernel") return kw.value->kind == AstKind::kName ? kw.value.get() : nullptr;
+      if (!at->children.empty() && at->children[0]->kind == AstKind::kName)
+        return at->children[0].get();
+      return nullptr;
+    }
+    return chained && at->kind == AstKind::kName ? at : nullptr;
   }
 
   // `A.<attr>` where A is a buffer: that buffer, else null.
@@ -1976,6 +2012,10 @@ class Lowering {
       case AstKind::kDict:
         fail(e.span, "a dict is not a value here",
              "dicts are layout maps (T.annotate_layout), attributes and annotations");
+      case AstKind::kListComp:
+        fail(e.span, "a list comprehension is not a value here",
+             "comprehensions are evaluated only where autotune configs are written "
+             "(@autotune(configs=...), AutoTuner.from_kernel(configs=...))");
       case AstKind::kLambda:
         fail(e.span, "lambda expressions are not supported here",
              "a lambda may only define a layout function inside T.annotate_layout hints; "

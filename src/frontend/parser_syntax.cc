@@ -899,9 +899,12 @@ class SyntaxParser {
             next();
             return first;  // parenthesized expression
           }
-          if (at_word("for"))
-            fail(peek().span, "comprehensions are not supported",
-                 "write the loop as a for statement");
+          if (at_word("for")) {
+            if (!list)
+              fail(peek().span, "generator expressions are not supported",
+                   "write a list comprehension [... for ...]");
+            return comprehension(std::move(first), span);
+          }
           adopt(*seq, std::move(first));
           while (at_op(",")) {
             next();
@@ -917,6 +920,35 @@ class SyntaxParser {
       default:
         fail(span, "expected an expression, found " + describe(t));
     }
+  }
+
+  // The rest of `[elt for t in it if c ...]` after elt; iterables and filters are
+  // or_tests, as in Python (a bare `x if c else y` would be ambiguous there).
+  AstPtr comprehension(AstPtr element, Span span) {
+    auto comp = leaf(AstKind::kListComp, span, "");
+    adopt(*comp, std::move(element));
+    while (at_word("for") || at_word("if")) {
+      if (at_word("if")) {
+        next();
+        adopt(*comp, or_test());
+        comp->ops.push_back("if");
+        continue;
+      }
+      next();
+      bool paren = at_op("(");
+      if (paren) next();
+      adopt(*comp, target_list("as comprehension variables"));
+      comp->ops.push_back("for");
+      if (paren) expect_op(")", "to close the comprehension variables");
+      if (!at_word("in"))
+        fail(peek().span,
+             "expected 'in' after the comprehension variables, found " + describe(peek()));
+      next();
+      adopt(*comp, or_test());
+      comp->ops.push_back("in");
+    }
+    expect_op("]", "to close the list comprehension");
+    return comp;
   }
 
   // {key: value, ...}: layout maps, annotations and attributes.

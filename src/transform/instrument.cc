@@ -66,4 +66,59 @@ void PrintAfterPassInstrument::after_pass(std::string_view pipeline, const Pass&
   sink_(text);
 }
 
+PrintPassesInstrument::PrintPassesInstrument(Printer printer, Selection selection, Sink sink)
+    : printer_(std::move(printer)), selection_(std::move(selection)), sink_(std::move(sink)) {
+  if (!printer_) throw PassError("PrintPassesInstrument needs a printer function");
+  if (!sink_) sink_ = [](std::string_view text) { std::cerr << text; };
+}
+
+namespace {
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+}  // namespace
+
+void PrintPassesInstrument::dump(const char* when, std::string_view pipeline, const Pass& pass,
+                                 const ir::IRModule& mod) {
+  std::string text = "// IR " + std::string(when) + " " + std::string(pipeline) + "/" + pass.name +
+                     "\n" + printer_(mod) + "\n";
+  std::lock_guard lock(mutex_);
+  sink_(text);
+}
+
+void PrintPassesInstrument::before_pass(std::string_view pipeline, const Pass& pass,
+                                        const ir::IRModule& mod) {
+  if (listed(selection_.before, pass.name)) dump("before", pipeline, pass, mod);
+}
+
+void PrintPassesInstrument::after_pass(std::string_view pipeline, const Pass& pass,
+                                       const ir::IRModule& result) {
+  if (selection_.after_all || listed(selection_.after, pass.name))
+    dump("after", pipeline, pass, result);
+}
+
+PassRecordInstrument::PassRecordInstrument(Printer printer) : printer_(std::move(printer)) {
+  if (!printer_) throw PassError("PassRecordInstrument needs a printer function");
+}
+
+void PassRecordInstrument::before_pass(std::string_view pipeline, const Pass& /*pass*/,
+                                       const ir::IRModule& mod) {
+  std::lock_guard lock(mutex_);
+  if (steps_.empty()) steps_.push_back({std::string(pipeline), "", 0.0, printer_(mod)});
+  started_ = std::chrono::steady_clock::now();
+}
+
+void PassRecordInstrument::after_pass(std::string_view pipeline, const Pass& pass,
+                                      const ir::IRModule& result) {
+  auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(mutex_);
+  double ms = std::chrono::duration<double, std::milli>(now - started_).count();
+  steps_.push_back({std::string(pipeline), pass.name, ms, printer_(result)});
+}
+
+std::vector<PassRecordInstrument::Step> PassRecordInstrument::steps() const {
+  std::lock_guard lock(mutex_);
+  return steps_;
+}
+
 }  // namespace tilec::transform

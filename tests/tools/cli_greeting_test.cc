@@ -25,8 +25,8 @@ TEST(CliGreeting, NoArgumentsPrintsTheHelpWithEverySubcommand) {
   auto result = tilec_cli({});
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_TRUE(contains(result.output, "tilec: a compiler for tile-level kernels")) << result.output;
-  for (const char* command :
-       {"backends", "check", "compile", "fmt", "interp", "resolve", "run", "targets"}) {
+  for (const char* command : {"backends", "bench", "check", "compile", "fmt", "interp", "resolve",
+                              "run", "targets", "trace", "tune"}) {
     EXPECT_TRUE(contains(result.output, command)) << command << "\n" << result.output;
   }
   EXPECT_TRUE(contains(result.output, "--version")) << result.output;
@@ -37,8 +37,9 @@ TEST(CliGreeting, AnUnknownSubcommandIsNamedWithTheNearestAndTheList) {
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_TRUE(contains(result.output, "unknown command 'complie' (did you mean 'compile'?)"))
       << result.output;
-  EXPECT_TRUE(
-      contains(result.output, "commands: backends, check, compile, fmt, interp, resolve, run"))
+  EXPECT_TRUE(contains(result.output,
+                       "commands: backends, bench, check, compile, fmt, interp, resolve, run, "
+                       "targets, trace, tune"))
       << result.output;
   auto far = tilec_cli({"frobnicate"});
   EXPECT_EQ(far.exit_code, 2) << far.output;

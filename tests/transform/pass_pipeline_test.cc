@@ -136,5 +136,37 @@ TEST(InstrumentTest, PrintAfterPassUsesPrinterAndSink) {
   EXPECT_THROW(PrintAfterPassInstrument({}), PassError);
 }
 
+TEST(InstrumentTest, PrintPassesPrintsTheChosenPassesBeforeAndAfter) {
+  std::string printed;
+  auto printer = [](const ir::IRModule& mod) {
+    const ir::AttrValue* trace = mod.attr("trace");
+    return "module trace=" + (trace ? std::get<std::string>(*trace) : std::string("none"));
+  };
+  auto print = std::make_shared<PrintPassesInstrument>(
+      printer, PrintPassesInstrument::Selection{.after = {"y"}, .before = {"x"}},
+      [&printed](std::string_view text) { printed += text; });
+  PassPipeline pipeline("printed", {tracing_pass("x"), tracing_pass("y")});
+  pipeline.lower(one_function_module(), target::Target::parse("c"), PassContext({}, {print}));
+  EXPECT_EQ(printed,
+            "// IR before printed/x\nmodule trace=none\n"
+            "// IR after printed/y\nmodule trace=x,y\n");
+}
+
+TEST(InstrumentTest, PassRecordKeepsTheInputAndEveryPassInOrder) {
+  auto record = std::make_shared<PassRecordInstrument>([](const ir::IRModule& mod) {
+    const ir::AttrValue* trace = mod.attr("trace");
+    return trace ? std::get<std::string>(*trace) : std::string("none");
+  });
+  PassPipeline pipeline("recorded", {tracing_pass("x"), tracing_pass("y")});
+  pipeline.lower(one_function_module(), target::Target::parse("c"), PassContext({}, {record}));
+  auto steps = record->steps();
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].pass, "");
+  EXPECT_EQ(steps[0].ir, "none");
+  EXPECT_EQ(steps[1].pass, "x");
+  EXPECT_EQ(steps[2].ir, "x,y");
+  EXPECT_EQ(steps[2].pipeline, "recorded");
+}
+
 }  // namespace
 }  // namespace tilec::transform

@@ -25,7 +25,6 @@ namespace tilec::cli {
 namespace {
 
 struct RunOptions : CompileOptions {
-  std::vector<std::string> shapes;
   std::vector<std::string> inputs;  // --inputs NAME=file.npy, unparsed
   std::string save_dir;
   bool check = false;

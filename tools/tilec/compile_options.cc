@@ -1,6 +1,7 @@
 #include "compile_options.h"
 
 #include "error_report.h"
+#include "tuned_config.h"
 
 #include "tilec/exec/emulator.h"
 #include "tilec/frontend/parser.h"
@@ -78,7 +79,16 @@ void require_functions(const ir::IRModule& module, const std::string& file) {
                       "with @T.prim_func (see examples/vector_add.py)");
 }
 
-CompiledFile compile_kernel_file(const CompileOptions& options) {
+backend::BackendContext resolve_context(const CompileOptions& options) {
+  initialize();
+  std::optional<std::string> host;
+  if (!options.target_host.empty()) host = options.target_host;
+  return backend::create_backend_context(options.target, host, options.execution_backend);
+}
+
+CompiledFile compile_kernel_file(const CompileOptions& given) {
+  CompileOptions options = given;
+  if (options.use_tuned_config) apply_tuned_config(options, options.quiet);
   ir::IRModule mod = load_kernel_file(options);
   require_functions(mod, options.file);
   // Checked here too (compile() checks again) so diagnostics show the source line.
@@ -88,6 +98,13 @@ CompiledFile compile_kernel_file(const CompileOptions& options) {
   PassConfig pass_config;
   if (options.bounds_check) pass_config[transform::kBoundsCheckConfigKey] = true;
   if (options.race_check) pass_config[exec::kEmulatorRaceCheckConfigKey] = true;
+  std::optional<transform::ScopedPassContext> instruments;
+  if (!options.instruments.empty()) {
+    const transform::PassContext& outer = transform::PassContext::current();
+    auto all = outer.instruments();
+    all.insert(all.end(), options.instruments.begin(), options.instruments.end());
+    instruments.emplace(transform::PassContext(outer.config(), std::move(all)));
+  }
   Kernel kernel = compile(mod, options.target, host, options.execution_backend, pass_config);
   return {std::move(mod), std::move(kernel)};
 }

@@ -7,9 +7,11 @@
 #include "command.h"
 
 #include "tilec/tilec.h"
+#include "tilec/transform/instrument.h"
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,8 +44,13 @@ struct CompileOptions : KernelFileOptions {
   std::string target = "auto";
   std::string target_host;  // "" = derived from the target
   std::string execution_backend = "auto";
-  bool bounds_check = false;  // --bounds-check: pass config tilec.bounds_check = true
-  bool race_check = false;    // --racecheck: pass config tilec.emulator.racecheck = true
+  bool bounds_check = false;        // --bounds-check: pass config tilec.bounds_check = true
+  bool race_check = false;          // --racecheck: pass config tilec.emulator.racecheck = true
+  std::vector<std::string> shapes;  // --shape NAME=VALUE (run, bench, tune); part of the tuning key
+  // Pass instruments for this compilation (--print-after-all, --time-passes, tilec trace).
+  std::vector<std::shared_ptr<transform::PassInstrument>> instruments;
+  bool use_tuned_config = true;  // apply the cached best config of an autotuned kernel
+  bool quiet = false;            // do not say which tuned config was used
 };
 
 // Adds FILE, --target, --target-host, --execution-backend, --bounds-check and -D/--define.
@@ -54,7 +61,12 @@ struct CompiledFile {
   Kernel kernel;
 };
 
-// Parses and checks the file (diagnostics show the source line) and compiles it.
+// Parses and checks the file (diagnostics show the source line) and compiles it. When
+// the kernel has autotune configs and no -D sets a tuned parameter, the best config
+// `tilec tune` stored for this target is used (and stderr says so).
 CompiledFile compile_kernel_file(const CompileOptions& options);
+
+// The backend context `options` resolve to (target, host, execution backend).
+backend::BackendContext resolve_context(const CompileOptions& options);
 
 }  // namespace tilec::cli
