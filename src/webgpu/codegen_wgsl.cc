@@ -3,6 +3,7 @@
 #include "tilec/gpu/subgroup.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/runtime/abi.h"
+#include "tilec/transform/index_width.h"
 #include "tilec/transform/simplify.h"
 #include "tilec/transform/split_host_device.h"
 #include "tilec/webgpu/kernel_info.h"
@@ -175,6 +176,16 @@ class WgslPrinter {
           options_.max_invocations));
     }
 
+    for (const auto& p : func->params) {
+      if (p.is_buffer() && transform::needs_wide_index(p.buffer)) {
+        fail(fmt::format(
+            "indexes tensor '{}' in 64-bit arithmetic (its shape is symbolic or over 2^31 "
+            "elements, so tilec cannot prove 32-bit offsets suffice); WGSL has no 64-bit "
+            "integers (browsers provide none): give the tensor a constant shape under 2^31 "
+            "elements",
+            p.buffer->name));
+      }
+    }
     std::ostringstream decls;  // module-scope declarations of this kernel
     int binding = 0;
     std::vector<std::pair<std::string, std::string>> scalars;  // field, WGSL type
