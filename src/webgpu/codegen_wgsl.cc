@@ -59,8 +59,9 @@ const std::set<std::string>& wgsl_reserved_words() {
 
 std::string f32_literal(double v) {
   float f = float(v);
-  if (std::isnan(f)) return "bitcast<f32>(0x7fc00000u)";
-  if (std::isinf(f)) return f < 0 ? "bitcast<f32>(0xff800000u)" : "bitcast<f32>(0x7f800000u)";
+  // Through a function: a constant expression may not be NaN or infinite in WGSL.
+  if (std::isnan(f)) return "tilec_f32_bits(0x7fc00000u)";
+  if (std::isinf(f)) return f < 0 ? "tilec_f32_bits(0xff800000u)" : "tilec_f32_bits(0x7f800000u)";
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, f);
   std::string text(buf, res.ptr);
@@ -76,6 +77,9 @@ bool is_packed_global(const Buffer& b) {
 }
 
 // WGSL's preamble sections, emitted when used.
+// NaN and infinities, which WGSL has no constant expressions for.
+const char* kFloatBits = "fn tilec_f32_bits(b: u32) -> f32 { return bitcast<f32>(b); }\n";
+
 const char* kFloorDivHelpers =
     R"(// Floor division and modulo (Python's // and %), as docs/semantics.md defines them; a
 // zero divisor yields 0 and sets the invocation's flag, which the kernel reports.
@@ -109,7 +113,7 @@ fn tilec_f8e4m3_to_f32(b: u32) -> f32 {
   let s = select(1.0f, -1.0f, (b & 0x80u) != 0u);
   let e = (b >> 3u) & 0xFu;
   let m = b & 7u;
-  if (e == 15u && m == 7u) { return bitcast<f32>(0x7fc00000u); }
+  if (e == 15u && m == 7u) { return tilec_f32_bits(0x7fc00000u); }
   if (e == 0u) { return s * ldexp(f32(m), -9); }
   return s * ldexp(f32(m + 8u), i32(e) - 10);
 }
@@ -118,8 +122,8 @@ fn tilec_f8e5m2_to_f32(b: u32) -> f32 {
   let e = (b >> 2u) & 0x1Fu;
   let m = b & 3u;
   if (e == 31u) {
-    if (m == 0u) { return s * bitcast<f32>(0x7f800000u); }
-    return bitcast<f32>(0x7fc00000u);
+    if (m == 0u) { return s * tilec_f32_bits(0x7f800000u); }
+    return tilec_f32_bits(0x7fc00000u);
   }
   if (e == 0u) { return s * ldexp(f32(m), -16); }
   return s * ldexp(f32(m + 4u), i32(e) - 17);
@@ -277,6 +281,8 @@ class WgslPrinter {
   std::string finish() const {
     std::string out;
     if (helpers_.count("f16")) out += "enable f16;\n";
+    if (functions_.find("tilec_f32_bits(") != std::string::npos || helpers_.count("float8"))
+      out += kFloatBits;
     if (helpers_.count("floordiv")) out += kFloorDivHelpers;
     if (helpers_.count("float8")) out += kFloat8Helpers;
     return out + functions_;
