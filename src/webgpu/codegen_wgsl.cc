@@ -172,6 +172,8 @@ class WgslPrinter {
     info.entry = entry;
     info.workgroup = workgroup_size(func);
     int64_t invocations = info.workgroup[0] * info.workgroup[1] * info.workgroup[2];
+    invocations_ = invocations;
+    uses_subgroups_ = false;
     if (invocations > options_.max_invocations) {
       fail(fmt::format(
           "uses {} threads per workgroup ({}x{}x{}), but the target allows at most {} "
@@ -271,7 +273,12 @@ class WgslPrinter {
                        info.workgroup[1], info.workgroup[2]);
     out << "fn " << entry
         << "(@builtin(workgroup_id) tilec_wid: vec3<u32>, @builtin(local_invocation_id) "
-           "tilec_lid: vec3<u32>) {\n"
+           "tilec_lid: vec3<u32>"
+        << (uses_subgroups_ ? ", @builtin(local_invocation_index) tilec_lidx: u32, "
+                              "@builtin(subgroup_invocation_id) tilec_sg_lane: u32, "
+                              "@builtin(subgroup_size) tilec_sg_size: u32"
+                            : "")
+        << ") {\n"
         << body_.str() << "}\n";
     functions_ += out.str();
     module_names_ = used_names_;
@@ -281,6 +288,15 @@ class WgslPrinter {
   std::string finish() const {
     std::string out;
     if (helpers_.count("f16")) out += "enable f16;\n";
+    if (helpers_.count("subgroups")) {
+      // wgpu-native's naga (v29) refuses `enable subgroups;` and takes the builtins with the
+      // device's feature alone; browsers' Tint requires the directive, which
+      // kSubgroupsEnableMarker marks the place of (tests/webgpu adds it for Tint).
+      out += std::string(kSubgroupsEnableMarker) + "\n";
+      // Every invocation of a block reaches the reduce (the lowering's contract), which
+      // Tint's uniformity analysis cannot see through the per-thread loop bounds.
+      out += "diagnostic(off, subgroup_uniformity);\n";
+    }
     if (functions_.find("tilec_f32_bits(") != std::string::npos || helpers_.count("float8"))
       out += kFloatBits;
     if (helpers_.count("floordiv")) out += kFloorDivHelpers;
@@ -733,20 +749,32 @@ class WgslPrinter {
   }
 
   Printed print_extern_call(const CallNode* op) {
-    if (gpu::is_subgroup_call(op->name)) {
-      // WebGPU's subgroups do not say which invocations form a subgroup (no subgroup_id,
-      // no guarantee that lanes follow the flat thread index), which the SIMT subgroup
-      // reduce assumes; T.reduce_* takes the shared-memory tree instead.
+    if (!gpu::is_subgroup_call(op->name)) {
       fail(
-          fmt::format("calls the subgroup operation '{}'; WGSL subgroups are not formed from the "
-                      "flat thread index as the SIMT lowering's subgroup reduce needs; compile "
-                      "with -subgroup_reduce=0 (the webgpu default)",
+          fmt::format("calls the extern function '{}'; WGSL shaders cannot link external "
+                      "functions, so T.call_extern is not supported on webgpu",
                       op->name));
     }
-    fail(
-        fmt::format("calls the extern function '{}'; WGSL shaders cannot link external "
-                    "functions, so T.call_extern is not supported on webgpu",
-                    op->name));
+    if (!options_.subgroups) {
+      fail(
+          fmt::format("calls the subgroup operation '{}', but the WebGPU device lacks the "
+                      "`subgroups` feature; compile with -subgroup_reduce=0",
+                      op->name));
+    }
+    require("subgroups");
+    uses_subgroups_ = true;
+    const std::string& n = op->name;
+    if (n == gpu::kSubgroupId) return {"i32(tilec_lidx / tilec_sg_size)", true};
+    if (n == gpu::kSubgroupLocalId) return {"i32(tilec_sg_lane)", true};
+    if (n == gpu::kSubgroupSize) return {"i32(tilec_sg_size)", true};
+    if (n == gpu::kNumSubgroups) {
+      return {fmt::format("i32(({}u + tilec_sg_size - 1u) / tilec_sg_size)", invocations_), true};
+    }
+    std::string combination = n.substr(std::string(gpu::kSubgroupReducePrefix).size());
+    std::string fn = combination == "sum"   ? "subgroupAdd"
+                     : combination == "max" ? "subgroupMax"
+                                            : "subgroupMin";
+    return {fmt::format("{}({})", fn, print(op->args.at(0)).text), true};
   }
 
   // ---------------------------------------------------------------- statements
@@ -1014,6 +1042,8 @@ class WgslPrinter {
   std::ostringstream body_, workgroup_decls_;
   int indent_ = 1;
   int64_t workgroup_bytes_ = 0;
+  int64_t invocations_ = 1;
+  bool uses_subgroups_ = false;
   std::string functions_;
 };
 

@@ -497,7 +497,8 @@ std::optional<WgpuDeviceFacts> wgpu_device_facts(const std::string& selector) {
     std::string why;
     if (wgpu::adapters(&why).empty()) return std::nullopt;
     wgpu::Device& d = wgpu::device(selector);
-    return WgpuDeviceFacts{d.shader_f16, int64_t(d.limits.maxComputeWorkgroupStorageSize),
+    return WgpuDeviceFacts{d.shader_f16, d.subgroups,
+                           int64_t(d.limits.maxComputeWorkgroupStorageSize),
                            int64_t(d.limits.maxComputeInvocationsPerWorkgroup),
                            int64_t(d.limits.maxStorageBufferBindingSize)};
   } catch (const ExecError&) {

@@ -148,6 +148,14 @@ Device& device(const std::string& selector) {
   d->shader_f16 = a.wgpuAdapterHasFeature(adapter.adapter, WGPUFeatureName_ShaderF16);
   std::vector<WGPUFeatureName> features;
   if (d->shader_f16) features.push_back(WGPUFeatureName_ShaderF16);
+  // wgpu-native names the subgroups feature with its own enum (WGPUNativeFeature_Subgroup).
+  auto subgroup = static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup);
+  d->subgroups = a.wgpuAdapterHasFeature(adapter.adapter, WGPUFeatureName_Subgroups) ||
+                 a.wgpuAdapterHasFeature(adapter.adapter, subgroup);
+  if (a.wgpuAdapterHasFeature(adapter.adapter, WGPUFeatureName_Subgroups))
+    features.push_back(WGPUFeatureName_Subgroups);
+  else if (d->subgroups)
+    features.push_back(subgroup);
   WGPUDeviceDescriptor desc{};
   desc.requiredFeatureCount = features.size();
   desc.requiredFeatures = features.data();

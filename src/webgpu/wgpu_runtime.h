@@ -2,7 +2,7 @@
 // scripts/setup.sh unpacked from the pinned PyPI `wgpu` wheel, whose webgpu.h/wgpu.h this
 // file is compiled against), and the process's WebGPU devices: one instance, and per
 // selected adapter one device (requested with the adapter's own limits and its shader-f16
-// feature), created once and shared by every module. Only built with the headers
+// and subgroups features), created once and shared by every module. Only built with the headers
 // (TILEC_HAVE_WGPU_HEADERS); private to src/webgpu/.
 #pragma once
 
@@ -93,6 +93,7 @@ struct Device {
   WGPUQueue queue = nullptr;
   WGPULimits limits{};
   bool shader_f16 = false;
+  bool subgroups = false;
   std::mutex mutex;  // serializes queue work and the pipeline cache
   // Pipelines by (WGSL source, entry point), for the life of the process.
   struct Pipeline {

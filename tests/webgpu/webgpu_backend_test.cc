@@ -95,11 +95,13 @@ TEST(WebGpuRefusals, Float16WithoutShaderF16IsAClearError) {
 }
 
 TEST(WebGpuRefusals, WorkgroupOverTheTargetLimitSaysWhatToChange) {
-  // 8192 floats of shared memory: 32 KiB, over the WebGPU default of 16 KiB.
-  std::string what = compile_error(copy_kernel("float32", 64, 8192));
-  EXPECT_NE(what.find("bytes of workgroup (shared) memory"), std::string::npos) << what;
+  // 8192 floats of shared memory: 32 KiB, over WebGPU's guaranteed 16 KiB.
+  std::string portable = "webgpu -max_shared_memory_per_block=16384 -max_threads_per_block=256";
+  std::string what = compile_error(copy_kernel("float32", 64, 8192, 8192), portable);
+  EXPECT_NE(what.find("declares 32768 bytes of workgroup (shared) memory"), std::string::npos)
+      << what;
   EXPECT_NE(what.find("max_shared_memory_per_block"), std::string::npos) << what;
-  what = compile_error(copy_kernel("float32", 512, 512));
+  what = compile_error(copy_kernel("float32", 512, 512), portable);
   EXPECT_NE(what.find("512 threads per"), std::string::npos) << what;
 }
 
@@ -258,6 +260,29 @@ def div(X: T.Tensor((64,), "int32"), Y: T.Tensor((64,), "int32"), d: T.int32):
   } catch (const std::exception& e) {
     std::string what = e.what();
     EXPECT_NE(what.find("integer division by zero in device function"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace tilec
+
+namespace tilec {
+namespace {
+
+// T.reduce_* through WGSL's subgroup builtins where the device has `subgroups`, and through
+// the shared-memory tree with -subgroup_reduce=0; both match the interpreter.
+TEST_F(WebGpuKernels, ReductionsUseSubgroupsWhereTheDeviceHasThem) {
+  SKIP_WITHOUT_WGPU();
+  ir::IRModule mod = ir::parse_kernel_file(testing::example("softmax.py"));
+  auto facts = webgpu::wgpu_device_facts("");
+  ASSERT_TRUE(facts);
+  for (const char* target : {"webgpu", "webgpu -subgroup_reduce=0"}) {
+    Kernel kernel = compile(mod, target, std::nullopt, "wgpu");
+    bool subgroups = std::string(target) == "webgpu" && facts->subgroups;
+    EXPECT_EQ(kernel.device_source().find("subgroupMax(") != std::string::npos, subgroups)
+        << target;
+    auto result = testing::run_and_compare(kernel, mod.functions().front());
+    EXPECT_TRUE(result.ok) << target << ": " << result.detail;
   }
 }
 

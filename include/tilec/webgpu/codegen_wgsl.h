@@ -32,11 +32,18 @@
 
 namespace tilec::webgpu {
 
-// T.reduce_* takes the SIMT lowering's shared-memory tree (the kind's subgroup_reduce=0):
-// WebGPU does not define which invocations form a subgroup (no subgroup_id, lanes need not
-// follow the flat thread index), which the SIMT subgroup reduce assumes.
+// gpu/subgroup.h's calls (T.reduce_* with subgroup_reduce=1) print as WGSL's subgroupAdd/
+// Max/Min, with the subgroup index taken as local_invocation_index / subgroup_size: the SIMT
+// lowering forms subgroups from the flat thread index, which WebGPU does not promise but
+// Vulkan drivers (lavapipe, and GPUs for the 1-D blocks the lowering uses) do.
+// The comment line standing where a browser's WGSL needs `enable subgroups;` (naga, which
+// runs the kernel here, refuses the directive; Tint requires it).
+inline constexpr const char* kSubgroupsEnableMarker =
+    "// enable subgroups; (omitted: wgpu-native's naga refuses it, Tint requires it)";
+
 struct WgslOptions {
   bool shader_f16 = true;  // the device has `shader-f16`: float16 tensors are allowed
+  bool subgroups = true;   // the device has `subgroups`: gpu/subgroup.h calls are allowed
   int64_t max_workgroup_storage = 16384;  // bytes of var<workgroup> one kernel may declare
   int64_t max_invocations = 256;          // threads per workgroup
 };

@@ -30,6 +30,7 @@ std::vector<std::string> list_wgpu_adapters();
 // no wgpu-native or no adapter (the launch reports it).
 struct WgpuDeviceFacts {
   bool shader_f16 = false;
+  bool subgroups = false;
   int64_t max_workgroup_storage = 0;
   int64_t max_invocations = 0;
   int64_t max_storage_binding = 0;
