@@ -1,10 +1,11 @@
 // Every WGSL the webgpu tests generate -- each example's kernels, in float32 and, where the
-// file has a `dtype` constant, float16 -- also compiles with Dawn's Tint (PyPI dawn-python),
-// the WGSL compiler browsers use, so what runs on wgpu-native's naga is not a naga dialect.
-// Skips, saying why, without python3, dawn-python or a device for Dawn.
+// file has a `dtype` constant, float16, and the kernels of kernels.h -- also compiles with Dawn's
+// Tint (PyPI dawn-python), the WGSL compiler browsers use, so what runs on wgpu-native's naga is
+// not a naga dialect. Skips, saying why, without python3, dawn-python or a device for Dawn.
 #include "../build_paths.h"
 #include "../engine/test_support.h"
 
+#include "kernels.h"
 #include "tilec/exec/process.h"
 #include "tilec/frontend/parser.h"
 
@@ -53,6 +54,23 @@ TEST_F(TintCheck, EveryExampleWgslCompilesWithTint) {
       argv.push_back(out.string());
       ++printed;
     }
+  }
+  // And the kernels the webgpu tests run apart from the examples.
+  std::vector<std::pair<const char*, const char*>> kernels = testing::webgpu_kernels();
+  kernels.push_back({"scalars", testing::kScalarsKernel});
+  kernels.push_back({"division", testing::kDivisionKernel});
+  for (const auto& [name, kernel_source] : kernels) {
+    std::string source;
+    try {
+      source = compile(ir::parse_kernel_source(kernel_source), "webgpu", std::nullopt, "wgpu")
+                   .device_source();
+    } catch (const exec::ExecError& e) {
+      GTEST_SKIP() << e.what();
+    }
+    fs::path out = dir / (std::string("test_") + name + ".wgsl");
+    std::ofstream(out) << source;
+    argv.push_back(out.string());
+    ++printed;
   }
   if (printed == 0) GTEST_SKIP() << "no WGSL was generated (no wgpu device to build on)";
   exec::ProcessResult result = exec::run_process(argv);

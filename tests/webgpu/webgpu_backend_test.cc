@@ -8,6 +8,7 @@
 #include "../cli_support.h"
 #include "../engine/test_support.h"
 
+#include "kernels.h"
 #include "tilec/backend/module.h"
 #include "tilec/engine/initialize.h"
 #include "tilec/frontend/parser.h"
@@ -191,25 +192,6 @@ class WebGpuKernels : public testing::EngineTest {
   }
 };
 
-// Kernels written apart from the examples: a 2-D block with per-thread atomics into an int32
-// histogram, float atomics and max, and a symbolic size with floor division and modulo.
-TEST_F(WebGpuKernels, AtomicsAndTwoDimensionalBlocks) {
-  expect_matches(R"PY(
-import tilelang.language as T
-
-@T.prim_func
-def hist(X: T.Tensor((64, 32), "int32"), H: T.Tensor((8,), "int32"), S: T.Tensor((4,), "float32"),
-         Mx: T.Tensor((1,), "float32"), Y: T.Tensor((64, 32), "float32")):
-    with T.Kernel(2, threads=(32, 8)) as bx:
-        for i, j in T.Parallel(32, 32):
-            v = X[bx * 32 + i, j]
-            T.atomic_add(H[v % 8], 1)
-            T.atomic_add(S[v % 4], T.Cast("float32", v) * 0.5)
-            T.atomic_max(Mx[0], T.Cast("float32", v))
-            Y[bx * 32 + i, j] = T.Cast("float32", v // 3 - (v % 5))
-)PY");
-}
-
 TEST(WebGpuRefusals, SymbolicShapesNeedSixtyFourBitIndices) {
   std::string what = compile_error(R"PY(
 import tilelang.language as T
@@ -227,32 +209,12 @@ def copy(X: T.Tensor((M,), "float32"), Y: T.Tensor((M,), "float32")):
 }
 
 TEST_F(WebGpuKernels, ScalarsAndEdgeTiles) {
-  expect_matches(R"PY(
-import tilelang.language as T
-
-M = 150
-
-@T.prim_func
-def axpy(X: T.Tensor((M,), "float32"), Y: T.Tensor((M,), "float32"), a: T.float32, k: T.int32):
-    with T.Kernel(T.ceildiv(M, 64), threads=64) as bx:
-        for i in T.Parallel(64):
-            if bx * 64 + i < M:
-                Y[bx * 64 + i] = a * X[bx * 64 + i] + T.Cast("float32", (bx * 64 + i) // k)
-)PY",
-                 {{"a", 3}, {"k", 7}});
+  expect_matches(testing::kScalarsKernel, {{"a", 3}, {"k", 7}});
 }
 
 TEST_F(WebGpuKernels, DivisionByZeroIsReportedAsOnTheCpu) {
   SKIP_WITHOUT_WGPU();
-  ir::IRModule mod = ir::parse_kernel_source(R"PY(
-import tilelang.language as T
-
-@T.prim_func
-def div(X: T.Tensor((64,), "int32"), Y: T.Tensor((64,), "int32"), d: T.int32):
-    with T.Kernel(1, threads=64) as bx:
-        for i in T.Parallel(64):
-            Y[i] = X[i] // d
-)PY");
+  ir::IRModule mod = ir::parse_kernel_source(testing::kDivisionKernel);
   Kernel kernel = compile(mod, "webgpu", std::nullopt, "wgpu");
   try {
     testing::run_and_compare(kernel, mod.functions().front(), {{"d", 0}});
@@ -271,6 +233,17 @@ namespace {
 
 // T.reduce_* through WGSL's subgroup builtins where the device has `subgroups`, and through
 // the shared-memory tree with -subgroup_reduce=0; both match the interpreter.
+// The kernels of kernels.h without scalars: int32/float32 atomics on a 2-D block, transposes
+// through shared memory, float16 row reductions (absmax, min), int8/int16/bool inputs read from
+// packed words, a 3-D grid with workgroup atomics, and a pipelined float16 gemm with a bias and a
+// ReLU.
+TEST_F(WebGpuKernels, KernelsWrittenApartFromTheExamples) {
+  for (const auto& [name, source] : testing::webgpu_kernels()) {
+    SCOPED_TRACE(name);
+    expect_matches(source);
+  }
+}
+
 TEST_F(WebGpuKernels, ReductionsUseSubgroupsWhereTheDeviceHasThem) {
   SKIP_WITHOUT_WGPU();
   ir::IRModule mod = ir::parse_kernel_file(testing::example("softmax.py"));
