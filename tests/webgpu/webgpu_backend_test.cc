@@ -179,6 +179,26 @@ TEST(WgpuBackend, UnknownDeviceListsTheAdapters) {
   }
 }
 
+TEST(WgpuBackend, NoAdapterOrNoLibraryMakesItUnavailableWithTheReason) {
+  SKIP_WITHOUT_WGPU();
+  {
+    testing::ScopedEnv icds("VK_ICD_FILENAMES", "/nonexistent/no-such-icd.json");
+    exec::ProcessResult listed = testing::tilec_cli({"backends"});
+    EXPECT_EQ(listed.exit_code, 0) << listed.output;
+    EXPECT_NE(listed.output.find("wgpu         not available"), std::string::npos) << listed.output;
+    EXPECT_NE(listed.output.find("why: wgpu-native found no WebGPU adapter"), std::string::npos)
+        << listed.output;
+    exec::ProcessResult run =
+        testing::tilec_cli({"run", testing::example("vector_add.py"), "--target", "webgpu"});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+  }
+  testing::ScopedEnv library("TILEC_WGPU_LIBRARY", "/nonexistent/libwgpu_native.so");
+  exec::ProcessResult listed = testing::tilec_cli({"backends"});
+  EXPECT_NE(listed.output.find("why: cannot load wgpu-native from '/nonexistent/"),
+            std::string::npos)
+      << listed.output;
+}
+
 class WebGpuKernels : public testing::EngineTest {
  protected:
   void expect_matches(const std::string& source, std::map<std::string, int64_t> values = {}) {
