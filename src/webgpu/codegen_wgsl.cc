@@ -394,12 +394,13 @@ class WgslPrinter {
     std::string what = "buffer '" + b->name + "'";
     if (atomic_buffers_.count(b.get())) {
       value_type(t, what);
-      if (t.is_float() && t.bits != 32) {
+      if (t.bits != 32 && !(t.is_float() && t.bits == 16)) {
         fail(
             fmt::format("updates {} element of '{}' atomically; WGSL atomics are 32-bit: use a "
-                        "float32, int32 or uint32 buffer",
+                        "float32, float16, int32 or uint32 buffer",
                         t.str(), b->name));
       }
+      // float16 elements: two per 32-bit word, updated by compare-exchange on the word.
       return t.is_int() ? "atomic<i32>" : "atomic<u32>";
     }
     if (is_packed_global(b)) {
@@ -416,6 +417,12 @@ class WgslPrinter {
     std::string v = value_type(t, what);
     if (t.is_float() && t.bits == 16) return "f16";
     return v;
+  }
+
+  // A float16 buffer updated atomically: array<atomic<u32>>, two elements per word (the
+  // even index in the low half, as the host's little-endian bytes have it).
+  bool is_atomic16(const Buffer& b) const {
+    return atomic_buffers_.count(b.get()) && b->dtype.is_float() && b->dtype.bits == 16;
   }
 
   int64_t element_bytes(const Buffer& b) {
@@ -706,6 +713,13 @@ class WgslPrinter {
     std::string index = index_of(b, op->indices);
     if (is_packed_global(b)) return packed_load(b, index);
     std::string access = fmt::format("{}[{}]", buffer_name(b), index);
+    if (is_atomic16(b)) {
+      return {
+          fmt::format("unpack2x16float((atomicLoad(&{}[u32({}) / 2u]) >> ((u32({}) % 2u) * 16u)) & "
+                      "0xFFFFu).x",
+                      buffer_name(b), index, index),
+          true};
+    }
     if (atomic_buffers_.count(b.get())) {
       std::string loaded = fmt::format("atomicLoad(&{})", access);
       if (b->dtype.is_float()) return {"bitcast<f32>(" + loaded + ")", true};
@@ -818,6 +832,12 @@ class WgslPrinter {
     std::string index = index_of(b, op->indices);
     std::string access = fmt::format("{}[{}]", buffer_name(b), index);
     if (is_packed_global(b)) element_type(b);  // refuses the write, naming the tensor
+    if (is_atomic16(b)) {
+      std::string v = fresh("tilec_v");
+      line() << "let " << v << " = " << print(op->value).text << ";\n";
+      half_exchange_loop(b, index, [&](const std::string&) { return "f16(" + v + ")"; });
+      return;
+    }
     if (atomic_buffers_.count(b.get())) {
       std::string v = print(op->value).text;
       line() << fmt::format("atomicStore(&{}, {});\n", access,
@@ -872,11 +892,30 @@ class WgslPrinter {
       print_store(store.get());
       return;
     }
-    std::string access = fmt::format("{}[{}]", buffer_name(b), index_of(b, element->indices));
-    const char* names[] = {"atomicAdd", "atomicMax", "atomicMin"};
-    int which = combine == BinaryOp::kAdd ? 0 : combine == BinaryOp::kMax ? 1 : 2;
+    std::string index = index_of(b, element->indices);
+    std::string access = fmt::format("{}[{}]", buffer_name(b), index);
     if (t.is_integer() && t.bits == 32) {
-      line() << fmt::format("{}(&{}, {});\n", names[which], access, v);
+      static const std::map<BinaryOp, const char*> names = {
+          {BinaryOp::kAdd, "atomicAdd"},  {BinaryOp::kMax, "atomicMax"},
+          {BinaryOp::kMin, "atomicMin"},  {BinaryOp::kBitAnd, "atomicAnd"},
+          {BinaryOp::kBitOr, "atomicOr"}, {BinaryOp::kBitXor, "atomicXor"}};
+      auto name = names.find(combine);
+      if (name == names.end())
+        fail(fmt::format("updates '{}' atomically with '{}'", b->name, to_string(combine)));
+      line() << fmt::format("{}(&{}, {});\n", name->second, access, v);
+      return;
+    }
+    if (combine != BinaryOp::kAdd && combine != BinaryOp::kMax && combine != BinaryOp::kMin)
+      fail(fmt::format("updates the float '{}' atomically with '{}'", b->name, to_string(combine)));
+    int which = combine == BinaryOp::kAdd ? 0 : combine == BinaryOp::kMax ? 1 : 2;
+    if (is_atomic16(b)) {
+      // Combined in f32 and rounded to float16, as the IR defines.
+      half_exchange_loop(b, index, [&](const std::string& cur) {
+        std::string next = which == 0   ? fmt::format("{} + {}", cur, v)
+                           : which == 1 ? fmt::format("select({0}, {1}, {0} < {1})", cur, v)
+                                        : fmt::format("select({0}, {1}, {1} < {0})", cur, v);
+        return "f16(" + next + ")";
+      });
       return;
     }
     // float32: compare-exchange on the bits, combining as BinaryOp kAdd/kMax/kMin do.
@@ -896,6 +935,29 @@ class WgslPrinter {
   }
 
   std::string fresh(const std::string& base) { return unique_name(base); }
+
+  // Replaces float16 element `index` of atomic16 buffer b by next(its value as f32) in one
+  // compare-exchange of the word holding it.
+  template <class Next>
+  void half_exchange_loop(const Buffer& b, const std::string& index, Next next) {
+    // Shifts and masks on the word (naga takes no run-time index into a vector value).
+    std::string word = fmt::format("{}[u32({}) / 2u]", buffer_name(b), index);
+    std::string old = fresh("tilec_old"), cur = fresh("tilec_cur"), bits = fresh("tilec_bits"),
+                k = fresh("tilec_shift");
+    line() << fmt::format("let {} = (u32({}) % 2u) * 16u;\n", k, index);
+    line() << "loop ";
+    open();
+    line() << fmt::format("let {} = atomicLoad(&{});\n", old, word);
+    line() << fmt::format("let {} = unpack2x16float(({} >> {}) & 0xFFFFu).x;\n", cur, old, k);
+    // Rounded to float16 first, so packing the exact value needs no rounding of its own.
+    line() << fmt::format("let {} = pack2x16float(vec2<f32>(f32({}), 0.0f)) & 0xFFFFu;\n", bits,
+                          next(cur));
+    line() << fmt::format(
+        "if (atomicCompareExchangeWeak(&{0}, {1}, ({1} & ~(0xFFFFu << {2})) | ({3} << {2}))"
+        ".exchanged) {{ break; }}\n",
+        word, old, k, bits);
+    close();
+  }
 
   void print_alloc(const AllocateNode* op) {
     const Buffer& b = op->buffer;
@@ -920,6 +982,7 @@ class WgslPrinter {
     }
     int64_t n = std::max<int64_t>(*count, 1);
     std::string elem = element_type(b);
+    if (is_atomic16(b)) n = (n + 1) / 2;  // two float16 elements per atomic word
     if (b->scope == StorageScope::kShared) {
       std::string name = unique_name(b->name, true);
       buffer_names_[b.get()] = name;

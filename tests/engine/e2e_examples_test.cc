@@ -9,7 +9,6 @@
 #include "cpu_backends.h"
 #include "test_support.h"
 
-#include "tilec/engine/initialize.h"
 #include "tilec/exec/execution_backend.h"
 
 #include <fstream>
@@ -74,8 +73,6 @@ void PrintTo(const ExampleCase& example, std::ostream* out) {
 std::vector<testing::CpuBackend> example_backends() {
   std::vector<testing::CpuBackend> out = testing::runnable_backends();
   out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_90"});
-  // WGSL on wgpu-native (lavapipe here); skipped, saying why, without a WebGPU adapter.
-  out.push_back({"webgpu", "wgpu"});
   return out;
 }
 
@@ -85,7 +82,6 @@ class Examples : public testing::EngineTest,
                  public ::testing::WithParamInterface<ExampleOnBackend> {
  protected:
   void SetUp() override {
-    tilec::initialize();  // module-registered execution backends (wgpu) before the lookup
     TILEC_SKIP_UNLESS_RUNNABLE(std::get<1>(GetParam()));
     const auto& [example, backend] = GetParam();
     // WGSL has no bfloat16; the refusal is tests/webgpu's.
