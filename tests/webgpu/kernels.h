@@ -1,7 +1,8 @@
 // Kernels written apart from the examples, for the webgpu tests: each runs on wgpu-native and
 // matches the interpreter (webgpu_backend_test.cc), and its WGSL also compiles with Tint
-// (tint_test.cc). Small on purpose. kWebGpuKernels lists those that take no scalar
-// arguments and divide by no zero, with their names.
+// (tint_test.cc). Small on purpose. webgpu_kernels() lists those that take no scalar
+// arguments and divide by no zero, with their names (float16 atomics among them: two
+// elements per 32-bit word, updated by compare-exchange).
 #pragma once
 
 #include <utility>
@@ -134,6 +135,16 @@ def gemm_bias_relu(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"
         for i, j in T.Parallel(32, 32):
             acc[i, j] = T.max(acc[i, j] + T.if_then_else(bx * 32 + j < N, bias[T.min(bx * 32 + j, N - 1)], 0.0), 0.0)
         T.copy(acc, C[by * 32, bx * 32])
+)PY"},
+      {"float16_atomics", R"PY(
+import tilelang.language as T
+
+@T.prim_func
+def half_counts(X: T.Tensor((256,), "int32"), H: T.Tensor((8,), "float16")):
+    with T.Kernel(4, threads=64) as bx:
+        for i in T.Parallel(64):
+            T.atomic_add(H[X[bx * 64 + i] % 7], 0.5)
+            T.atomic_max(H[7], 1000.0)
 )PY"},
   };
   return kernels;
