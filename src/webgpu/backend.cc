@@ -3,6 +3,7 @@
 #include "tilec/backend/module_registrations.h"
 #include "tilec/codegen/host_codegen_c.h"
 #include "tilec/exec/execution_backend.h"
+#include "tilec/exec/source_backend.h"
 #include "tilec/gpu/simt_pipeline.h"
 #include "tilec/gpu/simt_tile_ops.h"
 #include "tilec/target/detect.h"
@@ -26,12 +27,19 @@ backend::BackendModule build_webgpu_backend_module() {
       // The execution backend compiles the WGSL on the device it selects.
       .enable_device_compile = false,
   };
+  // Without a WebGPU device, `auto` falls back to writing the sources (tilec compile shows
+  // the WGSL; calling a kernel says nothing was built).
+  backend::ExecutionBackendSpec source{.name = exec::kSourceBackendName,
+                                       .is_available = {},
+                                       .supports_target = std::nullopt,
+                                       .enable_host_codegen = true,
+                                       .enable_device_compile = false};
   return backend::BackendModule{
       .name = "webgpu",
       .target_kinds = {"webgpu"},
       .pipelines = {{"webgpu", gpu::make_simt_pipeline("webgpu", kDLCPU)}},
       .device_codegens = {{"webgpu", make_wgsl_device_codegen()}},
-      .execution_backends = {wgpu},
+      .execution_backends = {wgpu, source},
       .supports_target = std::nullopt,
       .host_codegens = {{"c", codegen::make_c_host_codegen()}},
       .host_codegen_hooks = {},
