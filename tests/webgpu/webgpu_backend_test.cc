@@ -23,8 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The module registers the webgpu kind's `device` attribute and the normalizer first.
 #define SKIP_WITHOUT_WGPU()                                                   \
   do {                                                                        \
+    tilec::initialize();                                                      \
     const auto& backend = webgpu::wgpu_execution_backend();                   \
     if (!backend->available()) GTEST_SKIP() << backend->unavailable_reason(); \
   } while (0)
