@@ -2,11 +2,11 @@
 // `c` with native, and (built with LLVM) `llvm` with llvm_jit and with native. Tests
 // parametrized over them skip, saying why, when this build has no LLVM.
 // runnable_backends() adds opencl (PoCL here), cuda on the device emulator (sm_80,
-// with race checking) and metal on the device emulator (race checking too) to them, for
-// tests of constructs every backend that can run on
-// this machine must execute; TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is not
-// built or whose execution backend is unavailable, saying why. compile_on() compiles a
-// module for a pair with its target attributes and pass config.
+// with race checking), metal on the device emulator (race checking too) and webgpu on
+// wgpu-native (lavapipe here) to them, for tests of constructs every backend that can run
+// on this machine must execute; TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is
+// not built or whose execution backend is unavailable, saying why. compile_on() compiles
+// a module for a pair with its target attributes and pass config.
 #pragma once
 
 #include "tilec/exec/emulator.h"
@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,7 @@ inline std::vector<CpuBackend> runnable_backends() {
   out.push_back({"opencl", "opencl"});
   out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_80"});
   out.push_back({"metal", exec::kEmulatorBackendName});
+  out.push_back({"webgpu", "wgpu"});
   return out;
 }
 
@@ -68,6 +70,17 @@ inline Kernel compile_on(const ir::IRModule& mod, const CpuBackend& backend) {
                  backend.pass_config());
 }
 
+// `what` when it is an error the backend's target documents as a refusal by design (webgpu:
+// WGSL has no bfloat16 or 64-bit types, 8-bit tensors cannot be written, atomics are
+// statements), else "": the kernel is then skipped there, with the refusal, not failed.
+inline std::string refused_by_design(const CpuBackend& backend, const std::string& what) {
+  if (backend.target != "webgpu") return "";
+  for (const char* refusal : {"WGSL has no bfloat16", "WGSL has no 64-bit",
+                              "would race with its neighbours", "atomic updates as statements"})
+    if (what.find(refusal) != std::string::npos) return what;
+  return "";
+}
+
 }  // namespace tilec::testing
 
 #define TILEC_SKIP_UNLESS_BUILT(backend)                                                   \
@@ -82,9 +95,23 @@ inline Kernel compile_on(const ir::IRModule& mod, const CpuBackend& backend) {
   do {                                                                                      \
     TILEC_SKIP_UNLESS_BUILT((::tilec::testing::CpuBackend{                                  \
         (backend).target == "llvm" ? "llvm" : "c", (backend).execution_backend}));          \
+    ::tilec::initialize(); /* execution backends that target modules register (wgpu) */     \
     auto tilec_builder = ::tilec::exec::get_execution_backend((backend).execution_backend); \
     if (!tilec_builder->available()) GTEST_SKIP() << tilec_builder->unavailable_reason();   \
   } while (0)
+
+// `Kernel kernel = compile_on(mod, backend);`, skipping the test where the backend refuses the
+// kernel by design (refused_by_design).
+#define TILEC_COMPILE_ON_OR_SKIP(kernel, mod, backend)                                        \
+  std::optional<::tilec::Kernel> kernel##_or_refused;                                         \
+  try {                                                                                       \
+    kernel##_or_refused.emplace(::tilec::testing::compile_on(mod, backend));                  \
+  } catch (const std::exception& tilec_error) {                                               \
+    std::string tilec_why = ::tilec::testing::refused_by_design(backend, tilec_error.what()); \
+    if (!tilec_why.empty()) GTEST_SKIP() << (backend).name() << " refuses it: " << tilec_why; \
+    throw;                                                                                    \
+  }                                                                                           \
+  ::tilec::Kernel& kernel = *kernel##_or_refused
 
 namespace tilec::testing {
 inline void PrintTo(const CpuBackend& backend, std::ostream* out) {

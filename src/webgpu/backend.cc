@@ -1,0 +1,102 @@
+#include "tilec/webgpu/backend.h"
+#include "tilec/webgpu/module.h"
+
+#include "tilec/backend/module_registrations.h"
+#include "tilec/codegen/host_codegen_c.h"
+#include "tilec/exec/execution_backend.h"
+#include "tilec/exec/source_backend.h"
+#include "tilec/gpu/simt_pipeline.h"
+#include "tilec/gpu/simt_tile_ops.h"
+#include "tilec/target/detect.h"
+#include "tilec/target/target_kind.h"
+#include "tilec/webgpu/codegen_wgsl.h"
+#include "tilec/webgpu/device_limits.h"
+#include "tilec/webgpu/wgpu_backend.h"
+
+namespace tilec::webgpu {
+
+namespace {
+
+constexpr int64_t kDLCPU = 1;  // the host entry takes host tensors and copies them over
+
+backend::BackendModule build_webgpu_backend_module() {
+  backend::ExecutionBackendSpec wgpu{
+      .name = kWgpuBackendName,
+      .is_available = [] { return exec::is_execution_backend_available(kWgpuBackendName); },
+      .supports_target = std::nullopt,
+      .enable_host_codegen = true,
+      // The execution backend compiles the WGSL on the device it selects.
+      .enable_device_compile = false,
+  };
+  // Without a WebGPU device, `auto` falls back to writing the sources (tilec compile shows
+  // the WGSL; calling a kernel says nothing was built).
+  backend::ExecutionBackendSpec source{.name = exec::kSourceBackendName,
+                                       .is_available = {},
+                                       .supports_target = std::nullopt,
+                                       .enable_host_codegen = true,
+                                       .enable_device_compile = false};
+  return backend::BackendModule{
+      .name = "webgpu",
+      .target_kinds = {"webgpu"},
+      .pipelines = {{"webgpu", gpu::make_simt_pipeline("webgpu", kDLCPU)}},
+      .device_codegens = {{"webgpu", make_wgsl_device_codegen()}},
+      .execution_backends = {wgpu, source},
+      .supports_target = std::nullopt,
+      .host_codegens = {{"c", codegen::make_c_host_codegen()}},
+      .host_codegen_hooks = {},
+      .callbacks = {},
+  };
+}
+
+// The webgpu kind as this backend defines it: a `device` attribute (which WebGPU adapter
+// the wgpu backend runs on), and the limits that are the device's (device_limits.h): shared
+// memory, threads per block and subgroup reductions default to "the device's" (0, 0, -1),
+// and the subgroup size is not a constant (WebGPU devices have 4 to 128 lanes).
+void define_webgpu_kind() {
+  auto kind = target::get_target_kind("webgpu");
+  if (kind->find_attr("device")) return;
+  target::TargetKind defined = *kind;
+  for (auto& attr : defined.attrs) {
+    if (attr.name == "max_shared_memory_per_block") {
+      attr.default_value = target::TargetAttr{int64_t(0)};
+      attr.description =
+          "bytes of workgroup memory one block may use; 0 (the default): the selected device's "
+          "maxComputeWorkgroupStorageSize, 16384 (WebGPU's guaranteed minimum) without a device";
+    } else if (attr.name == "max_threads_per_block") {
+      attr.default_value = target::TargetAttr{int64_t(0)};
+      attr.description =
+          "most threads in one block; 0 (the default): the selected device's "
+          "maxComputeInvocationsPerWorkgroup, 256 (WebGPU's guaranteed minimum) without a device";
+    } else if (attr.name == "thread_warp_size") {
+      attr.default_value = target::TargetAttr{int64_t(1)};
+      attr.description = "threads that execute in lockstep; 1: not a constant on WebGPU";
+    } else if (attr.name == "subgroup_reduce") {
+      attr.default_value = target::TargetAttr{int64_t(-1)};
+      attr.description =
+          "1: T.reduce_* combines across threads with WGSL's subgroupAdd/Max/Min; 0: the "
+          "shared-memory tree; -1 (the default): 1 where the selected device has `subgroups`";
+    }
+  }
+  defined.attrs.push_back({"device", target::AttrType::kString, std::nullopt,
+                           "WebGPU adapter to run on: an index or a name fragment (tilec's wgpu "
+                           "execution backend); empty: the first adapter"});
+  target::register_target_kind(std::move(defined), true);
+}
+
+}  // namespace
+
+backend::BackendModule make_webgpu_backend_module() {
+  static const backend::BackendModule module = build_webgpu_backend_module();
+  return module;
+}
+
+void register_webgpu_backend() {
+  define_webgpu_kind();
+  target::register_target_normalizer(kDeviceLimitsNormalizerName, fill_webgpu_device_limits);
+  exec::register_execution_backend(wgpu_execution_backend());
+  for (auto& impl : gpu::simt_tile_op_impls())
+    backend::register_module_tile_op_impl(std::move(impl));
+  backend::register_backend(make_webgpu_backend_module());
+}
+
+}  // namespace tilec::webgpu
