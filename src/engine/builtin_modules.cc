@@ -8,6 +8,7 @@
 #include "tilec/cute/backend.h"
 #include "tilec/engine/initialize.h"
 #include "tilec/opencl/backend.h"
+#include "tilec/rocm/module.h"
 
 namespace tilec {
 
@@ -17,6 +18,7 @@ const std::vector<BuiltinModule>& builtin_modules() {
       {"tilec.cuda", &cuda::register_cuda_module},
       {"tilec.cute", &cute::register_cute_backend},
       {"tilec.opencl", &opencl::register_opencl_backend},
+      {"tilec.rocm", &rocm::register_rocm_module},
   };
   return modules;
 }
