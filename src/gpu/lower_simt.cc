@@ -452,6 +452,43 @@ class SharedHoister : public StmtMutator {
 
 // The bytes of shared memory the target's limit leaves beside the kernel's own shared
 // tiles (-1: no limit known).
+// The largest fragment every thread holds whole, when the fragments together need more
+// than `budget` bytes per thread and the shared memory left (minus what `staged` takes)
+// has room for it; nullopt otherwise.
+std::optional<StagedFragment> replicated_fragment_to_stage(
+    const KernelNode& kernel, const FragmentLayouts& layouts, int64_t budget, int64_t shared_left,
+    const std::vector<StagedFragment>& staged) {
+  if (budget <= 0) return std::nullopt;
+  for (const auto& s : staged) {
+    int64_t bytes = s.fragment->dtype.bytes();
+    for (const auto& d : s.fragment->shape) {
+      const int64_t* c = as_const_int(d);
+      bytes *= c ? *c : 0;
+    }
+    if (shared_left >= 0) shared_left -= bytes;
+  }
+  int64_t total = 0, largest = 0;
+  std::optional<Buffer> choice;
+  post_order_visit(kernel.body, [&](const Stmt* s, const Expr*) {
+    auto* a = s ? s->as<AllocateNode>() : nullptr;
+    if (!a || a->buffer->scope != StorageScope::kFragment) return;
+    auto it = layouts.find(a->buffer.get());
+    if (it == layouts.end()) return;
+    int64_t bytes = register_bytes(a->buffer, it->second);
+    total += bytes;
+    if (it->second.replicated && bytes > largest && (shared_left < 0 || bytes <= shared_left)) {
+      largest = bytes;
+      choice = a->buffer;
+    }
+  });
+  if (total <= budget || !choice) return std::nullopt;
+  return StagedFragment{*choice,
+                        fmt::format("replicated in every thread it takes {} bytes of each "
+                                    "thread's registers, and the fragments together need {}, "
+                                    "above the budget of {}",
+                                    largest, total, budget)};
+}
+
 int64_t shared_bytes_left(const KernelNode& k, const target::Target& target) {
   int64_t limit = target.get_int("max_shared_memory_per_block", 0);
   if (limit <= 0) return -1;
@@ -527,19 +564,31 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
     });
     return context;
   };
+  const Stmt unstaged_source = source;
   std::unique_ptr<SimtContext> context = plan(source);
-  std::vector<StagedFragment> staged =
-      fragments_to_stage(*k, threads, function, context->requirements(),
-                         register_budget_bytes(target), shared_bytes_left(*k, target));
-  SharedStaging staging(staged);
+  int64_t budget = register_budget_bytes(target);
+  int64_t shared_left = shared_bytes_left(*k, target);
+  std::vector<StagedFragment> staged = fragments_to_stage(
+      *k, threads, function, context->requirements(), budget, shared_left);
   auto staged_kernel = copy_node(k);
-  if (!staging.empty()) {
-    staged_kernel->body = staging.apply(k->body);
-    source = staging.apply(source);
-    context = plan(source);
+  FragmentLayouts layouts;
+  for (;;) {
+    SharedStaging staging(staged);
+    staged_kernel = copy_node(k);
+    source = unstaged_source;
+    if (!staging.empty()) {
+      staged_kernel->body = staging.apply(k->body);
+      source = staging.apply(source);
+      context = plan(source);
+    }
+    layouts = infer_fragment_layouts(*staged_kernel, threads, function, context->requirements());
+    // Each replicated fragment may fit the budget alone while all of them together do
+    // not: stage the largest replicated one that shared memory has room for, and plan
+    // again, until the fragments fit or none is left to stage (the check then reports).
+    auto more = replicated_fragment_to_stage(*staged_kernel, layouts, budget, shared_left, staged);
+    if (!more) break;
+    staged.push_back(std::move(*more));
   }
-  FragmentLayouts layouts =
-      infer_fragment_layouts(*staged_kernel, threads, function, context->requirements());
   check_register_budget(*staged_kernel, layouts, function, target);
   Stmt body;
   {

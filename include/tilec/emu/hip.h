@@ -172,7 +172,8 @@ T __shfl_xor(T v, int lane_mask, int width = TILEC_EMU_HIP_WAVEFRONT,
   return result;
 }
 
-// ---- MFMA (rocm/mfma_gemm.h) -----------------------------------------------------------
+// ---- MFMA (rocm/mfma_gemm.h), on wavefronts of 64 lanes only ---------------------------
+#if TILEC_EMU_HIP_WAVEFRONT == 64
 namespace tilec_emu::hip {
 
 struct MfmaIn {
@@ -219,7 +220,6 @@ TILEC_EMU_UNCHECKED inline float bfloat16_bits_to_float(uint16_t h) {
 
 template <float (*ToFloat)(uint16_t)>
 void mfma(const char* what, float* c, const uint16_t* a, const uint16_t* b, int line) {
-  static_assert(TILEC_EMU_WARP_SIZE == 64, "MFMA runs on wavefronts of 64 lanes");
   MfmaIn in;
   std::memcpy(in.a, a, sizeof in.a);
   std::memcpy(in.b, b, sizeof in.b);
@@ -229,7 +229,6 @@ void mfma(const char* what, float* c, const uint16_t* a, const uint16_t* b, int 
 
 }  // namespace tilec_emu::hip
 
-#if TILEC_EMU_HIP_WAVEFRONT == 64
 static inline void tilec_mfma_f32_16x16x16_f16(float* c, const uint16_t* a, const uint16_t* b,
                                                int line = __builtin_LINE()) {
   tilec_emu::hip::mfma<&tilec_emu::hip::half_bits_to_float>("v_mfma_f32_16x16x16f16", c, a, b,
