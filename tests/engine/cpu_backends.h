@@ -1,8 +1,8 @@
 // The CPU (target, execution backend) pairs the end-to-end tests run every kernel on:
 // `c` with native, and (built with LLVM) `llvm` with llvm_jit and with native. Tests
 // parametrized over them skip, saying why, when this build has no LLVM.
-// runnable_backends() adds opencl (PoCL here) and cuda on the device emulator (sm_80,
-// with race checking) to them, for tests of constructs every backend that can run on
+// runnable_backends() adds opencl (PoCL here), cuda on the device emulator (sm_80,
+// with race checking) and hip on it (gfx90a: wavefronts of 64, MFMA) to them, for tests of constructs every backend that can run on
 // this machine must execute; TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is not
 // built or whose execution backend is unavailable, saying why. compile_on() compiles a
 // module for a pair with its target attributes and pass config.
@@ -47,6 +47,8 @@ inline std::vector<CpuBackend> runnable_backends() {
   std::vector<CpuBackend> out = cpu_backends();
   out.push_back({"opencl", "opencl"});
   out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_80"});
+  // rocm on the emulator: gfx90a, wavefront 64 and the MFMA gemm.
+  out.push_back({"hip", exec::kEmulatorBackendName, "-mcpu=gfx90a"});
   return out;
 }
 
@@ -74,7 +76,7 @@ inline Kernel compile_on(const ir::IRModule& mod, const CpuBackend& backend) {
     if (!tilec_missing.empty()) GTEST_SKIP() << (backend).name() << ": " << tilec_missing; \
   } while (0)
 
-// opencl's and cuda's host code is C, so they need what `c` needs; then the execution
+// opencl's, cuda's and hip's host code is C, so they need what `c` needs; then the execution
 // backend must load.
 #define TILEC_SKIP_UNLESS_RUNNABLE(backend)                                                 \
   do {                                                                                      \

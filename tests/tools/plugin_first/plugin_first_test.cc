@@ -31,9 +31,9 @@ TEST(PluginBeforeBuiltins, BothDeclareTheCHostCodegenAndBothCompile) {
   backend::load_module("tilec_plugin_cli_good");
   ASSERT_EQ(backend_names(), std::vector<std::string>{"cli_good"});
 
-  tilec::initialize();  // the built-in cpu, cuda, cute and opencl backends, then the other plugins
+  tilec::initialize();  // the built-in cpu, cuda, cute, opencl and rocm backends, then the other plugins
   EXPECT_EQ(backend_names(),
-            (std::vector<std::string>{"cli_good", "cpu", "cuda", "cute", "opencl"}));
+            (std::vector<std::string>{"cli_good", "cpu", "cuda", "cute", "opencl", "rocm"}));
   std::vector<std::string> c_codegens;
   for (const auto& [kind, names] : backend::list_host_codegens()) {
     if (kind == "c") c_codegens = names;
