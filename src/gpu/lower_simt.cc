@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <unordered_set>
 
@@ -442,16 +443,44 @@ class SharedHoister : public StmtMutator {
                                op->buffer->name));
       }
     }
+    // A tile of the same dtype and shape whose scope has ended (a tile op's scratch, such
+    // as a reduction's staged copy) is reused: the scopes' tiles would otherwise all be
+    // live at once at the kernel's top. The barrier planner, which runs later, sees one
+    // buffer and orders the accesses of both uses.
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (!same_tile(*it, op->buffer)) continue;
+      Buffer reused = *it;
+      free_.erase(it);
+      replacement_[op->buffer.get()] = reused;
+      Stmt body = mutate(op->body);
+      free_.push_back(reused);
+      return body;
+    }
     shared.push_back(op->buffer);
-    return mutate(op->body);
+    Stmt body = mutate(op->body);
+    free_.push_back(op->buffer);
+    return body;
+  }
+  Buffer mutate_buffer(const Buffer& buffer) override {
+    auto it = replacement_.find(buffer.get());
+    return it == replacement_.end() ? buffer : it->second;
   }
 
  private:
-  std::string function_;
-};
+  static bool same_tile(const Buffer& a, const Buffer& b) {
+    if (a->dtype != b->dtype || a->shape.size() != b->shape.size()) return false;
+    for (size_t d = 0; d < a->shape.size(); ++d) {
+      const int64_t* x = as_const_int(a->shape[d]);
+      const int64_t* y = as_const_int(b->shape[d]);
+      if (!x || !y || *x != *y) return false;
+    }
+    return true;
+  }
 
-// The bytes of shared memory the target's limit leaves beside the kernel's own shared
-// tiles (-1: no limit known).
+  std::string function_;
+  std::vector<Buffer> free_;  // hoisted tiles whose scope has ended
+  std::map<const BufferNode*, Buffer> replacement_;
+};
 // The largest fragment every thread holds whole, when the fragments together need more
 // than `budget` bytes per thread and the shared memory left (minus what `staged` takes)
 // has room for it; nullopt otherwise.
@@ -489,6 +518,8 @@ std::optional<StagedFragment> replicated_fragment_to_stage(
                                     largest, total, budget)};
 }
 
+// The bytes of shared memory the target's limit leaves beside the kernel's own shared
+// tiles (-1: no limit known).
 int64_t shared_bytes_left(const KernelNode& k, const target::Target& target) {
   int64_t limit = target.get_int("max_shared_memory_per_block", 0);
   if (limit <= 0) return -1;
