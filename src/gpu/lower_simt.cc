@@ -599,8 +599,8 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   std::unique_ptr<SimtContext> context = plan(source);
   int64_t budget = register_budget_bytes(target);
   int64_t shared_left = shared_bytes_left(*k, target);
-  std::vector<StagedFragment> staged = fragments_to_stage(
-      *k, threads, function, context->requirements(), budget, shared_left);
+  std::vector<StagedFragment> staged =
+      fragments_to_stage(*k, threads, function, context->requirements(), budget, shared_left);
   auto staged_kernel = copy_node(k);
   FragmentLayouts layouts;
   for (;;) {

@@ -59,13 +59,14 @@ backend::BackendModule make_rocm_backend_module() {
 
 backend::Value hip_compile_callback(const backend::ValueList& args) {
   if (args.size() != 2 || !args[0].is<std::string>() || !args[1].is<target::Target>()) {
-    throw exec::ExecError(fmt::format(
-        "{}: expects (code: str, target: Target), got {} argument(s); e.g. (source, "
-        "Target(\"hip -mcpu=gfx90a\"))",
-        kHipCompileCallbackName, args.size()));
+    throw exec::ExecError(
+        fmt::format("{}: expects (code: str, target: Target), got {} argument(s); e.g. (source, "
+                    "Target(\"hip -mcpu=gfx90a\"))",
+                    kHipCompileCallbackName, args.size()));
   }
   const std::string& code = args[0].as<std::string>();
-  std::string object = hiprtc_compile(code, "tilelang_hip_kernel.hip", hip_arch(args[1].as<target::Target>()));
+  std::string object =
+      hiprtc_compile(code, "tilelang_hip_kernel.hip", hip_arch(args[1].as<target::Target>()));
   return backend::Value(backend::Bytes(object.begin(), object.end()));
 }
 

@@ -30,8 +30,8 @@ target::Detection probe_hip() {
   std::vector<unsigned char> props(sizeof(hipDeviceProp_t) + 4096, 0);
   if (detail::hipError_t s = rt->get_device_properties(props.data(), 0); s != detail::kHipSuccess)
     return {std::nullopt, "hipGetDeviceProperties(0) failed: " + rt->error_name(s)};
-  const char* name = reinterpret_cast<const char*>(props.data()) +
-                     offsetof(hipDeviceProp_t, gcnArchName);
+  const char* name =
+      reinterpret_cast<const char*>(props.data()) + offsetof(hipDeviceProp_t, gcnArchName);
   std::string arch(name, strnlen(name, sizeof(hipDeviceProp_t::gcnArchName)));
   arch = arch.substr(0, arch.find(':'));
   if (arch.rfind("gfx", 0) != 0)

@@ -66,9 +66,10 @@ class HipModule final : public exec::DeviceModule {
     HipModule& m = of<HipModule>(device);
     if (int32_t s = m.ready(err, len)) return s;
     if (hipError_t s = m.rt_->malloc(out, size_t(std::max<int64_t>(nbytes, 1))); s != kHipSuccess)
-      return exec::fail_device_call(err, len,
-                                    fmt::format("HIP: cannot allocate {} bytes of device memory: {}",
-                                                nbytes, m.rt_->error_name(s)));
+      return exec::fail_device_call(
+          err, len,
+          fmt::format("HIP: cannot allocate {} bytes of device memory: {}", nbytes,
+                      m.rt_->error_name(s)));
     return 0;
   }
 
@@ -96,9 +97,10 @@ class HipModule final : public exec::DeviceModule {
       if (s == kHipSuccess) s = rt.stream_synchronize(stream);
     }
     if (s != kHipSuccess)
-      return exec::fail_device_call(err, len,
-                                    fmt::format("HIP: copying {} bytes {} the device failed: {}",
-                                                nbytes, to_device ? "to" : "from", rt.error_name(s)));
+      return exec::fail_device_call(
+          err, len,
+          fmt::format("HIP: copying {} bytes {} the device failed: {}", nbytes,
+                      to_device ? "to" : "from", rt.error_name(s)));
     return 0;
   }
 

@@ -95,10 +95,10 @@ std::string hiprtc_compile(const std::string& source, const std::string& name,
   }
   rt->rtc_destroy_program(&program);
   if (status != 0 || code.empty()) {
-    throw exec::ExecError(fmt::format(
-        "hiprtc could not compile the HIP C++ of {} for {} ({}; options: {}):\n{}", name, arch,
-        status != 0 ? rt->rtc_error_string(status) : "no code object", fmt::join(options, " "),
-        log));
+    throw exec::ExecError(
+        fmt::format("hiprtc could not compile the HIP C++ of {} for {} ({}; options: {}):\n{}",
+                    name, arch, status != 0 ? rt->rtc_error_string(status) : "no code object",
+                    fmt::join(options, " "), log));
   }
   return code;
 }
@@ -107,17 +107,20 @@ std::string hipcc_compile(const fs::path& source_file, const fs::path& code_obje
                           const std::string& arch) {
   // One device-only, unbundled code object (an ELF for `arch`), the form
   // hipModuleLoadData and llvm-objdump read.
-  std::vector<std::string> argv = {hipcc_path(),         "-x",
-                                   "hip",                "--offload-arch=" + arch,
-                                   "--cuda-device-only", "--no-gpu-bundle-output",
+  std::vector<std::string> argv = {hipcc_path(),
+                                   "-x",
+                                   "hip",
+                                   "--offload-arch=" + arch,
+                                   "--cuda-device-only",
+                                   "--no-gpu-bundle-output",
                                    "-c"};
   argv.insert(argv.end(), common_options().begin(), common_options().end());
   argv.insert(argv.end(), {"-o", code_object.string(), source_file.string()});
   exec::ProcessResult r = exec::run_process(argv);
   if (r.exit_code != 0) {
     throw exec::ExecError(fmt::format("hipcc could not compile {} for {} (exit {}): `{}`\n{}",
-                                      source_file.string(), arch, r.exit_code,
-                                      fmt::join(argv, " "), r.output));
+                                      source_file.string(), arch, r.exit_code, fmt::join(argv, " "),
+                                      r.output));
   }
   std::ifstream in(code_object, std::ios::binary);
   std::stringstream bytes;

@@ -41,8 +41,8 @@ Loaded load() {
       break;
     }
     const char* why = dlerror();
-    failures += fmt::format("{}{} ({})", failures.empty() ? "" : "; ", path,
-                            why ? why : "not loadable");
+    failures +=
+        fmt::format("{}{} ({})", failures.empty() ? "" : "; ", path, why ? why : "not loadable");
   }
   if (!handle) {
     out.reason = "the HIP runtime (ROCm's libamdhip64) could not be loaded: " + failures +

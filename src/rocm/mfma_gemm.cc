@@ -31,7 +31,8 @@ std::optional<WaveTiling> choose_wave_tiling(int64_t M, int64_t N, int64_t num_t
         score = -double(wn);
         break;
       case GemmWarpPolicy::kSquare:
-        score = std::abs((double(M) / double(wm)) / (double(N) / double(wn)) - double(M) / double(N));
+        score =
+            std::abs((double(M) / double(wm)) / (double(N) / double(wn)) - double(M) / double(N));
         break;
     }
     if (!best || score < best_score) {
@@ -127,16 +128,16 @@ std::optional<Stmt> lower_gemm_mfma(const Stmt& stmt, const target::Target& targ
     Expr row = Expr(wave_m) * c32(tiling->WM) + c32(mi * 16) + lane16;
     for (int64_t q = 0; q < 4; ++q) {
       Expr k = k0 + quad + c32(q);
-      step.push_back(store(a_frag, {c32(mi * 4 + q)},
-                           op->transpose_a ? g.a.at(k, row) : g.a.at(row, k)));
+      step.push_back(
+          store(a_frag, {c32(mi * 4 + q)}, op->transpose_a ? g.a.at(k, row) : g.a.at(row, k)));
     }
   }
   for (int64_t ni = 0; ni < nt; ++ni) {
     Expr col = Expr(wave_n) * c32(tiling->WN) + c32(ni * 16) + lane16;
     for (int64_t q = 0; q < 4; ++q) {
       Expr k = k0 + quad + c32(q);
-      step.push_back(store(b_frag, {c32(ni * 4 + q)},
-                           op->transpose_b ? g.b.at(col, k) : g.b.at(k, col)));
+      step.push_back(
+          store(b_frag, {c32(ni * 4 + q)}, op->transpose_b ? g.b.at(col, k) : g.b.at(k, col)));
     }
   }
   std::string mfma = f16 ? "tilec_mfma_f32_16x16x16_f16" : "tilec_mfma_f32_16x16x16_bf16";

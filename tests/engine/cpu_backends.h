@@ -2,10 +2,11 @@
 // `c` with native, and (built with LLVM) `llvm` with llvm_jit and with native. Tests
 // parametrized over them skip, saying why, when this build has no LLVM.
 // runnable_backends() adds opencl (PoCL here), cuda on the device emulator (sm_80,
-// with race checking) and hip on it (gfx90a: wavefronts of 64, MFMA) to them, for tests of constructs every backend that can run on
-// this machine must execute; TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is not
-// built or whose execution backend is unavailable, saying why. compile_on() compiles a
-// module for a pair with its target attributes and pass config.
+// with race checking) and hip on it (gfx90a: wavefronts of 64, MFMA) to them, for
+// tests of constructs every backend that can run on this machine must execute;
+// TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is not built or whose execution
+// backend is unavailable, saying why. compile_on() compiles a module for a pair with its
+// target attributes and pass config.
 #pragma once
 
 #include "tilec/exec/emulator.h"

@@ -68,8 +68,7 @@ TEST(RegisterBudget, TheLargestReplicatedFragmentIsStagedWhenAllTogetherExceedTh
   std::string r = testing::layout_of(mod, "R_l");
   EXPECT_NE(r.find("R_l[3, 64] float32: staged in shared memory (768 bytes)"), std::string::npos)
       << r;
-  EXPECT_NE(r.find("the fragments together need 1024, above the budget of 1020"),
-            std::string::npos)
+  EXPECT_NE(r.find("the fragments together need 1024, above the budget of 1020"), std::string::npos)
       << r;
 }
 

@@ -55,8 +55,11 @@ bool is_amdgpu_elf(const fs::path& object) {
   char header[20] = {};
   in.read(header, sizeof header);
   // ELF magic, then e_machine (bytes 18-19, little endian) EM_AMDGPU = 224.
-  return in && std::string(header, 4) == "\x7f" "ELF" && uint8_t(header[18]) == 224 &&
-         header[19] == 0;
+  return in &&
+         std::string(header, 4) ==
+             "\x7f"
+             "ELF" &&
+         uint8_t(header[18]) == 224 && header[19] == 0;
 }
 
 TEST_F(HipBuild, EveryExampleCompilesThroughHiprtc) {
@@ -89,8 +92,8 @@ TEST_F(HipBuild, GemmThroughHipccAndHiprtcRunsOnMfma) {
     EXPECT_TRUE(std::regex_search(text, std::regex(R"(v_mfma_f32_16x16x16f16)"))) << text;
   }
   // The float32 gemm has no MFMA form here: the SIMT gemm, no v_mfma.
-  fs::path fp32 = code_object(fs::path(TILEC_SOURCE_DIR) / "examples" / "gemm_fp32.py",
-                              kHipccBackendName);
+  fs::path fp32 =
+      code_object(fs::path(TILEC_SOURCE_DIR) / "examples" / "gemm_fp32.py", kHipccBackendName);
   EXPECT_EQ(disassemble(fp32).find("v_mfma"), std::string::npos);
 }
 

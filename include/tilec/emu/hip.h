@@ -87,9 +87,15 @@ TILEC_EMU_UNCHECKED T update(T* p, T v, Op op) {
     std::memcpy(&cur, &seen, sizeof cur);
     T next = v;
     switch (op) {
-      case Op::kAdd: next = cur + v; break;
-      case Op::kMax: next = cur < v ? v : cur; break;
-      case Op::kMin: next = v < cur ? v : cur; break;
+      case Op::kAdd:
+        next = cur + v;
+        break;
+      case Op::kMax:
+        next = cur < v ? v : cur;
+        break;
+      case Op::kMin:
+        next = v < cur ? v : cur;
+        break;
       default:
         if constexpr (std::is_integral_v<T>)
           next = op == Op::kAnd ? (cur & v) : op == Op::kOr ? (cur | v) : (cur ^ v);
@@ -103,9 +109,9 @@ TILEC_EMU_UNCHECKED T update(T* p, T v, Op op) {
 
 }  // namespace tilec_emu::hip
 
-#define TILEC_EMU_HIP_ATOMIC(NAME, OP)                   \
-  template <class T>                                     \
-  TILEC_EMU_UNCHECKED T NAME(T* p, T v) {                \
+#define TILEC_EMU_HIP_ATOMIC(NAME, OP)                           \
+  template <class T>                                             \
+  TILEC_EMU_UNCHECKED T NAME(T* p, T v) {                        \
     return tilec_emu::hip::update(p, v, tilec_emu::hip::Op::OP); \
   }
 TILEC_EMU_HIP_ATOMIC(atomicAdd, kAdd)
@@ -130,7 +136,7 @@ inline uint64_t wavefront_lanes() {
   uint32_t threads = t.block_dim.x * t.block_dim.y * t.block_dim.z;
   uint32_t first = t.warp * uint32_t(TILEC_EMU_WARP_SIZE);
   uint32_t n = threads - first < uint32_t(TILEC_EMU_WARP_SIZE) ? threads - first
-                                                                : uint32_t(TILEC_EMU_WARP_SIZE);
+                                                               : uint32_t(TILEC_EMU_WARP_SIZE);
   return n >= 64 ? ~uint64_t(0) : ((uint64_t(1) << n) - 1);
 }
 
@@ -155,8 +161,7 @@ TILEC_EMU_UNCHECKED inline void complete_shuffle(TilecEmuLane* lanes, uint32_t w
 // HIP's __shfl_xor: the value of lane (lane ^ lane_mask) within the lane's segment of
 // `width` lanes; a source past the segment gives the lane's own value.
 template <class T>
-T __shfl_xor(T v, int lane_mask, int width = TILEC_EMU_HIP_WAVEFRONT,
-             int line = __builtin_LINE()) {
+T __shfl_xor(T v, int lane_mask, int width = TILEC_EMU_HIP_WAVEFRONT, int line = __builtin_LINE()) {
   static_assert(sizeof(T) <= 8, "wavefront shuffles move at most 8 bytes");
   int lane = int(tilec_emu::self().lane);
   int index = lane ^ lane_mask;
@@ -224,7 +229,8 @@ void mfma(const char* what, float* c, const uint16_t* a, const uint16_t* b, int 
   std::memcpy(in.a, a, sizeof in.a);
   std::memcpy(in.b, b, sizeof in.b);
   std::memcpy(in.c, c, sizeof in.c);
-  api->collective(what, line, ~uint64_t(0), &in, sizeof in, c, sizeof in.c, &complete_mfma<ToFloat>);
+  api->collective(what, line, ~uint64_t(0), &in, sizeof in, c, sizeof in.c,
+                  &complete_mfma<ToFloat>);
 }
 
 }  // namespace tilec_emu::hip
@@ -236,8 +242,8 @@ static inline void tilec_mfma_f32_16x16x16_f16(float* c, const uint16_t* a, cons
 }
 static inline void tilec_mfma_f32_16x16x16_bf16(float* c, const uint16_t* a, const uint16_t* b,
                                                 int line = __builtin_LINE()) {
-  tilec_emu::hip::mfma<&tilec_emu::hip::bfloat16_bits_to_float>("v_mfma_f32_16x16x16bf16_1k", c,
-                                                                a, b, line);
+  tilec_emu::hip::mfma<&tilec_emu::hip::bfloat16_bits_to_float>("v_mfma_f32_16x16x16bf16_1k", c, a,
+                                                                b, line);
 }
 #endif
 
