@@ -36,8 +36,9 @@ class HipBuild : public testing::EngineTest {
     if (!b->available()) GTEST_SKIP() << b->unavailable_reason();
   }
   // Compiles `file` for gfx90a through `backend`; the code object's path.
-  fs::path code_object(const fs::path& file, const char* backend) {
-    ir::IRModule mod = ir::parse_kernel_file(file.string());
+  fs::path code_object(const fs::path& file, const char* backend,
+                       std::map<std::string, std::string> defines = {}) {
+    ir::IRModule mod = ir::parse_kernel_file(file.string(), std::move(defines));
     Kernel kernel = compile(mod, kGfx90a, std::nullopt, backend);
     EXPECT_EQ(kernel.execution_backend(), backend);
     return kernel.library_path().parent_path() / kCodeObjectFileName;
@@ -91,6 +92,9 @@ TEST_F(HipBuild, GemmThroughHipccAndHiprtcRunsOnMfma) {
     std::string text = disassemble(object);
     EXPECT_TRUE(std::regex_search(text, std::regex(R"(v_mfma_f32_16x16x16f16)"))) << text;
   }
+  // bfloat16 on gfx90a: the `_1k` form.
+  fs::path bf16 = code_object(gemm, kHiprtcBackendName, {{"dtype", "bfloat16"}});
+  EXPECT_NE(disassemble(bf16).find("v_mfma_f32_16x16x16bf16_1k"), std::string::npos);
   // The float32 gemm has no MFMA form here: the SIMT gemm, no v_mfma.
   fs::path fp32 =
       code_object(fs::path(TILEC_SOURCE_DIR) / "examples" / "gemm_fp32.py", kHipccBackendName);
