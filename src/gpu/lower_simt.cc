@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_set>
 
 namespace tilec::gpu {
@@ -427,9 +428,67 @@ class Distributor : public StmtMutator {
 };
 
 // Removes shared allocations, collecting them for the top of the kernel.
+// Where each shared tile is used, in one walk's order: a tile whose every use precedes
+// a later allocation -- and is in no loop around that allocation which began after the
+// tile's own -- is dead there, and the later tile may take its storage.
+class SharedLifetimes : public StmtVisitor {
+ public:
+  struct Allocation {
+    int64_t at = 0;
+    std::vector<std::pair<int64_t, int64_t>> loops;  // enclosing loops' [first, end) uses
+  };
+  std::map<const AllocateNode*, Allocation> allocations;
+  std::map<const BufferNode*, std::vector<int64_t>> uses;
+  std::map<const BufferNode*, int64_t> allocated_at;
+
+  // Whether `tile` is dead at `alloc`: never used at or after it, nor in a loop around it
+  // that started after the tile's allocation (its next iteration would use it again).
+  bool dead_at(const Buffer& tile, const AllocateNode* alloc) const {
+    auto a = allocations.find(alloc);
+    auto u = uses.find(tile.get());
+    auto born = allocated_at.find(tile.get());
+    if (a == allocations.end() || u == uses.end() || born == allocated_at.end()) return false;
+    if (!u->second.empty() && u->second.back() >= a->second.at) return false;
+    for (const auto& [first, end] : a->second.loops) {
+      if (first <= born->second) continue;
+      for (int64_t use : u->second)
+        if (use >= first && use < end) return false;
+    }
+    return true;
+  }
+
+ protected:
+  void visit_for(const ForNode* op) override {
+    int64_t first = counter_;
+    size_t mark = pending_.size();
+    StmtVisitor::visit_for(op);
+    // The allocations inside this loop learn its range.
+    for (size_t i = mark; i < pending_.size(); ++i)
+      allocations[pending_[i]].loops.emplace_back(first, counter_);
+  }
+  void visit_allocate(const AllocateNode* op) override {
+    if (op->buffer->scope == StorageScope::kShared) {
+      allocations[op].at = counter_;
+      allocated_at[op->buffer.get()] = counter_;
+      pending_.push_back(op);
+    }
+    StmtVisitor::visit_allocate(op);
+  }
+  void visit_buffer_use(const Buffer& buffer) override {
+    if (buffer->scope == StorageScope::kShared) uses[buffer.get()].push_back(counter_);
+    ++counter_;
+  }
+
+ private:
+  int64_t counter_ = 0;
+  std::vector<const AllocateNode*> pending_;  // the shared allocations, in walk order
+};
+
 class SharedHoister : public StmtMutator {
  public:
-  explicit SharedHoister(std::string function) : function_(std::move(function)) {}
+  SharedHoister(std::string function, const Stmt& body) : function_(std::move(function)) {
+    lifetimes_.visit(body);
+  }
   std::vector<Buffer> shared;
 
  protected:
@@ -456,6 +515,20 @@ class SharedHoister : public StmtMutator {
       free_.push_back(reused);
       return body;
     }
+    // So is a tile still in scope that is dead here (reduce_sum's shared tile, read only
+    // before its reduction stages a copy of the same shape).
+    for (const Buffer& tile : shared) {
+      if (busy_.count(tile.get()) || !same_tile(tile, op->buffer) ||
+          std::find(free_.begin(), free_.end(), tile) != free_.end() ||
+          !lifetimes_.dead_at(tile, op))
+        continue;
+      Buffer reused = tile;
+      replacement_[op->buffer.get()] = reused;
+      busy_.insert(reused.get());
+      Stmt body = mutate(op->body);
+      busy_.erase(reused.get());
+      return body;
+    }
     shared.push_back(op->buffer);
     Stmt body = mutate(op->body);
     free_.push_back(op->buffer);
@@ -480,6 +553,8 @@ class SharedHoister : public StmtMutator {
   std::string function_;
   std::vector<Buffer> free_;  // hoisted tiles whose scope has ended
   std::map<const BufferNode*, Buffer> replacement_;
+  SharedLifetimes lifetimes_;
+  std::set<const BufferNode*> busy_;  // dead tiles a later tile has taken
 };
 // The largest fragment every thread holds whole, when the fragments together need more
 // than `budget` bytes per thread and the shared memory left (minus what `staged` takes)
@@ -630,7 +705,7 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   int64_t vector_bytes = target.get_int("vector_bytes", 0);
   body = Distributor(tid, threads, vector_bytes, layouts, *context, function, thread_vars)
              .mutate(body);
-  SharedHoister hoister(function);
+  SharedHoister hoister(function, body);
   body = hoister.mutate(body);
   if (k->threads.size() > 1) {
     Expr flat = make_zero(DataType::Int32());

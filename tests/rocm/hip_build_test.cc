@@ -69,8 +69,6 @@ TEST_F(HipBuild, EveryExampleCompilesThroughHiprtc) {
   int built = 0;
   for (const auto& item : fs::directory_iterator(dir)) {
     if (item.path().extension() != ".py") continue;
-    // reduce_sum.py needs more than the 64 KiB of LDS (rocm_emulator_test checks the error).
-    if (item.path().stem() == "reduce_sum") continue;
     SCOPED_TRACE(item.path().filename().string());
     fs::path object = code_object(item.path(), kHiprtcBackendName);
     EXPECT_TRUE(is_amdgpu_elf(object)) << object;

@@ -78,15 +78,18 @@ TEST_F(RocmEmulator, ReductionsShuffleOverTheWavefront) {
 }
 
 TEST_F(RocmEmulator, MoreSharedMemoryThanLdsIsRefused) {
+  // reduce_sum.py's shared tile and its reduction's staged copy share storage (the copy
+  // is made after the tile's last read), so block_M=32 fits 64 KiB; at 64 the tile alone
+  // is 64 KiB.
+  expect_matches(build("reduce_sum.py", "hip -mcpu=gfx90a"));
   try {
-    build("reduce_sum.py", "hip -mcpu=gfx90a");
-    ADD_FAILURE() << "reduce_sum.py at block_M=32 needs more than 64 KiB of LDS";
+    build("reduce_sum.py", "hip -mcpu=gfx90a", {{"block_M", "64"}});
+    ADD_FAILURE() << "reduce_sum.py at block_M=64 needs more than 64 KiB of LDS";
   } catch (const std::exception& e) {
     std::string what = e.what();
-    EXPECT_NE(what.find("65664 bytes of shared memory (LDS)"), std::string::npos) << what;
+    EXPECT_NE(what.find("bytes of shared memory (LDS)"), std::string::npos) << what;
     EXPECT_NE(what.find("64 KiB"), std::string::npos) << what;
   }
-  expect_matches(build("reduce_sum.py", "hip -mcpu=gfx90a", {{"block_M", "16"}}));
 }
 
 }  // namespace
