@@ -7,8 +7,10 @@
 #include "tilec/backend/global_function.h"
 #include "tilec/backend/module.h"
 #include "tilec/engine/initialize.h"
+#include "tilec/exec/execution_backend.h"
 #include "tilec/rocm/backend.h"
 #include "tilec/rocm/detector.h"
+#include "tilec/rocm/hip_backends.h"
 #include "tilec/rocm/hip_target.h"
 #include "tilec/rocm/mfma_gemm.h"
 #include "tilec/target/detect.h"
@@ -87,6 +89,20 @@ TEST(RocmBackend, PublishesTileLangsHipCompileCallback) {
   auto fn = backend::find_global_func(kHipCompileCallbackName);
   ASSERT_TRUE(fn.has_value());
   EXPECT_THROW((*fn)({backend::Value(std::string("x"))}), std::exception);
+  auto hiprtc = exec::get_execution_backend(kHiprtcBackendName);
+  if (!hiprtc->available()) GTEST_SKIP() << hiprtc->unavailable_reason();
+  // TileLang passes the HIP source and the target; the answer is a gfx90a code object.
+  backend::Value object =
+      (*fn)({backend::Value(std::string("extern \"C\" __global__ void k(float* x) { x[0] = 1; }")),
+             backend::Value(target::Target::parse("hip -mcpu=gfx90a"))});
+  const auto& bytes = object.as<backend::Bytes>();
+  ASSERT_GE(bytes.size(), 4u);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 4),
+            "\x7f"
+            "ELF");
+  EXPECT_THROW((*fn)({backend::Value(std::string("not HIP")),
+                      backend::Value(target::Target::parse("hip -mcpu=gfx90a"))}),
+               exec::ExecError);
 }
 
 }  // namespace
