@@ -47,7 +47,13 @@ class HipModule final : public exec::DeviceModule {
   int32_t ready(char* err, int32_t len) {
     std::string reason;
     const HipRuntime* rt = hip_device_runtime(&reason);
-    if (!rt) return exec::fail_device_call(err, len, reason);
+    if (!rt) {
+      return exec::fail_device_call(
+          err, len,
+          reason +
+              "; the kernel compiled, but running it needs an AMD GPU -- run it on the "
+              "CPU with `--execution-backend emulator`");
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     if (module_) return 0;
     if (hipError_t s = rt->module_load_data(&module_, code_.data()); s != kHipSuccess) {

@@ -116,11 +116,7 @@ const HipRuntime* hip_device_runtime(std::string* reason) {
     return std::string();
   }();
   if (!why.empty()) {
-    if (reason) {
-      *reason = why +
-                "; the kernel compiled, but running it needs an AMD GPU -- run it on the CPU "
-                "with `--execution-backend emulator`";
-    }
+    if (reason) *reason = why;
     return nullptr;
   }
   return hip_runtime(reason);

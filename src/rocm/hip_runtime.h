@@ -56,8 +56,8 @@ struct HipRuntime {
 // reason in *reason when it cannot be loaded or lacks an entry point.
 const HipRuntime* hip_runtime(std::string* reason);
 
-// The runtime with a device: null with the reason ("no HIP device: ...", naming the
-// emulator) when the library is missing or reports no device. Probed once.
+// The runtime with a device: null with the reason ("no HIP device: ...") when the
+// library is missing or reports no device. Probed once.
 const HipRuntime* hip_device_runtime(std::string* reason);
 
 }  // namespace tilec::rocm::detail
