@@ -23,6 +23,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev ocl-icd-opencl-dev pocl-opencl-icd
   mesa-vulkan-drivers libvulkan1
+  # the rocm backend: ROCm 5.2's hipcc (with the HIP runtime libamdhip64, whose hiprtc
+  # the hiprtc execution backend loads) and llvm-objdump-15, which disassembles gfx code
+  # objects for the tests; no AMD GPU is needed to build or test
+  hipcc libamdhip64-dev llvm-15
   python3 python3-dev python3-pip python3-venv
   chromium
 )

@@ -3,13 +3,37 @@
 #include "tilec/backend/host_codegen.h"
 #include "tilec/backend/module_loader.h"
 #include "tilec/exec/emulator.h"
+#include "tilec/exec/execution_backend.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <mutex>
 
 namespace tilec {
+namespace {
+
+// A lookup of an execution backend that a module registers (opencl, nvrtc, wgpu, ...)
+// loads the built-in modules first, as compile() does, so code that asks the exec layer
+// directly finds them too.
+// initialize() on this thread is running (a module or plugin init inside it looks an
+// execution backend up): the loader must not enter its once-flags again.
+thread_local bool initializing = false;
+
+[[maybe_unused]] const bool kExecutionBackendLoaderInstalled =
+    (exec::set_execution_backend_loader([] {
+       if (!initializing) initialize();
+     }),
+     true);
+
+struct InitializingScope {
+  bool outer = initializing;
+  InitializingScope() { initializing = true; }
+  ~InitializingScope() { initializing = outer; }
+};
+
+}  // namespace
 
 void initialize() {
+  InitializingScope scope;
   static std::once_flag registered;
   std::call_once(registered, [] {
     for (const auto& module : builtin_modules()) {

@@ -35,7 +35,49 @@ std::string registered_names_locked(const Registry& reg) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+struct Loader {
+  std::mutex mutex;
+  std::function<void()> load;
+};
+
+Loader& loader() {
+  static Loader instance;
+  return instance;
+}
+
+// Runs the installed loader unless this thread is already inside it (a module init that
+// looks an execution backend up must not start loading the modules again).
+void run_loader() {
+  static thread_local bool loading = false;
+  if (loading) return;
+  std::function<void()> load;
+  {
+    std::lock_guard<std::mutex> lock(loader().mutex);
+    load = loader().load;
+  }
+  if (!load) return;
+  loading = true;
+  try {
+    load();
+  } catch (...) {
+    loading = false;
+    throw;
+  }
+  loading = false;
+}
+
+bool is_registered(std::string_view name) {
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  return reg.backends.find(name) != reg.backends.end();
+}
+
 }  // namespace
+
+void set_execution_backend_loader(std::function<void()> load) {
+  std::lock_guard<std::mutex> lock(loader().mutex);
+  loader().load = std::move(load);
+}
 
 ExecutionBackendPtr register_execution_backend(ExecutionBackendPtr backend, bool override) {
   if (backend == nullptr) throw ExecError("register_execution_backend: the backend is null");
@@ -75,6 +117,7 @@ ExecutionBackendPtr register_execution_backend(ExecutionBackendPtr backend, bool
 }
 
 ExecutionBackendPtr get_execution_backend(std::string_view name) {
+  if (!is_registered(name)) run_loader();
   Registry& reg = registry();
   std::lock_guard<std::mutex> lock(reg.mutex);
   auto found = reg.backends.find(name);
@@ -86,6 +129,7 @@ ExecutionBackendPtr get_execution_backend(std::string_view name) {
 }
 
 std::vector<std::string> list_execution_backends() {
+  run_loader();
   Registry& reg = registry();
   std::lock_guard<std::mutex> lock(reg.mutex);
   std::vector<std::string> names;
@@ -94,6 +138,13 @@ std::vector<std::string> list_execution_backends() {
 }
 
 bool is_execution_backend_available(std::string_view name) {
+  if (!is_registered(name)) {
+    try {
+      run_loader();
+    } catch (...) {
+      return false;
+    }
+  }
   ExecutionBackendPtr backend;
   {
     Registry& reg = registry();

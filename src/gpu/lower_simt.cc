@@ -1,5 +1,6 @@
 #include "tilec/gpu/lower_simt.h"
 
+#include "hoist_shared.h"
 #include "simt_error.h"
 #include "tilec/gpu/fragment_layout.h"
 #include "tilec/gpu/once_per_block.h"
@@ -22,6 +23,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <unordered_set>
 
@@ -425,30 +427,42 @@ class Distributor : public StmtMutator {
   Split split_{nullptr, {}, nullptr};
 };
 
-// Removes shared allocations, collecting them for the top of the kernel.
-class SharedHoister : public StmtMutator {
- public:
-  explicit SharedHoister(std::string function) : function_(std::move(function)) {}
-  std::vector<Buffer> shared;
-
- protected:
-  Stmt mutate_allocate(const AllocateNode* op, const Stmt& self) override {
-    if (op->buffer->scope != StorageScope::kShared) return StmtMutator::mutate_allocate(op, self);
-    for (const auto& d : op->buffer->shape) {
-      if (!as_const_int(d)) {
-        simt_error(function_, op->buffer->span,
-                   fmt::format("shared tile '{}' has a symbolic shape; workgroup memory is sized "
-                               "when the kernel is compiled, so give it constant dimensions",
-                               op->buffer->name));
-      }
+// The largest fragment every thread holds whole, when the fragments together need more
+// than `budget` bytes per thread and the shared memory left (minus what `staged` takes)
+// has room for it; nullopt otherwise.
+std::optional<StagedFragment> replicated_fragment_to_stage(
+    const KernelNode& kernel, const FragmentLayouts& layouts, int64_t budget, int64_t shared_left,
+    const std::vector<StagedFragment>& staged) {
+  if (budget <= 0) return std::nullopt;
+  for (const auto& s : staged) {
+    int64_t bytes = s.fragment->dtype.bytes();
+    for (const auto& d : s.fragment->shape) {
+      const int64_t* c = as_const_int(d);
+      bytes *= c ? *c : 0;
     }
-    shared.push_back(op->buffer);
-    return mutate(op->body);
+    if (shared_left >= 0) shared_left -= bytes;
   }
-
- private:
-  std::string function_;
-};
+  int64_t total = 0, largest = 0;
+  std::optional<Buffer> choice;
+  post_order_visit(kernel.body, [&](const Stmt* s, const Expr*) {
+    auto* a = s ? s->as<AllocateNode>() : nullptr;
+    if (!a || a->buffer->scope != StorageScope::kFragment) return;
+    auto it = layouts.find(a->buffer.get());
+    if (it == layouts.end()) return;
+    int64_t bytes = register_bytes(a->buffer, it->second);
+    total += bytes;
+    if (it->second.replicated && bytes > largest && (shared_left < 0 || bytes <= shared_left)) {
+      largest = bytes;
+      choice = a->buffer;
+    }
+  });
+  if (total <= budget || !choice) return std::nullopt;
+  return StagedFragment{*choice,
+                        fmt::format("replicated in every thread it takes {} bytes of each "
+                                    "thread's registers, and the fragments together need {}, "
+                                    "above the budget of {}",
+                                    largest, total, budget)};
+}
 
 // The bytes of shared memory the target's limit leaves beside the kernel's own shared
 // tiles (-1: no limit known).
@@ -527,19 +541,31 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
     });
     return context;
   };
+  const Stmt unstaged_source = source;
   std::unique_ptr<SimtContext> context = plan(source);
+  int64_t budget = register_budget_bytes(target);
+  int64_t shared_left = shared_bytes_left(*k, target);
   std::vector<StagedFragment> staged =
-      fragments_to_stage(*k, threads, function, context->requirements(),
-                         register_budget_bytes(target), shared_bytes_left(*k, target));
-  SharedStaging staging(staged);
+      fragments_to_stage(*k, threads, function, context->requirements(), budget, shared_left);
   auto staged_kernel = copy_node(k);
-  if (!staging.empty()) {
-    staged_kernel->body = staging.apply(k->body);
-    source = staging.apply(source);
-    context = plan(source);
+  FragmentLayouts layouts;
+  for (;;) {
+    SharedStaging staging(staged);
+    staged_kernel = copy_node(k);
+    source = unstaged_source;
+    if (!staging.empty()) {
+      staged_kernel->body = staging.apply(k->body);
+      source = staging.apply(source);
+      context = plan(source);
+    }
+    layouts = infer_fragment_layouts(*staged_kernel, threads, function, context->requirements());
+    // Each replicated fragment may fit the budget alone while all of them together do
+    // not: stage the largest replicated one that shared memory has room for, and plan
+    // again, until the fragments fit or none is left to stage (the check then reports).
+    auto more = replicated_fragment_to_stage(*staged_kernel, layouts, budget, shared_left, staged);
+    if (!more) break;
+    staged.push_back(std::move(*more));
   }
-  FragmentLayouts layouts =
-      infer_fragment_layouts(*staged_kernel, threads, function, context->requirements());
   check_register_budget(*staged_kernel, layouts, function, target);
   Stmt body;
   {
@@ -550,8 +576,8 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
   int64_t vector_bytes = target.get_int("vector_bytes", 0);
   body = Distributor(tid, threads, vector_bytes, layouts, *context, function, thread_vars)
              .mutate(body);
-  SharedHoister hoister(function);
-  body = hoister.mutate(body);
+  HoistedShared hoisted = hoist_shared(body, function);
+  body = hoisted.body;
   if (k->threads.size() > 1) {
     Expr flat = make_zero(DataType::Int32());
     for (size_t d = axes.size(); d-- > 0;) flat = flat * make_int(k->threads[d]) + axes[d];
@@ -564,7 +590,7 @@ LoweredKernel lower_kernel(const KernelNode* k, const std::string& function,
     loop->thread_tag = kTags[d];
     body = Stmt(loop);
   }
-  for (size_t i = hoister.shared.size(); i-- > 0;) body = allocate(hoister.shared[i], body);
+  for (size_t i = hoisted.shared.size(); i-- > 0;) body = allocate(hoisted.shared[i], body);
   auto kernel = copy_node(k);
   kernel->body = body;
 

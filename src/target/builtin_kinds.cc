@@ -78,7 +78,9 @@ std::vector<TargetKind> builtin_target_kinds() {
                  {string_attr("mcpu", "AMD GPU architecture, e.g. gfx942")},
                  {"rocm", "gpu"},
                  "AMD GPUs through ROCm/HIP"};
-  for (auto& limit : gpu_limits(1024, 65536, 64, kHipPrivateBytes))
+  // The rocm printer has wavefront reductions (__shfl_xor); thread_warp_size is the
+  // arch's wavefront once the rocm module's normalizer has run (64 on CDNA, 32 on RDNA).
+  for (auto& limit : gpu_limits(1024, 65536, 64, kHipPrivateBytes, 1))
     hip.attrs.push_back(std::move(limit));
   kinds.push_back(std::move(hip));
 

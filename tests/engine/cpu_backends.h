@@ -2,11 +2,12 @@
 // `c` with native, and (built with LLVM) `llvm` with llvm_jit and with native. Tests
 // parametrized over them skip, saying why, when this build has no LLVM.
 // runnable_backends() adds opencl (PoCL here), cuda on the device emulator (sm_80,
-// with race checking), metal on the device emulator (race checking too) and webgpu on
-// wgpu-native (lavapipe here) to them, for tests of constructs every backend that can run
-// on this machine must execute; TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is
-// not built or whose execution backend is unavailable, saying why. compile_on() compiles
-// a module for a pair with its target attributes and pass config.
+// with race checking), hip on it (gfx90a: wavefronts of 64, MFMA), metal on the device
+// emulator (race checking too) and webgpu on wgpu-native (lavapipe here) to them, for
+// tests of constructs every backend that can run on this machine must execute;
+// TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is not built or whose execution
+// backend is unavailable, saying why. compile_on() compiles a module for a pair with its
+// target attributes and pass config.
 #pragma once
 
 #include "tilec/exec/emulator.h"
@@ -49,6 +50,8 @@ inline std::vector<CpuBackend> runnable_backends() {
   std::vector<CpuBackend> out = cpu_backends();
   out.push_back({"opencl", "opencl"});
   out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_80"});
+  // rocm on the emulator: gfx90a, wavefront 64 and the MFMA gemm.
+  out.push_back({"hip", exec::kEmulatorBackendName, "-mcpu=gfx90a"});
   out.push_back({"metal", exec::kEmulatorBackendName});
   out.push_back({"webgpu", "wgpu"});
   return out;
@@ -89,7 +92,7 @@ inline std::string refused_by_design(const CpuBackend& backend, const std::strin
     if (!tilec_missing.empty()) GTEST_SKIP() << (backend).name() << ": " << tilec_missing; \
   } while (0)
 
-// opencl's and cuda's host code is C, so they need what `c` needs; then the execution
+// opencl's, cuda's and hip's host code is C, so they need what `c` needs; then the execution
 // backend must load.
 #define TILEC_SKIP_UNLESS_RUNNABLE(backend)                                                 \
   do {                                                                                      \

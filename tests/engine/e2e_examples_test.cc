@@ -1,10 +1,10 @@
 // Every kernel in examples/*.py, compiled on every CPU backend (cpu_backends.h: `c` with
 // native, `llvm` with llvm_jit and with native), on `opencl` with the opencl execution
 // backend (skipped, saying why, without an OpenCL platform), on `cuda` for sm_80 and
-// sm_90 and on `metal` with the device emulator (race checking on), and on `webgpu` with
-// wgpu-native (bfloat16 refused), matches the reference interpreter at the example's own
-// sizes (smaller_sizes() where a target's shared memory cannot hold them; edge_tiles.py
-// covers partial tiles) — at its own
+// sm_90, on `hip` for gfx90a and gfx1030 and on `metal` with the device emulator (race
+// checking on), and on `webgpu` with wgpu-native (bfloat16 refused), matches the reference
+// interpreter at the example's own sizes (smaller_sizes() where a target's shared memory
+// cannot hold them; edge_tiles.py covers partial tiles) — at its own
 // dtype and, when the file has a `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
 #include "build_paths.h"
 #include "cpu_backends.h"
@@ -85,14 +85,16 @@ void PrintTo(const ExampleCase& example, std::ostream* out) {
   *out << example.name();
 }
 
-// Every runnable backend, and the emulated cuda target once more at sm_90 (its tensor-core
+// Every runnable backend, the emulated cuda target once more at sm_90 (its tensor-core
 // gemm is mma.sync there too; only the CuTe variant's GMMA differs, which the emulator
-// refuses).
+// refuses), and the emulated hip target on RDNA (gfx1030: wavefronts of 32, SIMT gemm).
 std::vector<testing::CpuBackend> example_backends() {
   std::vector<testing::CpuBackend> out = testing::runnable_backends();
   out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_90"});
+  out.push_back({"hip", exec::kEmulatorBackendName, "-mcpu=gfx1030"});
   return out;
 }
+
 
 using ExampleOnBackend = std::tuple<ExampleCase, testing::CpuBackend>;
 

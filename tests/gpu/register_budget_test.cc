@@ -1,7 +1,8 @@
 // The per-thread register budget (private_bytes_per_thread): checked once the layouts
 // are chosen, a located error listing every fragment's bytes per thread; a replicated
 // fragment (a gemm operand among them) too large alone is staged in shared memory where
-// the shared-memory limit leaves room; the attribute raises or turns off the budget.
+// the shared-memory limit leaves room, and so is the largest replicated one while all
+// together exceed the budget; the attribute raises or turns off the budget.
 #include "simt_support.h"
 
 #include "tilec/ir/source_error.h"
@@ -32,9 +33,10 @@ def scale(A: T.Tensor((64, 64), "float32"), R: T.Tensor(({rows}, 64), "float32")
 
 TEST(RegisterBudget, FragmentsAboveTheBudgetAreALocatedError) {
   // R_l is replicated: 3 x 64 x 4 = 768 bytes in every thread (within the budget alone),
-  // plus A_l's 256: 1024 bytes, above cuda's 1020.
+  // plus A_l's 256: 1024 bytes, above cuda's 1020; the shared memory left (512 bytes)
+  // cannot hold R_l either.
   try {
-    testing::lower_for_simt(elementwise_source(3), "cuda");
+    testing::lower_for_simt(elementwise_source(3), "cuda -max_shared_memory_per_block=512");
     FAIL() << "expected an error";
   } catch (const ir::LocatedError& e) {
     std::string what = e.what();
@@ -57,6 +59,17 @@ TEST(RegisterBudget, FragmentsAboveTheBudgetAreALocatedError) {
       testing::lower_for_simt(elementwise_source(3), "cuda -private_bytes_per_thread=4096"));
   EXPECT_NO_THROW(
       testing::lower_for_simt(elementwise_source(3), "cuda -private_bytes_per_thread=0"));
+}
+
+TEST(RegisterBudget, TheLargestReplicatedFragmentIsStagedWhenAllTogetherExceedTheBudget) {
+  // R_l (768 bytes replicated) fits the budget alone, but with A_l's 256 the fragments
+  // need 1024 bytes per thread, above cuda's 1020: R_l goes to shared memory.
+  ir::IRModule mod = testing::lower_for_simt(elementwise_source(3), "cuda");
+  std::string r = testing::layout_of(mod, "R_l");
+  EXPECT_NE(r.find("R_l[3, 64] float32: staged in shared memory (768 bytes)"), std::string::npos)
+      << r;
+  EXPECT_NE(r.find("the fragments together need 1024, above the budget of 1020"), std::string::npos)
+      << r;
 }
 
 TEST(RegisterBudget, AReplicatedFragmentAboveTheBudgetAloneIsStagedInShared) {

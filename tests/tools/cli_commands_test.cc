@@ -203,8 +203,8 @@ TEST(CliResolve, BadRequestsExitTwoWithTheAlternatives) {
   auto unknown_kind = tilec_cli({"resolve", "--target", "no_such_kind"});
   EXPECT_EQ(unknown_kind.exit_code, 2);
   EXPECT_NE(unknown_kind.output.find("no_such_kind"), std::string::npos) << unknown_kind.output;
-  // hip is a known kind that no built-in backend owns (cuda now has one).
-  auto no_backend = tilec_cli({"resolve", "--target", "hip -mcpu=gfx942"});
+  // webgpu is a known kind that no built-in backend owns (cuda and hip now have one).
+  auto no_backend = tilec_cli({"resolve", "--target", "webgpu"});
   EXPECT_EQ(no_backend.exit_code, 2);
   EXPECT_NE(no_backend.output.find("cpu"), std::string::npos) << no_backend.output;
   auto unknown_exec = tilec_cli({"resolve", "--execution-backend", "nope"});

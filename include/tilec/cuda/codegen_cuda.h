@@ -41,8 +41,19 @@ class CodeGenCUDA : public codegen::CodeGenC {
   // header library's includes), and the float16/bfloat16 conversion helpers
   // (tilec_f16_to_f32, tilec_f32_to_f16, tilec_round_f16 and the bf16 ones).
   virtual std::string preamble_includes() { return ""; }
-  virtual std::string float16_helpers();
+  // The comment the source starts with (how to build it).
+  virtual std::string source_banner();
+  virtual std::string float16_helpers();  // the include, then float16_conversions()
+  // tilec_f16_to_f32/tilec_f32_to_f16/tilec_round_f16 on __half2float, __float2half_rn and
+  // __ushort_as_half/__half_as_ushort (CUDA's and HIP's fp16 headers share these names).
+  static std::string float16_conversions();
+  // gpu/subgroup.h's calls (warps of 32 lanes, __shfl_xor_sync butterflies).
+  virtual std::string subgroup_helpers();
+  // Shared tiles above this many bytes go to the dynamic extern array (CUDA: 48 KB).
+  virtual int64_t static_shared_limit() const { return kStaticSharedLimitBytes; }
   virtual std::string bfloat16_helpers();
+  // float8 (e4m3/e5m2) conversions: cuda_fp8.h's.
+  virtual std::string float8_helpers();
   // The tensor-core gemm's ldmatrix/mma device functions (mma_gemm.h) take element
   // addresses; every other extern call prints as CodeGenC does.
   Printed print_extern_call(const ir::CallNode* op) override;

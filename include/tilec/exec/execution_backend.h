@@ -74,4 +74,10 @@ std::vector<std::string> list_execution_backends();  // sorted copy
 // Registered and usable on this machine; false (never throws) otherwise.
 bool is_execution_backend_available(std::string_view name);
 
+// The hook that registers the execution backends target backends own (opencl's, nvrtc,
+// wgpu, ...): their modules register them when they load, so a lookup that misses, and
+// every listing, runs it first. The engine installs tilec::initialize(); without an
+// engine in the process there is none. Not run again from inside itself.
+void set_execution_backend_loader(std::function<void()> loader);
+
 }  // namespace tilec::exec

@@ -32,8 +32,8 @@ TEST(PluginBeforeBuiltins, BothDeclareTheCHostCodegenAndBothCompile) {
   ASSERT_EQ(backend_names(), std::vector<std::string>{"cli_good"});
 
   tilec::initialize();  // the built-in backends, then the other plugins
-  EXPECT_EQ(backend_names(),
-            (std::vector<std::string>{"cli_good", "cpu", "cuda", "cute", "metal", "opencl"}));
+  EXPECT_EQ(backend_names(), (std::vector<std::string>{"cli_good", "cpu", "cuda", "cute", "metal",
+                                                       "opencl", "rocm", "webgpu"}));
   std::vector<std::string> c_codegens;
   for (const auto& [kind, names] : backend::list_host_codegens()) {
     if (kind == "c") c_codegens = names;
