@@ -95,7 +95,6 @@ std::vector<testing::CpuBackend> example_backends() {
   return out;
 }
 
-
 using ExampleOnBackend = std::tuple<ExampleCase, testing::CpuBackend>;
 
 class Examples : public testing::EngineTest,

@@ -60,8 +60,8 @@ TEST_F(CliPlugins, BackendsListsTheGoodPluginWithItsPathAndTheBrokenOneWithItsCa
   EXPECT_TRUE(contains(broken.at("error"), "nothing it registered was kept")) << broken.dump();
   std::vector<std::string> names;
   for (const auto& backend : json.at("backends")) names.push_back(backend.at("name"));
-  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda", "cute", "metal", "opencl", "rocm", "webgpu",
-                                             "cli_good"}));  // built-ins first
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda", "cute", "metal", "opencl", "rocm",
+                                             "webgpu", "cli_good"}));  // built-ins first
   // Both backends declare the standard `c` host codegen: one shared entry.
   EXPECT_EQ(json.at("host_codegens").at("c"), (std::vector<std::string>{"c"})) << json.dump(2);
 }
