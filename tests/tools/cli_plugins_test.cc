@@ -4,6 +4,7 @@
 // listed with its cause and leaves no trace in any registry.
 #include "../cli_support.h"
 #include "build_paths.h"
+#include "tilec/engine/initialize.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -60,8 +61,12 @@ TEST_F(CliPlugins, BackendsListsTheGoodPluginWithItsPathAndTheBrokenOneWithItsCa
   EXPECT_TRUE(contains(broken.at("error"), "nothing it registered was kept")) << broken.dump();
   std::vector<std::string> names;
   for (const auto& backend : json.at("backends")) names.push_back(backend.at("name"));
-  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda", "cute", "metal", "opencl", "rocm",
-                                             "webgpu", "cli_good"}));  // built-ins first
+  // The built-in backends first (each module "tilec.<name>" registers backend <name>).
+  std::vector<std::string> expected;
+  for (const auto& module : tilec::builtin_modules())
+    expected.push_back(module.import_path.substr(std::string("tilec.").size()));
+  expected.push_back("cli_good");
+  EXPECT_EQ(names, expected);
   // Both backends declare the standard `c` host codegen: one shared entry.
   EXPECT_EQ(json.at("host_codegens").at("c"), (std::vector<std::string>{"c"})) << json.dump(2);
 }

@@ -32,8 +32,10 @@ TEST(PluginBeforeBuiltins, BothDeclareTheCHostCodegenAndBothCompile) {
   ASSERT_EQ(backend_names(), std::vector<std::string>{"cli_good"});
 
   tilec::initialize();  // the built-in backends, then the other plugins
-  EXPECT_EQ(backend_names(), (std::vector<std::string>{"cli_good", "cpu", "cuda", "cute", "metal",
-                                                       "opencl", "rocm", "webgpu"}));
+  std::vector<std::string> expected = {"cli_good"};
+  for (const auto& module : tilec::builtin_modules())  // "tilec.<name>" registers <name>
+    expected.push_back(module.import_path.substr(std::string("tilec.").size()));
+  EXPECT_EQ(backend_names(), expected);
   std::vector<std::string> c_codegens;
   for (const auto& [kind, names] : backend::list_host_codegens()) {
     if (kind == "c") c_codegens = names;
