@@ -60,8 +60,8 @@ std::vector<ExampleCase> example_cases() {
 }
 
 // Examples whose tiles exceed a target's shared memory at their own sizes, with the sizes
-// they run at there: reduce_sum stages X (32 KiB in float32) and the reduction's copy of it
-// in shared memory, above Metal's and lavapipe's 32 KiB per threadgroup/workgroup
+// they run at there: reduce_sum's X tile alone is 32 KiB in float32, and the reduction's
+// scratch takes it past Metal's and lavapipe's 32 KiB per threadgroup/workgroup
 // (tests/metal checks the refusal).
 const std::map<std::pair<std::string, std::string>, std::map<std::string, std::string>>&
 smaller_sizes() {

@@ -166,13 +166,14 @@ TEST_F(MetalBackend, ReductionsUseSimdSumAndAShuffleXorButterfly) {
 }
 
 TEST_F(MetalBackend, RefusesMoreThan32KiBOfThreadgroupMemoryAtCompileTime) {
-  // reduce_sum stages X (32 KiB in float32) and the reduction's copy of it.
+  // reduce_sum's X tile alone is 32 KiB in float32; the reduction's 128-byte scratch
+  // takes it past the limit.
   try {
     compile_source_only("reduce_sum");
     FAIL() << "expected the 32 KiB limit";
   } catch (const std::exception& e) {
     std::string what = e.what();
-    EXPECT_NE(what.find("kernel 'row_sum_kernel' uses 65664 bytes of threadgroup memory"),
+    EXPECT_NE(what.find("kernel 'row_sum_kernel' uses 32896 bytes of threadgroup memory"),
               std::string::npos)
         << what;
     EXPECT_NE(what.find("at most 32768 (32 KiB)"), std::string::npos) << what;

@@ -298,24 +298,6 @@ TILEC_EMU_UNCHECKED inline unsigned atomicDec(unsigned* p, unsigned limit) {
 // ---- Warp collectives ----------------------------------------------------------------
 namespace tilec_emu::cuda {
 
-// A shuffle lane's part: its value and the lane it reads (-1: its own value).
-struct ShuffleIn {
-  uint8_t value[8];
-  int32_t source;
-};
-
-TILEC_EMU_UNCHECKED inline void complete_shuffle(TilecEmuLane* lanes, uint32_t warp_size,
-                                                 uint64_t mask) {
-  for (uint32_t l = 0; l < warp_size; ++l) {
-    if (!((mask >> l) & 1)) continue;
-    ShuffleIn in;
-    std::memcpy(&in, lanes[l].in, sizeof in);
-    // A source outside the mask gives an undefined value on a GPU; the lane's own here.
-    uint32_t from = (in.source >= 0 && ((mask >> in.source) & 1)) ? uint32_t(in.source) : l;
-    std::memcpy(lanes[l].out, lanes[from].in, sizeof in.value);
-  }
-}
-
 // A vote: each lane's predicate in, every lane gets the ballot of the mask.
 TILEC_EMU_UNCHECKED inline void complete_ballot(TilecEmuLane* lanes, uint32_t warp_size,
                                                 uint64_t mask) {

@@ -86,6 +86,26 @@ TILEC_EMU_UNCHECKED inline void note(const void* addr, int32_t bytes, int32_t is
   api->access(addr, bytes, is_write, pc, 0, -1);
 }
 
+// ---- Lane shuffles, which every dialect's shuffles complete with ----
+// A shuffle lane's part: its value and the lane it reads. A source that is negative, past
+// the warp or outside the mask gives an undefined value on a GPU; the lane's own here.
+struct ShuffleIn {
+  uint8_t value[8];
+  int32_t source;
+};
+
+TILEC_EMU_UNCHECKED inline void complete_shuffle(TilecEmuLane* lanes, uint32_t warp_size,
+                                                 uint64_t mask) {
+  for (uint32_t l = 0; l < warp_size; ++l) {
+    if (!((mask >> l) & 1)) continue;
+    ShuffleIn in;
+    std::memcpy(&in, lanes[l].in, sizeof in);
+    bool valid = in.source >= 0 && uint32_t(in.source) < warp_size && ((mask >> in.source) & 1);
+    uint32_t from = valid ? uint32_t(in.source) : l;
+    std::memcpy(lanes[l].out, lanes[from].in, sizeof in.value);
+  }
+}
+
 }  // namespace tilec_emu
 
 // The dynamic shared array (`extern __shared__ T name[]` resolves here, by name).

@@ -140,22 +140,6 @@ inline uint64_t wavefront_lanes() {
   return n >= 64 ? ~uint64_t(0) : ((uint64_t(1) << n) - 1);
 }
 
-struct ShuffleIn {
-  uint8_t value[8];
-  int32_t source;
-};
-
-TILEC_EMU_UNCHECKED inline void complete_shuffle(TilecEmuLane* lanes, uint32_t warp_size,
-                                                 uint64_t mask) {
-  for (uint32_t l = 0; l < warp_size; ++l) {
-    if (!((mask >> l) & 1)) continue;
-    ShuffleIn in;
-    std::memcpy(&in, lanes[l].in, sizeof in);
-    uint32_t from = (in.source >= 0 && ((mask >> in.source) & 1)) ? uint32_t(in.source) : l;
-    std::memcpy(lanes[l].out, lanes[from].in, sizeof in.value);
-  }
-}
-
 }  // namespace tilec_emu::hip
 
 // HIP's __shfl_xor: the value of lane (lane ^ lane_mask) within the lane's segment of
@@ -166,12 +150,12 @@ T __shfl_xor(T v, int lane_mask, int width = TILEC_EMU_HIP_WAVEFRONT, int line =
   int lane = int(tilec_emu::self().lane);
   int index = lane ^ lane_mask;
   if (index >= ((lane + width) & ~(width - 1))) index = lane;
-  tilec_emu::hip::ShuffleIn in{};
+  tilec_emu::ShuffleIn in{};
   std::memcpy(in.value, &v, sizeof v);
   in.source = index;
   uint8_t out[8];
   tilec_emu::api->collective("__shfl_xor", line, tilec_emu::hip::wavefront_lanes(), &in, sizeof in,
-                             out, sizeof out, &tilec_emu::hip::complete_shuffle);
+                             out, sizeof out, &tilec_emu::complete_shuffle);
   T result;
   std::memcpy(&result, out, sizeof result);
   return result;

@@ -188,23 +188,6 @@ TILEC_EMU_UNCHECKED void complete_sum(TilecEmuLane* lanes, uint32_t warp_size, u
     if ((mask >> l) & 1) std::memcpy(lanes[l].out, &sum, sizeof sum);
 }
 
-struct ShuffleIn {
-  uint8_t value[8];
-  uint32_t source;
-};
-
-TILEC_EMU_UNCHECKED inline void complete_shuffle(TilecEmuLane* lanes, uint32_t warp_size,
-                                                 uint64_t mask) {
-  for (uint32_t l = 0; l < warp_size; ++l) {
-    if (!((mask >> l) & 1)) continue;
-    ShuffleIn in;
-    std::memcpy(&in, lanes[l].in, sizeof in);
-    // A lane outside the simdgroup's existing lanes gives its own value (undefined on a GPU).
-    uint32_t from = in.source < warp_size && ((mask >> in.source) & 1) ? in.source : l;
-    std::memcpy(lanes[l].out, lanes[from].in, sizeof in.value);
-  }
-}
-
 // ---- simdgroup_matrix<T, 8, 8> ------------------------------------------------------------
 // Apple's layout of a lane's two elements: row, and the first of two adjacent columns.
 inline int matrix_row(int lane) {
@@ -324,12 +307,12 @@ T simd_sum(T v, int line = __builtin_LINE()) {
 template <class T>
 T simd_shuffle_xor(T v, ushort mask, int line = __builtin_LINE()) {
   static_assert(sizeof(T) <= 8, "simd_shuffle_xor moves a scalar");
-  tilec_emu::msl::ShuffleIn in{};
+  tilec_emu::ShuffleIn in{};
   std::memcpy(in.value, &v, sizeof v);
-  in.source = tilec_emu::self().lane ^ uint32_t(mask);
+  in.source = int32_t(tilec_emu::self().lane ^ uint32_t(mask));
   uint8_t out[8];
   tilec_emu::api->collective("simd_shuffle_xor", line, tilec_emu::msl::simdgroup_mask(), &in,
-                             sizeof in, out, sizeof out, &tilec_emu::msl::complete_shuffle);
+                             sizeof in, out, sizeof out, &tilec_emu::complete_shuffle);
   T result;
   std::memcpy(&result, out, sizeof result);
   return result;
