@@ -1,5 +1,6 @@
 #include "tilec/exec/native_backend.h"
 
+#include "cpu_names.h"
 #include "host_entry_function.h"
 #include "tilec/exec/failed_build.h"
 #include "tilec/exec/process.h"
@@ -162,6 +163,8 @@ class NativeBackend final : public ExecutionBackend {
     }
     fs::path artifact = output_dir / kArtifactName;
     std::vector<std::string> argv = native_compiler_command();
+    // An -mcpu the C compiler does not know: one clear error, not cc1's list once per file.
+    if (has_c) require_known_march(argv, target.get_string("mcpu"));
     // Objects alone need only the link (an LLVM CPU name need not be one the C compiler knows).
     if (has_c) {
       for (auto& flag : native_compile_flags(target)) argv.push_back(flag);

@@ -199,6 +199,30 @@ TEST(CliResolve, TheLlvmKindResolvesOnlyWhenLlvmIsBuiltIn) {
 #endif
 }
 
+// The --target examples a command's --help offers run on the machine that prints them.
+TEST(CliHelp, EveryTargetExampleInTheHelpRunsHere) {
+  for (const char* command : {"run", "compile", "bench"}) {
+    auto help = tilec_cli({command, "--help"});
+    ASSERT_EQ(help.exit_code, 0) << help.output;
+    size_t at = help.output.find("--target TEXT");
+    ASSERT_NE(at, std::string::npos) << help.output;
+    std::string text = help.output.substr(at, help.output.find("--target-host", at) - at);
+    std::vector<std::string> examples;
+    for (size_t open = text.find('"'); open != std::string::npos;
+         open = text.find('"', text.find('"', open + 1) + 1)) {
+      size_t close = text.find('"', open + 1);
+      if (close == std::string::npos) break;
+      examples.push_back(text.substr(open + 1, close - open - 1));
+    }
+    ASSERT_FALSE(examples.empty()) << text;
+    for (const auto& target : examples) {
+      auto run = tilec_cli({"run", example("vector_add.py"), "--target", target});
+      EXPECT_EQ(run.exit_code, 0) << command << " --help offers --target \"" << target << "\":\n"
+                                  << run.output;
+    }
+  }
+}
+
 TEST(CliResolve, BadRequestsExitTwoWithTheAlternatives) {
   auto unknown_kind = tilec_cli({"resolve", "--target", "no_such_kind"});
   EXPECT_EQ(unknown_kind.exit_code, 2);

@@ -55,7 +55,11 @@ int report_source_errors(const std::function<int()>& body) {
 
 void add_compile_options(CLI::App& sub, CompileOptions& options) {
   sub.add_option("file", options.file, "kernel file (.py, TileLang DSL)")->required();
-  sub.add_option("--target", options.target, "target, e.g. c or \"c -mcpu=znver4\"")
+  // Only examples that work on any machine (a CPU name would not: GCC 12 knows no znver4).
+  sub.add_option("--target", options.target,
+                 "target: auto (the best for this machine; `tilec resolve` shows it), or a kind "
+                 "with options, e.g. \"c\", \"llvm\" or \"c -mcpu=native\"; `tilec targets` "
+                 "lists the kinds and their options")
       ->capture_default_str();
   sub.add_option("--target-host", options.target_host, "host target (default: derived)");
   sub.add_option("--execution-backend", options.execution_backend, "execution backend, e.g. native")
