@@ -20,10 +20,14 @@ def bias_gelu(
 ):
     with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
         X_shared = T.alloc_shared((block_M, block_N), dtype)
+        Bias_shared = T.alloc_shared((block_N,), dtype)
         Y_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+        # T.copy masks the last, partial tile (N not a multiple of block_N): indexing Bias
+        # directly would read past its end there.
         T.copy(X[by * block_M, bx * block_N], X_shared)
+        T.copy(Bias[bx * block_N], Bias_shared)
         for i, j in T.Parallel(block_M, block_N):
-            x = T.cast(X_shared[i, j], accum_dtype) + T.cast(Bias[bx * block_N + j], accum_dtype)
+            x = T.cast(X_shared[i, j], accum_dtype) + T.cast(Bias_shared[j], accum_dtype)
             inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)  # sqrt(2 / pi) * (...)
             Y_local[i, j] = 0.5 * x * (1.0 + T.tanh(inner))
         T.copy(Y_local, Y[by * block_M, bx * block_N])

@@ -12,6 +12,8 @@ def dequant_matmul(M=64, N=48, K=64, block_M=32, block_N=16, block_K=32, in_dtyp
     pack = 8 // num_bits
     mask = (1 << num_bits) - 1
     bias = 1 << (num_bits - 1)
+    # B packs `pack` weights per byte along K: an odd K would leave its last weight unstored.
+    assert K % pack == 0, "K must be a multiple of 8 // num_bits (the weights per byte)"
 
     @T.prim_func
     def main(A: T.Tensor((M, K), in_dtype), B: T.Tensor((N, K // pack), storage_dtype),
@@ -21,6 +23,10 @@ def dequant_matmul(M=64, N=48, K=64, block_M=32, block_N=16, block_K=32, in_dtyp
             B_packed = T.alloc_shared((block_N, block_K // pack), storage_dtype)
             B_dequant = T.alloc_fragment((block_N, block_K), in_dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            Scale_shared = T.alloc_shared((block_N,), in_dtype)
+            # T.copy masks the columns past N in the last tile (Scale[bx * block_N + i]
+            # would read past its end when N is not a multiple of block_N).
+            T.copy(Scale[bx * block_N], Scale_shared)
             T.clear(C_local)
             for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
                 T.copy(A[by * block_M, ko * block_K], A_shared)
@@ -28,7 +34,7 @@ def dequant_matmul(M=64, N=48, K=64, block_M=32, block_N=16, block_K=32, in_dtyp
                 for i, j in T.Parallel(block_N, block_K):
                     byte = T.Cast("int32", B_packed[i, j // pack])
                     q = (byte >> (num_bits * (j % pack))) & mask
-                    B_dequant[i, j] = T.Cast(in_dtype, q - bias) * Scale[bx * block_N + i]
+                    B_dequant[i, j] = T.Cast(in_dtype, q - bias) * Scale_shared[i]
                 T.gemm(A_shared, B_dequant, C_local, transpose_B=True)
             T.copy(C_local, C[by * block_M, bx * block_N])
 

@@ -13,6 +13,7 @@ import tilelang.language as T
 def flash_attention(batch=2, heads=4, groups=2, seq_len=64, dim=32, block_M=16, block_N=16,
                     is_causal=True, dtype="float16"):
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # softmax in base 2: log2(e)
+    assert heads % groups == 0, "heads must be a multiple of groups (query heads per K/V head)"
     head_kv = heads // groups
     q_shape = (batch, seq_len, heads, dim)
     kv_shape = (batch, seq_len, head_kv, dim)

@@ -9,7 +9,10 @@ import tilelang.language as T
 @tilelang.jit
 def matmul_split_k(M=64, N=48, K=128, block_M=32, block_N=16, block_K=16, split_k=4,
                    dtype="float16", accum_dtype="float32"):
-    split_size = K // split_k
+    # Each slice is a whole number of block_K tiles (rounded up, so the slices cover all of
+    # K at any size); T.copy masks the columns past K in the last ones. A slice that is not
+    # a multiple of block_K would make neighbouring slices read the same columns twice.
+    split_size = -(-K // (split_k * block_K)) * block_K
 
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype), B: T.Tensor((N, K), dtype),

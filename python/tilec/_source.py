@@ -8,6 +8,7 @@ import ast
 import inspect
 import json
 import os
+import re
 import textwrap
 import types
 
@@ -96,20 +97,46 @@ def function_source(fn):
     return source, filename
 
 
+# One line of path characters only (letters, digits, _ . - ~ and separators), or a name
+# ending in .py: no kernel source looks like that (a kernel needs a decorator line and a
+# def), so it is taken for a path, and a missing file is said to be one.
+_PATH_LIKE = re.compile(r"[\w.~/\\-]+")
+
+
+def _looks_like_path(text):
+    text = text.strip()
+    return bool(text) and (text.endswith(".py") or _PATH_LIKE.fullmatch(text) is not None)
+
+
+def _read_kernel_file(path):
+    """The text of kernel file `path`; a missing path or a directory is a clear error."""
+    if os.path.isdir(path):
+        files = sorted(name for name in os.listdir(path) if name.endswith(".py"))
+        listing = f"its kernel files: {', '.join(files)}" if files else "it holds no .py files"
+        raise IsADirectoryError(
+            f"kernel path {path!r} is a directory, not a kernel file; {listing}; pass one file, "
+            f"e.g. tilec.compile({os.path.join(path, files[0] if files else 'kernel.py')!r})"
+        )
+    if not os.path.exists(path):
+        hint = ""
+        if not path.endswith(".py") and os.path.isfile(path + ".py"):
+            hint = f"; did you mean {path + '.py'!r}?"
+        raise FileNotFoundError(
+            f"no such file: kernel file {path!r} does not exist (relative to {os.getcwd()}){hint}"
+        )
+    with open(path, encoding="utf-8") as file:
+        return file.read()
+
+
 def kernel_source(kernel):
     """(source, filename) for whatever tilec.compile was given."""
     if isinstance(kernel, language.PrimFunc):
         return function_source(kernel.fn)
     if isinstance(kernel, os.PathLike):
-        kernel = os.fspath(kernel)
-        with open(kernel, encoding="utf-8") as file:
-            return file.read(), kernel
+        return _read_kernel_file(os.fspath(kernel)), os.fspath(kernel)
     if isinstance(kernel, str):
-        if "\n" not in kernel and os.path.isfile(kernel):
-            with open(kernel, encoding="utf-8") as file:
-                return file.read(), kernel
-        if "\n" not in kernel and kernel.endswith(".py"):
-            raise FileNotFoundError(f"kernel file {kernel!r} does not exist (relative to {os.getcwd()})")
+        if "\n" not in kernel and (os.path.exists(kernel) or _looks_like_path(kernel)):
+            return _read_kernel_file(kernel), kernel
         return kernel, "<string>"
     if inspect.isfunction(kernel):
         return function_source(kernel)

@@ -1,6 +1,7 @@
 #include "tilec/cuda/cuda_toolkit.h"
 
 #include "tilec/exec/execution_backend.h"
+#include "tilec/exec/failed_build.h"
 #include "tilec/exec/process.h"
 
 #include <dlfcn.h>
@@ -255,9 +256,10 @@ CudaCompileResult nvcc_compile(const fs::path& source_file, const fs::path& cubi
   argv.push_back(source_file.string());
   ProcessResult run = run_process(argv);
   if (run.exit_code != 0) {
-    throw ExecError(fmt::format("nvcc failed (exit code {}) on {}, kept there; command: {}\n{}",
-                                run.exit_code, source_file.string(), fmt::join(argv, " "),
-                                run.output));
+    throw ExecError(fmt::format("nvcc failed (exit code {}) on {}; {}; command: {}\n{}",
+                                run.exit_code, source_file.string(),
+                                exec::failed_build_sources({source_file.string()}),
+                                fmt::join(argv, " "), run.output));
   }
   CudaCompileResult result;
   result.cubin = read_file(cubin_file);

@@ -3,6 +3,7 @@
 #include "kernel_state.h"
 #include "tilec/engine/initialize.h"
 #include "tilec/engine/kernel_cache.h"
+#include "tilec/exec/failed_build.h"
 #include "tilec/ir/check.h"
 #include "tilec/ir/structural.h"
 #include "tilec/transform/bounds_check.h"
@@ -161,11 +162,21 @@ Kernel compile(const ir::IRModule& mod, std::string_view target,
   state->host_source = code.host.source;
   state->device_source = code.device.source;
 
+  // A failed build's directory is removed (its error carries the compiler's output) unless
+  // TILEC_KEEP_FAILED_BUILDS keeps it for reading (exec/failed_build.h).
   auto build_into = [&](const fs::path& dir) {
-    exec::BuiltModule built =
-        builder->build(code.host, code.device, context.target(), context.target_host(), dir);
-    state->module = built.module;
-    state->library_path = built.artifact;
+    try {
+      exec::BuiltModule built =
+          builder->build(code.host, code.device, context.target(), context.target_host(), dir);
+      state->module = built.module;
+      state->library_path = built.artifact;
+    } catch (...) {
+      if (!exec::keep_failed_builds()) {
+        std::error_code ignored;
+        fs::remove_all(dir, ignored);
+      }
+      throw;
+    }
   };
 
   if (auto cache_dir = cache_dir_from_environment()) {
@@ -192,7 +203,7 @@ Kernel compile(const ir::IRModule& mod, std::string_view target,
     }
   } else {
     fs::path build_dir = make_private_build_dir();
-    build_into(build_dir);  // on failure the directory stays, with the sources the error names
+    build_into(build_dir);
     state->owned_dir = owned_directory(build_dir);
   }
 

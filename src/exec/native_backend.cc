@@ -1,6 +1,8 @@
 #include "tilec/exec/native_backend.h"
 
+#include "cpu_names.h"
 #include "host_entry_function.h"
+#include "tilec/exec/failed_build.h"
 #include "tilec/exec/process.h"
 #include "tilec/runtime/error.h"
 #include "tilec/runtime/kernel_library.h"
@@ -161,6 +163,8 @@ class NativeBackend final : public ExecutionBackend {
     }
     fs::path artifact = output_dir / kArtifactName;
     std::vector<std::string> argv = native_compiler_command();
+    // An -mcpu the C compiler does not know: one clear error, not cc1's list once per file.
+    if (has_c) require_known_march(argv, target.get_string("mcpu"));
     // Objects alone need only the link (an LLVM CPU name need not be one the C compiler knows).
     if (has_c) {
       for (auto& flag : native_compile_flags(target)) argv.push_back(flag);
@@ -177,8 +181,8 @@ class NativeBackend final : public ExecutionBackend {
     if (result.exit_code == 127) {
       throw ExecError(fmt::format(
           "the native execution backend could not run the C compiler: {}\ninstall a C compiler "
-          "or set $CC to one; the generated sources are kept at {}",
-          result.output, fmt::join(source_names, ", ")));
+          "or set $CC to one; {}",
+          result.output, failed_build_sources(source_names)));
     }
     if (result.exit_code != 0) {
       // The driver runs cc1 once per source, so an error about a flag (a bad -march)
@@ -189,9 +193,9 @@ class NativeBackend final : public ExecutionBackend {
       for (std::string text; std::getline(lines, text);)
         if (seen.insert(text).second) output += text + "\n";
       throw ExecError(fmt::format(
-          "C compilation of the generated kernel failed (exit status {}); the sources are kept "
-          "at {}\ncommand: {}\ncompiler output:\n{}",
-          result.exit_code, fmt::join(source_names, ", "), fmt::join(argv, " "), output));
+          "C compilation of the generated kernel failed (exit status {}); {}\ncommand: "
+          "{}\ncompiler output:\n{}",
+          result.exit_code, failed_build_sources(source_names), fmt::join(argv, " "), output));
     }
     return {artifact, load(artifact)};
   }

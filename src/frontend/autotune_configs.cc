@@ -19,6 +19,8 @@ using namespace frontend;
 
 struct Scope;
 
+struct DictEntry;
+
 struct Value {
   enum Kind { kNone, kBool, kInt, kFloat, kStr, kList, kDict, kFunc, kModule, kBuiltin, kError };
   Kind kind = kNone;
@@ -27,7 +29,16 @@ struct Value {
   double f = 0;
   std::string s;  // string value, module or builtin name, error message
   std::vector<Value> items;
-  std::vector<std::pair<Value, Value>> dict;
+  std::vector<DictEntry> dict;
+
+  // Defined after DictEntry, which must be complete where a vector of it is copied or
+  // destroyed (clang checks this at the class's inline members).
+  Value();
+  Value(const Value&);
+  Value(Value&&) noexcept;
+  Value& operator=(const Value&);
+  Value& operator=(Value&&) noexcept;
+  ~Value();
   const AstStmt* func = nullptr;
   std::shared_ptr<Scope> closure;
   std::shared_ptr<Value> self;  // the receiver of a bound builtin method
@@ -72,6 +83,21 @@ struct Value {
 };
 
 bool operator==(const Value& a, const Value& b);
+
+struct DictEntry {
+  Value key;
+  Value value;
+  friend bool operator==(const DictEntry& a, const DictEntry& b) {
+    return a.key == b.key && a.value == b.value;
+  }
+};
+
+Value::Value() = default;
+Value::Value(const Value&) = default;
+Value::Value(Value&&) noexcept = default;
+Value& Value::operator=(const Value&) = default;
+Value& Value::operator=(Value&&) noexcept = default;
+Value::~Value() = default;
 
 struct Scope {
   std::shared_ptr<Scope> parent;
@@ -179,7 +205,7 @@ class ConfigEvaluator {
         Value r;
         r.kind = Value::kDict;
         for (size_t k = 0; k + 1 < e.children.size(); k += 2)
-          r.dict.emplace_back(eval(*e.children[k], scope), eval(*e.children[k + 1], scope));
+          r.dict.push_back(DictEntry{eval(*e.children[k], scope), eval(*e.children[k + 1], scope)});
         return r;
       }
       case AstKind::kAttribute:
@@ -568,11 +594,11 @@ class ConfigEvaluator {
           for (const Value& pair : iterate(args[0], span).items) {
             if (pair.kind != Value::kList || pair.items.size() != 2)
               unsupported(span, "dict(...) of something that is not pairs");
-            d.dict.emplace_back(pair.items[0], pair.items[1]);
+            d.dict.push_back(DictEntry{pair.items[0], pair.items[1]});
           }
         }
       }
-      for (auto& [k, v] : kwargs) d.dict.emplace_back(Value::str(k), v);
+      for (auto& [k, v] : kwargs) d.dict.push_back(DictEntry{Value::str(k), v});
       return d;
     }
     if (name == "dict.keys" || name == "dict.values" || name == "dict.items") {

@@ -519,6 +519,15 @@ class Lowering {
     char* end = nullptr;
     double d = text.empty() ? 0 : std::strtod(text.c_str(), &end);
     bool is_float = !text.empty() && end == text.c_str() + text.size() && std::isfinite(d);
+    // How to write an integer, for "expected an integer": 1e11 is a float in Python, so the
+    // same number in digits, else the form.
+    auto integer_form = [&] {
+      if (is_float && d == std::floor(d) && std::fabs(d) < 9.2e18)
+        return "; " + text + " is a float in Python: write the integer in digits, -D " + name +
+               "=" + std::to_string(static_cast<int64_t>(d));
+      return "; write an integer in decimal digits, e.g. -D " + name +
+             "=4096 (no fraction, exponent or separators)";
+    };
     std::string trimmed = text;
     while (!trimmed.empty() && trimmed.front() == ' ') trimmed.erase(0, 1);
     if (!trimmed.empty() && (trimmed.front() == '[' || trimmed.front() == '(') &&
@@ -558,7 +567,8 @@ class Lowering {
       }
       case Binding::kVar:
         if (!is_int || i <= 0)
-          bad("'" + name + "' is a symbolic dimension; expected a positive integer");
+          bad("'" + name + "' is a symbolic dimension; expected a positive integer" +
+              (is_int ? std::string() : integer_form()));
         return {Binding::kConst,
                 make_int(i, fits_int32(i) ? DataType::Int32() : DataType::Int64()),
                 "",
@@ -574,7 +584,8 @@ class Lowering {
           if (!is_float) bad("'" + name + "' is a float constant; expected a number");
           return {Binding::kConst, make_float(d, t), "", {}};
         }
-        if (!is_int) bad("'" + name + "' is an integer constant; expected an integer");
+        if (!is_int)
+          bad("'" + name + "' is an integer constant; expected an integer" + integer_form());
         return {Binding::kConst,
                 make_int(i, fits_int32(i) ? DataType::Int32() : DataType::Int64()),
                 "",

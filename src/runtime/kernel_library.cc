@@ -87,7 +87,11 @@ void call_host_entry(TilecHostEntry entry, std::string_view name, std::span<cons
     std::string text = message[0] != '\0'
                            ? std::string(message.data())
                            : fmt::format("failed with status {} and no message", status);
-    throw RuntimeError(fmt::format("kernel '{}': {}", name, text));
+    // Most entry messages name the kernel already ("kernel 'f' expects 3 argument(s)");
+    // those are passed as they are, the rest get the name in front.
+    std::string named = fmt::format("kernel '{}'", name);
+    if (text.rfind(named, 0) == 0) throw RuntimeError(text);
+    throw RuntimeError(fmt::format("{}: {}", named, text));
   }
 }
 

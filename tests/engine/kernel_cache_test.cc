@@ -45,6 +45,14 @@ std::vector<fs::path> entries(const fs::path& cache_dir) {
   return found;
 }
 
+// The hidden .build-* directories of builds in progress or kept after failing.
+std::vector<fs::path> build_dirs(const fs::path& cache_dir) {
+  std::vector<fs::path> found;
+  for (const auto& item : fs::directory_iterator(cache_dir))
+    if (item.path().filename().string().rfind(".build-", 0) == 0) found.push_back(item.path());
+  return found;
+}
+
 bool works(const Kernel& kernel) {
   return testing::run_and_compare(kernel, twice_module().functions()[0]).ok;
 }
@@ -262,11 +270,14 @@ std::string compile_error() {
 TEST_F(KernelCacheTest, FailedBuildPublishesNothingAndTheNextBuildRetries) {
   std::string good_key = compile(twice_module("float16"), "c", std::nullopt, "native").cache_key();
   {
+    ScopedEnv not_kept("TILEC_KEEP_FAILED_BUILDS", std::nullopt);
     ScopedEnv cc = failing_compiler(cache_dir_);
     std::string error = compile_error();
     EXPECT_NE(error.find("deliberate compiler failure"), std::string::npos) << error;
-    // The sources it names are kept in a hidden build directory of the cache...
-    EXPECT_NE(error.find((cache_dir_ / ".build-").string()), std::string::npos) << error;
+    // The build directory is removed (no .build-* is left in the user's cache), and the
+    // error says how to keep it...
+    EXPECT_NE(error.find("set TILEC_KEEP_FAILED_BUILDS=1"), std::string::npos) << error;
+    EXPECT_TRUE(build_dirs(cache_dir_).empty());
   }
   // ...and the entries are exactly those from before: nothing half-built is published.
   std::vector<fs::path> after = entries(cache_dir_);
@@ -278,8 +289,32 @@ TEST_F(KernelCacheTest, FailedBuildPublishesNothingAndTheNextBuildRetries) {
   EXPECT_EQ(entries(cache_dir_).size(), 2u);
 }
 
-TEST_F(KernelCacheTest, FailedUncachedBuildKeepsItsSourcesUnderTmpdir) {
+TEST_F(KernelCacheTest, FailedBuildIsKeptInTheCacheWhenAskedAndTheErrorSaysWhere) {
+  ScopedEnv keep("TILEC_KEEP_FAILED_BUILDS", "1");
+  ScopedEnv cc = failing_compiler(cache_dir_);
+  std::string error = compile_error();
+  std::vector<fs::path> kept = build_dirs(cache_dir_);
+  ASSERT_EQ(kept.size(), 1u) << error;
+  EXPECT_TRUE(fs::exists(kept[0] / "device.c")) << kept[0];
+  EXPECT_NE(error.find("the sources are kept at " + kept[0].string()), std::string::npos) << error;
+  EXPECT_NE(error.find("TILEC_KEEP_FAILED_BUILDS is set"), std::string::npos) << error;
+}
+
+TEST_F(KernelCacheTest, FailedUncachedBuildLeavesNothingUnderTmpdir) {
   ScopedEnv disable("TILEC_DISABLE_CACHE", "1");
+  fs::path tmpdir = cache_dir_ / "tmp";
+  fs::create_directories(tmpdir);
+  ScopedEnv tmp("TMPDIR", tmpdir.string());
+  ScopedEnv not_kept("TILEC_KEEP_FAILED_BUILDS", std::nullopt);
+  ScopedEnv cc = failing_compiler(cache_dir_);
+  std::string error = compile_error();
+  EXPECT_NE(error.find("deliberate compiler failure"), std::string::npos) << error;
+  EXPECT_TRUE(entries(tmpdir).empty()) << error;
+}
+
+TEST_F(KernelCacheTest, FailedUncachedBuildKeepsItsSourcesUnderTmpdirWhenAsked) {
+  ScopedEnv disable("TILEC_DISABLE_CACHE", "1");
+  ScopedEnv keep("TILEC_KEEP_FAILED_BUILDS", "1");
   fs::path tmpdir = cache_dir_ / "tmp";
   fs::create_directories(tmpdir);
   ScopedEnv tmp("TMPDIR", tmpdir.string());

@@ -219,6 +219,34 @@ def test_missing_kernel_file_and_wrong_kernel_type():
         tilec.compile(42)
 
 
+def test_a_path_looking_argument_is_a_path_never_kernel_source(examples, tmp_path, monkeypatch):
+    monkeypatch.chdir(examples.parent)
+    # A mistyped path: "no such file", with the .py file meant when there is one.
+    with pytest.raises(FileNotFoundError, match=r"no such file.*'examples/gemm'.*did you mean 'examples/gemm.py'"):
+        tilec.compile("examples/gemm", target=CPU)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        tilec.compile("examples/no_such_kernel", target=CPU)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        tilec.parse(tmp_path / "missing.py")
+    # A directory, given as text or as a path: says so and lists its kernel files.
+    for directory in ("examples", examples):
+        with pytest.raises(IsADirectoryError, match=r"is a directory, not a kernel file.*gemm\.py"):
+            tilec.compile(directory, target=CPU)
+    with pytest.raises(IsADirectoryError, match="holds no .py files"):
+        tilec.compile(str(tmp_path), target=CPU)
+
+
+@pytest.mark.parametrize("target, execution_backend", runnable_targets())
+def test_argument_count_error_names_the_kernel_once_and_lists_the_parameters(examples, target, execution_backend):
+    kernel = tilec.compile(examples / "vector_add.py", target=target, execution_backend=execution_backend, N=64)
+    a = np.zeros(64, np.float32)
+    with pytest.raises(tilec.KernelError) as info:
+        kernel(a)
+    message = str(info.value)
+    assert message.count("vector_add") == 1, message
+    assert "expects 3 argument(s) (A, B, C), got 1" in message, message
+
+
 class DLPackOnly:
     """An object that offers only the DLPack protocol (as torch tensors and others do)."""
 

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -199,18 +200,53 @@ TEST(CliResolve, TheLlvmKindResolvesOnlyWhenLlvmIsBuiltIn) {
 #endif
 }
 
+// The --target examples a command's --help offers run on the machine that prints them.
+TEST(CliHelp, EveryTargetExampleInTheHelpRunsHere) {
+  for (const char* command : {"run", "compile", "bench"}) {
+    auto help = tilec_cli({command, "--help"});
+    ASSERT_EQ(help.exit_code, 0) << help.output;
+    size_t at = help.output.find("--target TEXT");
+    ASSERT_NE(at, std::string::npos) << help.output;
+    std::string text = help.output.substr(at, help.output.find("--target-host", at) - at);
+    std::vector<std::string> examples;
+    for (size_t open = text.find('"'); open != std::string::npos;
+         open = text.find('"', text.find('"', open + 1) + 1)) {
+      size_t close = text.find('"', open + 1);
+      if (close == std::string::npos) break;
+      examples.push_back(text.substr(open + 1, close - open - 1));
+    }
+    ASSERT_FALSE(examples.empty()) << text;
+    for (const auto& target : examples) {
+      auto run = tilec_cli({"run", example("vector_add.py"), "--target", target});
+      EXPECT_EQ(run.exit_code, 0) << command << " --help offers --target \"" << target << "\":\n"
+                                  << run.output;
+    }
+  }
+}
+
 TEST(CliResolve, BadRequestsExitTwoWithTheAlternatives) {
   auto unknown_kind = tilec_cli({"resolve", "--target", "no_such_kind"});
   EXPECT_EQ(unknown_kind.exit_code, 2);
   EXPECT_NE(unknown_kind.output.find("no_such_kind"), std::string::npos) << unknown_kind.output;
-  // webgpu is a known kind that no built-in backend owns (cuda and hip now have one).
-  auto no_backend = tilec_cli({"resolve", "--target", "webgpu"});
-  EXPECT_EQ(no_backend.exit_code, 2);
-  EXPECT_NE(no_backend.output.find("cpu"), std::string::npos) << no_backend.output;
   auto unknown_exec = tilec_cli({"resolve", "--execution-backend", "nope"});
   EXPECT_EQ(unknown_exec.exit_code, 2);
   EXPECT_NE(unknown_exec.output.find("native"), std::string::npos) << unknown_exec.output;
   EXPECT_NE(unknown_exec.output.find("auto"), std::string::npos) << unknown_exec.output;
+}
+
+// Every target kind `tilec targets` lists is owned by a backend `tilec backends` lists:
+// no kind is advertised that nothing can compile for.
+TEST(CliTargets, EveryListedKindHasABackend) {
+  auto kinds = parse_json(tilec_cli({"targets", "--json"}));
+  auto backends = parse_json(tilec_cli({"backends", "--json"}));
+  std::set<std::string> owned;
+  for (const auto& backend : backends.at("backends"))
+    for (const auto& kind : backend.at("target_kinds")) owned.insert(kind.get<std::string>());
+  ASSERT_FALSE(owned.empty()) << backends.dump(2);
+  for (const auto& kind : kinds.at("kinds")) {
+    std::string name = kind.at("name");
+    EXPECT_TRUE(owned.count(name)) << "kind '" << name << "' is listed but no backend owns it";
+  }
 }
 
 }  // namespace

@@ -98,6 +98,37 @@ TEST_F(CliPlugins, ThePluginBackendResolvesCompilesAndRuns) {
   EXPECT_EQ(run.exit_code, 0) << run.output;
 }
 
+size_t count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// Not only `tilec backends`: run and compile say once that a plugin failed, naming it and
+// its cause, and still work with the built-in backends.
+TEST_F(CliPlugins, RunAndCompileWarnOnceAboutTheBrokenPlugin) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"run", example("vector_add.py"), "--target", "c"},
+        std::vector<std::string>{"compile", example("vector_add.py"), "--target", "c", "--emit",
+                                 "device"}}) {
+    auto result = tilec_cli(args);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(count(result.output, "tilec: warning:"), 1u) << result.output;
+    EXPECT_EQ(count(result.output, "failed to load"), 1u) << result.output;
+    EXPECT_TRUE(contains(result.output, "tilec_plugin_cli_broken")) << result.output;
+    EXPECT_TRUE(contains(result.output, "cli_broken cannot find its device library"))
+        << result.output;
+    EXPECT_TRUE(contains(result.output, "tilec backends")) << result.output;
+  }
+}
+
+TEST(CliPluginErrors, NoPluginWarningWithoutAPluginPath) {
+  unsetenv("TILEC_PLUGIN_PATH");
+  auto result = tilec_cli({"run", example("vector_add.py"), "--target", "c"});
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_FALSE(contains(result.output, "warning")) << result.output;
+}
+
 TEST(CliPluginErrors, AnUnknownKindSaysHowBackendsAreAdded) {
   unsetenv("TILEC_PLUGIN_PATH");
   auto result = tilec_cli({"resolve", "--target", "acme"});

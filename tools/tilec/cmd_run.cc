@@ -174,8 +174,9 @@ RunReport run_function(const Kernel& kernel, const ir::PrimFunc& func, const Sha
                        const std::map<std::string, ir::HostTensor>& given) {
   RunReport report;
   report.function = func->name;
-  ir::RandomArgs inputs = random_args_with(
-      func, values, bind_dims_from_inputs(func, values.integers, given), options.seed);
+  std::map<std::string, int64_t> dims = bind_dims_from_inputs(func, values.integers, given);
+  check_argument_memory(func, dims, options.check ? 2 : 1);
+  ir::RandomArgs inputs = random_args_with(func, values, dims, options.seed);
   apply_inputs(func, inputs, given);
   std::vector<ir::HostTensor> expected_tensors;
   if (options.check) {

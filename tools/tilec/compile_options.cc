@@ -3,15 +3,18 @@
 #include "error_report.h"
 #include "tuned_config.h"
 
+#include "tilec/backend/module_loader.h"
 #include "tilec/exec/emulator.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/check.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 
 namespace tilec::cli {
@@ -52,7 +55,11 @@ int report_source_errors(const std::function<int()>& body) {
 
 void add_compile_options(CLI::App& sub, CompileOptions& options) {
   sub.add_option("file", options.file, "kernel file (.py, TileLang DSL)")->required();
-  sub.add_option("--target", options.target, "target, e.g. c or \"c -mcpu=znver4\"")
+  // Only examples that work on any machine (a CPU name would not: GCC 12 knows no znver4).
+  sub.add_option("--target", options.target,
+                 "target: auto (the best for this machine; `tilec resolve` shows it), or a kind "
+                 "with options, e.g. \"c\", \"llvm\" or \"c -mcpu=native\"; `tilec targets` "
+                 "lists the kinds and their options")
       ->capture_default_str();
   sub.add_option("--target-host", options.target_host, "host target (default: derived)");
   sub.add_option("--execution-backend", options.execution_backend, "execution backend, e.g. native")
@@ -86,7 +93,27 @@ backend::BackendContext resolve_context(const CompileOptions& options) {
   return backend::create_backend_context(options.target, host, options.execution_backend);
 }
 
+void warn_about_failed_plugins() {
+  static std::once_flag warned;  // once per process: tune and bench compile many times
+  std::call_once(warned, [] {
+    initialize();
+    std::vector<std::string> failed;
+    for (const auto& plugin : backend::list_plugin_modules()) {
+      if (plugin.loaded) continue;
+      // The loader's message names the plugin, its file and the cause.
+      failed.push_back(plugin.error.substr(0, plugin.error.find('\n')));
+    }
+    if (failed.empty()) return;
+    std::cerr << fmt::format(
+        "tilec: warning: {} on TILEC_PLUGIN_PATH failed to load (its backends are "
+        "unavailable): {}; `tilec backends` lists every plugin\n",
+        failed.size() == 1 ? "a plugin" : std::to_string(failed.size()) + " plugins",
+        fmt::join(failed, "; "));
+  });
+}
+
 CompiledFile compile_kernel_file(const CompileOptions& given) {
+  warn_about_failed_plugins();
   CompileOptions options = given;
   if (options.use_tuned_config) apply_tuned_config(options, options.quiet);
   ir::IRModule mod = load_kernel_file(options);

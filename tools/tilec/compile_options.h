@@ -66,6 +66,11 @@ struct CompiledFile {
 // `tilec tune` stored for this target is used (and stderr says so).
 CompiledFile compile_kernel_file(const CompileOptions& options);
 
+// Prints one warning line on stderr (once per process) when a plugin on TILEC_PLUGIN_PATH
+// failed to load, naming it and the cause; compile_kernel_file() calls it, so `run`,
+// `compile` and every command that compiles a file say so, not only `tilec backends`.
+void warn_about_failed_plugins();
+
 // The backend context `options` resolve to (target, host, execution backend).
 backend::BackendContext resolve_context(const CompileOptions& options);
 

@@ -6,8 +6,15 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+#include <unistd.h>
+
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -90,24 +97,112 @@ void check_shape_names(const ir::IRModule& module, const ShapeValues& values,
     const ShapeName& what = it->second;
     std::string kind =
         what.dimension ? "symbolic dimension" : "scalar parameter of '" + what.function + "'";
-    if (values.reals.count(name) && (what.dimension || !what.dtype.is_float()))
+    if (values.reals.count(name) && (what.dimension || !what.dtype.is_float())) {
+      double real = values.reals.at(name);
+      std::string digits =
+          real == std::floor(real) && std::fabs(real) < 9.2e18
+              ? fmt::format("; write it in digits: --shape {}={}", name, int64_t(real))
+              : fmt::format("; write an integer in decimal digits, e.g. --shape {}=4096", name);
       throw EngineError(fmt::format(
-          "--shape {}={}: '{}' ({}, dtype {}) takes an integer, not {}; only float-typed "
-          "scalar parameters take a fraction",
-          name, text, name, kind, what.dtype.str(), text));
+          "--shape {}={}: '{}' ({}, dtype {}) takes an integer, not {}{}; only float-typed "
+          "scalar parameters take a fraction or an exponent",
+          name, text, name, kind, what.dtype.str(), text, digits));
+    }
     auto integer = values.integers.find(name);
     if (integer != values.integers.end() && integer->second < 0 && !what.dtype.is_float())
       throw EngineError(fmt::format("--shape {}={}: '{}' ({}, dtype {}) must not be negative", name,
                                     text, name, kind, what.dtype.str()));
     if (what.dimension && integer != values.integers.end() && integer->second == 0)
       throw EngineError(fmt::format("--shape {}=0: a symbolic dimension must be positive", name));
+    // A value its dtype cannot hold would wrap in the kernel: refused before anything runs.
+    if (integer != values.integers.end() && what.dtype.is_integer() && what.dtype.bits < 64) {
+      int bits = what.dtype.bits - (what.dtype.is_int() ? 1 : 0);
+      int64_t most = (int64_t{1} << bits) - 1;
+      if (integer->second > most)
+        throw EngineError(fmt::format(
+            "--shape {}={}: '{}' ({}, dtype {}) holds at most {}; pass a smaller value{}", name,
+            text, name, kind, what.dtype.str(), most,
+            what.dimension ? fmt::format(", or declare it 64-bit in the kernel: {} = "
+                                         "T.dynamic(\"{}\", \"int64\")",
+                                         name, name)
+                           : fmt::format(", or declare '{}' int64", name)));
+    }
   }
+}
+
+namespace {
+
+// Bytes of memory this machine has available now (MemAvailable), or nullopt if unknown.
+std::optional<uint64_t> available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string key; meminfo >> key;) {
+    uint64_t kib = 0;
+    if (key == "MemAvailable:" && meminfo >> kib) return kib * 1024;
+    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return uint64_t(pages) * uint64_t(page);
+  return std::nullopt;
+}
+
+std::string human_bytes(double bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 6) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{:.0f} bytes", bytes)
+                   : fmt::format("{:.1f} {}", bytes, units[unit]);
+}
+
+}  // namespace
+
+void check_argument_memory(const ir::PrimFunc& func, const std::map<std::string, int64_t>& values,
+                           int copies, std::optional<uint64_t> available) {
+  if (!available) available = available_memory_bytes();
+  // Long double: a product of extents past 2^64 still compares right.
+  long double total = 0;
+  std::vector<std::string> parts;
+  for (const auto& p : func->params) {
+    if (!p.is_buffer()) continue;
+    long double elements = 1;
+    std::vector<std::string> dims;
+    bool known = true;
+    for (const auto& d : p.buffer->shape) {
+      int64_t extent = 0;
+      if (auto* c = ir::as_const_int(d)) {
+        extent = *c;
+      } else if (auto* v = d.as<ir::VarNode>(); v && values.count(v->name)) {
+        extent = values.at(v->name);
+      } else {
+        known = false;  // make_random_args names what is missing
+        break;
+      }
+      elements *= static_cast<long double>(extent);
+      dims.push_back(std::to_string(extent));
+    }
+    if (!known) continue;
+    long double bytes = elements * p.buffer->dtype.bits * p.buffer->dtype.lanes / 8;
+    total += bytes;
+    parts.push_back(fmt::format("{} {}[{}] {}", p.name(), p.buffer->dtype.str(),
+                                fmt::join(dims, ", "), human_bytes(double(bytes))));
+  }
+  long double needed = total * copies;
+  if (!available || needed <= static_cast<long double>(*available)) return;
+  throw EngineError(fmt::format(
+      "the arguments of '{}' need {} ({}{}), more than the {} of memory this machine has "
+      "available; pass smaller --shape/-D values",
+      func->name, human_bytes(double(needed)), fmt::join(parts, ", "),
+      copies > 1 ? fmt::format("; x{}: --check keeps a copy for the interpreter", copies) : "",
+      human_bytes(double(*available))));
 }
 
 ir::RandomArgs random_args_with(const ir::PrimFunc& func, const ShapeValues& values,
                                 std::map<std::string, int64_t> integers, uint64_t seed) {
   // make_random_args takes integers only: a float parameter gets a stand-in (so it is
   // not reported missing) that is replaced by the given number below.
+  check_argument_memory(func, integers, 1);
   std::map<size_t, double> reals;
   for (size_t i = 0; i < func->params.size(); ++i) {
     const ir::Param& p = func->params[i];

@@ -7,6 +7,7 @@
 #include "tilec/exec/device_module.h"
 #include "tilec/exec/device_symbols.h"
 #include "tilec/exec/embedded_files.h"
+#include "tilec/exec/failed_build.h"
 #include "tilec/exec/native_backend.h"
 #include "tilec/exec/process.h"
 #include "tilec/runtime/kernel_library.h"
@@ -391,9 +392,9 @@ class EmulatorBackend final : public ExecutionBackend {
     if (result.exit_code == 0) return;
     throw ExecError(fmt::format(
         "emulator: the host C++ compiler could not build the {} device code (exit {}):\n{}\n"
-        "command: {}\nthe sources are kept in {}; the emulator needs a C++17 compiler ($CXX, "
-        "else c++)",
-        dialect.language, result.exit_code, result.output, fmt::join(command, " "), dir.string()));
+        "command: {}\n{}; the emulator needs a C++17 compiler ($CXX, else c++)",
+        dialect.language, result.exit_code, result.output, fmt::join(command, " "),
+        failed_build_sources({dir.string()})));
   }
 
   std::string name_ = kEmulatorBackendName;

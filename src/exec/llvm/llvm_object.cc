@@ -1,5 +1,6 @@
 #include "llvm_object.h"
 
+#include "../cpu_names.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/sanitizer_runtime.h"
 
@@ -21,7 +22,10 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/AArch64TargetParser.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+#include <llvm/TargetParser/X86TargetParser.h>
 #include <llvm/Transforms/Instrumentation/AddressSanitizer.h>
 #include <llvm/Transforms/Scalar/ScalarizeMaskedMemIntrin.h>
 
@@ -69,6 +73,26 @@ Machine machine_for(const target::Target& target) {
   return m;
 }
 
+// The CPU names the LLVM target parser lists for the triple's architecture (for the nearest
+// names in an error; which names are valid is the subtarget's table, isCPUStringValid).
+std::vector<std::string> llvm_cpu_names(const llvm::Triple& triple) {
+  llvm::SmallVector<llvm::StringRef, 128> names;
+  if (triple.isX86()) llvm::X86::fillValidCPUArchList(names, triple.isArch64Bit());
+  if (triple.isAArch64()) llvm::AArch64::fillValidCPUArchList(names);
+  return {names.begin(), names.end()};
+}
+
+// Checked on a subtarget made for no CPU in particular: creating the target machine with an
+// unknown CPU prints LLVM's "not a recognized processor" line (twice) before any error.
+void require_known_cpu(const llvm::Target& found, const Machine& m) {
+  std::unique_ptr<llvm::MCSubtargetInfo> probe(found.createMCSubtargetInfo(m.triple, "", ""));
+  if (probe == nullptr || probe->isCPUStringValid(m.cpu)) return;
+  throw ExecError(unknown_cpu_message(
+      m.cpu, fmt::format("LLVM (target {})", m.triple), llvm_cpu_names(llvm::Triple(m.triple)),
+      fmt::format("drop -mcpu to build for this machine ({}); `llc -mcpu=help` lists every name",
+                  llvm::sys::getHostCPUName().str())));
+}
+
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Machine& m) {
   initialize_llvm();
   std::string error;
@@ -79,6 +103,7 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const Machine& m) {
         "target ({}); drop -mtriple or use the host's",
         m.triple, error, llvm::sys::getProcessTriple()));
   }
+  require_known_cpu(*found, m);
   llvm::TargetOptions options;  // no fast-math: results round as the interpreter's
   std::unique_ptr<llvm::TargetMachine> machine(
       found->createTargetMachine(m.triple, m.cpu, m.features, options, llvm::Reloc::PIC_,
@@ -86,12 +111,6 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const Machine& m) {
   if (!machine) {
     throw ExecError(
         fmt::format("LLVM could not create a target machine for '{}' -mcpu={}", m.triple, m.cpu));
-  }
-  if (!machine->getMCSubtargetInfo()->isCPUStringValid(m.cpu)) {
-    throw ExecError(fmt::format(
-        "LLVM does not know CPU '{}' for '{}'; use a name `llc -march=x86-64 -mcpu=help` lists, "
-        "or drop -mcpu for this host's ({})",
-        m.cpu, m.triple, llvm::sys::getHostCPUName().str()));
   }
   return machine;
 }
