@@ -40,8 +40,13 @@ step() {
 
 # The installed CLI in an environment holding nothing of the build: a fresh HOME
 # (so the kernel cache lives in $work) and TILEC_PLUGIN_PATH, nothing else of ours.
+# A sanitized build's run-time options (scripts/test_asan.sh: no leak report, since
+# drivers such as wgpu-native keep allocations for the process) pass through.
 installed_tilec() {
-  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work/home" \
+  local sanitizer_options=()
+  [ -n "${ASAN_OPTIONS:-}" ] && sanitizer_options+=("ASAN_OPTIONS=$ASAN_OPTIONS")
+  [ -n "${UBSAN_OPTIONS:-}" ] && sanitizer_options+=("UBSAN_OPTIONS=$UBSAN_OPTIONS")
+  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work/home" "${sanitizer_options[@]}" \
     TILEC_PLUGIN_PATH="$work/plugin-build" "$prefix/bin/tilec" "$@"
 }
 
