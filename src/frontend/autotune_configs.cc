@@ -158,6 +158,18 @@ class ConfigEvaluator {
  public:
   ConfigEvaluator(std::string_view source, const ParseOptions& options)
       : source_(source), options_(options) {}
+  // A function value keeps the scope it was defined in, which may hold the function
+  // itself (a cycle of shared_ptrs): every scope is made here and emptied at the end.
+  ~ConfigEvaluator() {
+    for (auto& scope : scopes_) scope->names.clear();
+  }
+  ConfigEvaluator(const ConfigEvaluator&) = delete;
+  ConfigEvaluator& operator=(const ConfigEvaluator&) = delete;
+
+  ScopePtr new_scope(ScopePtr parent) {
+    scopes_.push_back(std::make_shared<Scope>(Scope{std::move(parent), {}}));
+    return scopes_.back();
+  }
 
   [[noreturn]] void fail(Span span, std::string message, std::string hint = "") const {
     throw make_source_error(options_.filename, source_, span, std::move(message), std::move(hint));
@@ -241,7 +253,7 @@ class ConfigEvaluator {
                    : eval(*e.children[2], scope);
       case AstKind::kListComp: {
         Value out = Value::list({});
-        comprehension(e, 1, std::make_shared<Scope>(Scope{scope, {}}), out);
+        comprehension(e, 1, new_scope(scope), out);
         return out;
       }
       default:
@@ -256,7 +268,7 @@ class ConfigEvaluator {
       unsupported(span, std::string("a ") + kind_name(f.kind) + " is not callable");
     if (++calls_ > 64) unsupported(span, "configs call functions too deeply");
     const AstStmt& def = *f.func;
-    auto scope = std::make_shared<Scope>(Scope{f.closure, {}});
+    auto scope = new_scope(f.closure);
     for (size_t k = 0; k < def.params.size(); ++k) {
       const AstParam& p = def.params[k];
       Value v;
@@ -779,6 +791,7 @@ class ConfigEvaluator {
   }
 
   std::string_view source_;
+  std::vector<ScopePtr> scopes_;
   const ParseOptions& options_;
   int depth_ = 0;
   int calls_ = 0;
@@ -886,7 +899,7 @@ class SpecFinder {
 
   // Binds a function's parameters (-D, else defaults) and walks its body.
   bool walk_function(const AstStmt& def, const ScopePtr& outer, std::optional<AutotuneSpec>& spec) {
-    auto scope = std::make_shared<Scope>(Scope{outer, {}});
+    auto scope = eval_.new_scope(outer);
     bind_parameters(def, scope);
     eval_.bind_block(def.body, scope);
     return walk(def.body, scope, spec);
@@ -934,7 +947,7 @@ class SpecFinder {
         // TileLang calls a configs function with the tuned function's arguments.
         std::vector<std::pair<std::string, Value>> kwargs;
         if (site.def) {
-          auto params = std::make_shared<Scope>(Scope{scope, {}});
+          auto params = eval_.new_scope(scope);
           bind_parameters(*site.def, params);
           for (const auto& p : v.func->params)
             if (const Value* given = params->find(p.name); given && given->kind != Value::kError)
@@ -983,7 +996,7 @@ std::optional<AutotuneSpec> find_autotune_spec(std::string_view source, const Pa
                                                const std::string& entry) {
   AstModule ast = parse_syntax(source, options.filename);
   ConfigEvaluator eval(source, options);
-  auto module_scope = std::make_shared<Scope>();
+  auto module_scope = eval.new_scope(nullptr);
   eval.bind_block(ast.body, module_scope);
   SpecFinder finder(eval, options);
   std::optional<AutotuneSpec> spec;
