@@ -1,5 +1,5 @@
-// Every example compiles to a gfx90a code object through hiprtc (in process); the gemm
-// example also through hipcc (a process, about a second per kernel), and the code
+// Every example compiles to a gfx90a code object through hiprtc (in process) and through
+// hipcc (a process, about a second per kernel); the gemm example's code
 // object's disassembly (Debian's llvm-objdump-15) shows the MFMA instructions. Running
 // through either on a machine without an AMD GPU fails saying "no HIP device" and naming
 // the emulator. Tests skip, saying why, where hiprtc, hipcc or llvm-objdump is missing
@@ -26,7 +26,7 @@ constexpr const char* kGfx90a = "hip -mcpu=gfx90a";
 constexpr const char* kObjdump = "llvm-objdump-15";
 
 class HipBuild : public testing::EngineTest {
- protected:
+ public:
   void SetUp() override {
     EngineTest::SetUp();
     initialize();
@@ -44,6 +44,8 @@ class HipBuild : public testing::EngineTest {
     return kernel.library_path().parent_path() / kCodeObjectFileName;
   }
 };
+
+using HipBuildFixture = HipBuild;
 
 std::string disassemble(const fs::path& object) {
   exec::ProcessResult r = exec::run_process({kObjdump, "-d", object.string()});
@@ -63,18 +65,29 @@ bool is_amdgpu_elf(const fs::path& object) {
          uint8_t(header[18]) == 224 && header[19] == 0;
 }
 
-TEST_F(HipBuild, EveryExampleCompilesThroughHiprtc) {
-  skip_unless(kHiprtcBackendName);
+// Every example builds to a gfx90a AMDGPU code object through `backend`.
+void every_example_builds(HipBuildFixture& test, const char* backend) {
   fs::path dir = fs::path(TILEC_SOURCE_DIR) / "examples";
   int built = 0;
   for (const auto& item : fs::directory_iterator(dir)) {
     if (item.path().extension() != ".py") continue;
     SCOPED_TRACE(item.path().filename().string());
-    fs::path object = code_object(item.path(), kHiprtcBackendName);
+    fs::path object = test.code_object(item.path(), backend);
     EXPECT_TRUE(is_amdgpu_elf(object)) << object;
     ++built;
   }
   EXPECT_GT(built, 10);
+}
+
+TEST_F(HipBuild, EveryExampleCompilesThroughHiprtc) {
+  skip_unless(kHiprtcBackendName);
+  every_example_builds(*this, kHiprtcBackendName);
+}
+
+// hipcc is a process per kernel (about a second each).
+TEST_F(HipBuild, EveryExampleCompilesThroughHipcc) {
+  skip_unless(kHipccBackendName);
+  every_example_builds(*this, kHipccBackendName);
 }
 
 TEST_F(HipBuild, GemmThroughHipccAndHiprtcRunsOnMfma) {
