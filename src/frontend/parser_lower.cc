@@ -14,7 +14,6 @@
 #include "tilec/ir/tensor.h"
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/visitor.h"
-#include "tilec/ir/visitor.h"
 #include "tilec/ir/warp_shuffle.h"
 #include "view_tile_ops.h"
 
@@ -857,7 +856,6 @@ class Lowering {
     count.visit(st);
     return count.n;
   }
-
 
   // ---------------------------------------------------------------- factories
   // Where the parameters of a factory or helper take their values, first to last:

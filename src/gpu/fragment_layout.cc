@@ -388,7 +388,8 @@ class LayoutInference : public StmtVisitor {
         fmt::format("T.reduce_{} at {}", to_string(op->reduce_kind), source_line(op->span));
     for_each_write(op, [&](const Write& w) {
       if (!is_fragment(w.buffer)) return;
-      replicated_.emplace(w.buffer.get(), "the result of " + what + ", which every thread receives");
+      replicated_.emplace(w.buffer.get(),
+                          "the result of " + what + ", which every thread receives");
       reduce_results_.insert(w.buffer.get());
     });
     // The source is staged through shared memory in its own layout: no constraint.

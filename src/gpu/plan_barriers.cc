@@ -264,58 +264,45 @@ class Planner : private StmtFunctor<Stmt(Pending& pending)>,
 
   void visit_stmt(const SeqNode* op, const Stmt&, int depth, VarMap& local, Pending& out) override {
     for (const auto& c : op->stmts) collect(c, depth, local, out);
-    return;
   }
   void visit_stmt(const LetNode* l, const Stmt&, int depth, VarMap& local, Pending& out) override {
     exprs(l->value, local, out);
     lets_[l->var.get()] = canonical(l->value, local);
     collect(l->body, depth, local, out);
-    return;
   }
-  void visit_stmt(const AllocateNode* op, const Stmt&, int depth, VarMap& local, Pending& out) override {
+  void visit_stmt(const AllocateNode* op, const Stmt&, int depth, VarMap& local,
+                  Pending& out) override {
     collect(op->body, depth, local, out);
-    return;
   }
   void visit_stmt(const ForNode* f, const Stmt&, int depth, VarMap& local, Pending& out) override {
     exprs(f->begin, local, out);
     exprs(f->end, local, out);
     local[f->var.get()] = canonical_var(depth, f->var.dtype());
     collect(f->body, depth + 1, local, out);
-    return;
   }
   void visit_stmt(const IfNode* i, const Stmt&, int depth, VarMap& local, Pending& out) override {
     exprs(i->cond, local, out);
     collect(i->then_case, depth, local, out);
     collect(i->else_case, depth, local, out);
-    return;
   }
-  void visit_stmt(const StoreNode* st, const Stmt&, int depth, VarMap& local, Pending& out) override {
+  void visit_stmt(const StoreNode* st, const Stmt&, int depth, VarMap& local,
+                  Pending& out) override {
     exprs(st->value, local, out);
     for (const auto& i : st->indices) exprs(i, local, out);
     if (shared_by_threads(st->buffer)) add(st->buffer, st->indices, true, local, out);
-    return;
   }
-  void visit_stmt(const EvaluateNode* op, const Stmt&, int depth, VarMap& local, Pending& out) override {
+  void visit_stmt(const EvaluateNode* op, const Stmt&, int depth, VarMap& local,
+                  Pending& out) override {
     exprs(op->value, local, out);
-    return;
   }
   void visit_stmt(const KernelNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {
-    return;
   }
-  void visit_stmt(const CopyNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {
-    return;
-  }
-  void visit_stmt(const FillNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {
-    return;
-  }
-  void visit_stmt(const GemmNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {
-    return;
-  }
+  void visit_stmt(const CopyNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {}
+  void visit_stmt(const FillNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {}
+  void visit_stmt(const GemmNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {}
   void visit_stmt(const ReduceNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {
-    return;
   }
   void visit_stmt(const LaunchNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {
-    return;
   }
 
   // An element is this thread's own only when its index tells the threads apart: it

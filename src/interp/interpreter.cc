@@ -533,8 +533,7 @@ class Compiler : private ExprFunctor<CExprPtr()>, private StmtFunctor<CStmtPtr()
     throw IRError(where(s->span) +
                   "the interpreter runs unlowered functions, but this one "
                   "launches '" +
-                  op->callee +
-                  "' (produced by lowering): interpret the function before lowering");
+                  op->callee + "' (produced by lowering): interpret the function before lowering");
   }
 
   // Bindings made while a Scope is open are dropped when it closes.

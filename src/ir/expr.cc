@@ -255,7 +255,9 @@ class WithSpan final : public ExprFunctor<Expr(Span)> {
     return Expr(std::move(n));
   }
   Expr visit_expr(const IntImmNode* op, const Expr&, Span span) override { return copy(op, span); }
-  Expr visit_expr(const FloatImmNode* op, const Expr&, Span span) override { return copy(op, span); }
+  Expr visit_expr(const FloatImmNode* op, const Expr&, Span span) override {
+    return copy(op, span);
+  }
   Expr visit_expr(const BinaryNode* op, const Expr&, Span span) override { return copy(op, span); }
   Expr visit_expr(const UnaryNode* op, const Expr&, Span span) override { return copy(op, span); }
   Expr visit_expr(const SelectNode* op, const Expr&, Span span) override { return copy(op, span); }

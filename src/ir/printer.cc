@@ -127,8 +127,7 @@ const std::set<std::string>& reserved_names() {
   return names;
 }
 
-class Printer : private ExprFunctor<std::pair<std::string, int>()>,
-                private StmtFunctor<void(int)> {
+class Printer : private ExprFunctor<std::pair<std::string, int>()>, private StmtFunctor<void(int)> {
  public:
   std::string take() { return out_.str(); }
 
@@ -294,8 +293,7 @@ class Printer : private ExprFunctor<std::pair<std::string, int>()>,
   std::pair<std::string, int> visit_expr(const IntImmNode* op, const Expr& e) override {
     int64_t v = op->value;
     if (e.dtype().is_bool()) return {v ? "True" : "False", kPrecAtom};
-    if (e.dtype() == DataType::Int32())
-      return {std::to_string(v), v < 0 ? kPrecUnary : kPrecAtom};
+    if (e.dtype() == DataType::Int32()) return {std::to_string(v), v < 0 ? kPrecUnary : kPrecAtom};
     return {"T." + e.dtype().str() + "(" + std::to_string(v) + ")", kPrecAtom};
   }
   std::pair<std::string, int> visit_expr(const FloatImmNode* op, const Expr& e) override {
@@ -459,9 +457,7 @@ class Printer : private ExprFunctor<std::pair<std::string, int>()>,
     line(indent) << bind(b.get(), b->name) << " = " << rhs << "\n";
   }
 
-  void statement(const Stmt& s, int indent) {
-    dispatch_stmt(s, indent);
-  }
+  void statement(const Stmt& s, int indent) { dispatch_stmt(s, indent); }
 
   void visit_stmt(const StoreNode* op, const Stmt&, int indent) override {
     return store_stmt(*op, indent);
@@ -474,54 +470,42 @@ class Printer : private ExprFunctor<std::pair<std::string, int>()>,
   }
   void visit_stmt(const EvaluateNode* op, const Stmt&, int indent) override {
     line(indent) << "T.evaluate(" << expr(op->value) << ")\n";
-    return;
   }
   void visit_stmt(const KernelNode* op, const Stmt&, int indent) override {
     return kernel_stmt(*op, indent);
   }
   void visit_stmt(const CopyNode* c, const Stmt&, int indent) override {
     line(indent) << "T.copy(" << region(c->src) << ", " << region(c->dst) << ")\n";
-    return;
   }
   void visit_stmt(const FillNode* f, const Stmt&, int indent) override {
     DataType t = f->dst.buffer->dtype;
     if (same_const(f->value, make_zero(t))) {
       line(indent) << "T.clear(" << region(f->dst) << ")\n";
     } else {
-      line(indent) << "T.fill(" << region(f->dst) << ", " << converted_value(t, f->value)
-                   << ")\n";
+      line(indent) << "T.fill(" << region(f->dst) << ", " << converted_value(t, f->value) << ")\n";
     }
-    return;
   }
   void visit_stmt(const GemmNode* g, const Stmt&, int indent) override {
     line(indent) << "T.gemm(" << region(g->a) << ", " << region(g->b) << ", " << region(g->c)
                  << (g->transpose_a ? ", transpose_A=True" : "")
                  << (g->transpose_b ? ", transpose_B=True" : "") << gemm_policy_arg()
                  << (g->clear_accum ? ", clear_accum=True" : "") << ")\n";
-    return;
   }
   void visit_stmt(const ReduceNode* r, const Stmt&, int indent) override {
     line(indent) << "T.reduce_" << to_string(r->reduce_kind) << "("
                  << name_of(r->src.get(), r->src->name) << ", "
                  << name_of(r->dst.get(), r->dst->name) << ", dim=" << r->dim
                  << (r->clear ? "" : ", clear=False") << ")\n";
-    return;
   }
   void visit_stmt(const LaunchNode* l, const Stmt&, int indent) override {
-    line(indent) << "T.launch(\"" << l->callee << "\", grid=" << shape(l->grid)
-                 << ", threads=(";
+    line(indent) << "T.launch(\"" << l->callee << "\", grid=" << shape(l->grid) << ", threads=(";
     for (size_t i = 0; i < l->threads.size(); ++i) out_ << (i ? ", " : "") << l->threads[i];
     out_ << (l->threads.size() == 1 ? ",)" : ")") << ", args=(";
     for (size_t i = 0; i < l->args.size(); ++i) out_ << (i ? ", " : "") << expr(l->args[i]);
     out_ << (l->args.size() == 1 ? ",)" : ")") << ")\n";
-    return;
   }
-  void visit_stmt(const SeqNode*, const Stmt& s, int indent) override {
-    return block(s, indent);
-  }
-  void visit_stmt(const LetNode*, const Stmt& s, int indent) override {
-    return block(s, indent);
-  }
+  void visit_stmt(const SeqNode*, const Stmt& s, int indent) override { return block(s, indent); }
+  void visit_stmt(const LetNode*, const Stmt& s, int indent) override { return block(s, indent); }
   void visit_stmt(const AllocateNode*, const Stmt& s, int indent) override {
     return block(s, indent);
   }
@@ -567,7 +551,6 @@ class Printer : private ExprFunctor<std::pair<std::string, int>()>,
     }
     return found;
   }
-
 
   void for_stmt(const ForNode& f, int indent) {
     push_scope();

@@ -70,9 +70,7 @@ class Canonicalizer : private ExprFunctor<void()>, private StmtFunctor<void()> {
     put(kTagFloatImm, n->dtype);
     return put(std::bit_cast<uint64_t>(n->value));
   }
-  void visit_expr(const VarNode* op, const Expr&) override {
-    return var_use(op);
-  }
+  void visit_expr(const VarNode* op, const Expr&) override { return var_use(op); }
   void visit_expr(const BinaryNode* n, const Expr&) override {
     put(kTagBinary, n->dtype);
     put(uint64_t(n->op));
@@ -146,7 +144,6 @@ class Canonicalizer : private ExprFunctor<void()>, private StmtFunctor<void()> {
     put(kTagSeq);
     put(n->stmts.size());
     for (const auto& c : n->stmts) stmt(c);
-    return;
   }
   void visit_stmt(const AllocateNode* n, const Stmt&) override {
     put(kTagAllocate);

@@ -163,25 +163,17 @@ class BoundsChecker : public StmtMutator {
                    Span span, const Expr& path, Checks& checks) {
       outer_.add_check(buffer, indices, access, span, path, checks);
     }
-    void visit_expr(const IntImmNode*, const Expr&, const Expr& path, Checks& checks) override {
-      return;
-    }
-    void visit_expr(const FloatImmNode*, const Expr&, const Expr& path, Checks& checks) override {
-      return;
-    }
-    void visit_expr(const VarNode*, const Expr&, const Expr& path, Checks& checks) override {
-      return;
-    }
+    void visit_expr(const IntImmNode*, const Expr&, const Expr& path, Checks& checks) override {}
+    void visit_expr(const FloatImmNode*, const Expr&, const Expr& path, Checks& checks) override {}
+    void visit_expr(const VarNode*, const Expr&, const Expr& path, Checks& checks) override {}
     void visit_expr(const LoadNode* l, const Expr&, const Expr& path, Checks& checks) override {
       for (const auto& i : l->indices) collect(i, path, checks);
       add_check(l->buffer, l->indices, BoundsAccess::kLoad, l->span, path, checks);
-      return;
     }
     void visit_expr(const SelectNode* s, const Expr&, const Expr& path, Checks& checks) override {
       collect(s->cond, path, checks);
       collect(s->true_value, both(path, s->cond), checks);
       collect(s->false_value, both(path, logical_not(s->cond)), checks);
-      return;
     }
     void visit_expr(const BinaryNode* b, const Expr&, const Expr& path, Checks& checks) override {
       collect(b->a, path, checks);
@@ -205,7 +197,6 @@ class BoundsChecker : public StmtMutator {
         return;
       }
       for (const auto& a : c->args) collect(a, path, checks);
-      return;
     }
 
     BoundsChecker& outer_;

@@ -171,12 +171,8 @@ class BoundsOf final : public ExprFunctor<IntBounds(DataType t)> {
     if (op->call_kind == CallKind::kIntrinsic && op->name == "abs") return {0, std::nullopt};
     return {};
   }
-  IntBounds visit_expr(const FloatImmNode*, const Expr&, DataType t) override {
-    return {};
-  }
-  IntBounds visit_expr(const LoadNode*, const Expr&, DataType t) override {
-    return {};
-  }
+  IntBounds visit_expr(const FloatImmNode*, const Expr&, DataType t) override { return {}; }
+  IntBounds visit_expr(const LoadNode*, const Expr&, DataType t) override { return {}; }
 };
 
 }  // namespace

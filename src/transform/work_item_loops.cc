@@ -123,7 +123,6 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
   using Classify = StmtFunctor<Kind()>;
   using Items = StmtFunctor<void(std::vector<Item>& out)>;
 
-
  public:
   WorkItemLoops(const KernelNode& kernel, ThreadBinding binding, std::string function)
       : kernel_(kernel), binding_(std::move(binding)), function_(std::move(function)) {
@@ -208,9 +207,7 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
     return k;
   }
 
-  Kind classify_uncached(const Stmt& s) {
-    return Classify::dispatch_stmt(s);
-  }
+  Kind classify_uncached(const Stmt& s) { return Classify::dispatch_stmt(s); }
 
   Kind visit_stmt(const SeqNode* op, const Stmt&) override {
     Kind k = Kind::kBlock;
@@ -233,8 +230,7 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
   Kind visit_stmt(const AllocateNode* a, const Stmt&) override {
     Kind body = classify(a->body);
     // A shared tile or fragment is one per block: never allocated inside a phase.
-    if (body == Kind::kThread)
-      return is_thread_private(a->buffer) ? Kind::kThread : Kind::kMixed;
+    if (body == Kind::kThread) return is_thread_private(a->buffer) ? Kind::kThread : Kind::kMixed;
     if (is_thread_private(a->buffer) && a->init) return Kind::kMixed;
     return body;
   }
@@ -250,19 +246,15 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
   }
   Kind visit_stmt(const IfNode* i, const Stmt&) override {
     if (depends(i->cond)) {
-      require_no_sync(i->then_case, "an if whose condition depends on the thread index",
-                      i->span);
-      require_no_sync(i->else_case, "an if whose condition depends on the thread index",
-                      i->span);
+      require_no_sync(i->then_case, "an if whose condition depends on the thread index", i->span);
+      require_no_sync(i->else_case, "an if whose condition depends on the thread index", i->span);
       return Kind::kThread;
     }
     Kind k = classify(i->then_case);
     if (i->else_case) k = combine(k, classify(i->else_case));
     return k == Kind::kBarrier ? Kind::kBlock : k;
   }
-  Kind visit_stmt(const StoreNode*, const Stmt&) override {
-    return Kind::kThread;
-  }
+  Kind visit_stmt(const StoreNode*, const Stmt&) override { return Kind::kThread; }
   Kind visit_stmt(const EvaluateNode* op, const Stmt&) override {
     return as_barrier(op->value) ? Kind::kBarrier : Kind::kThread;
   }
@@ -279,12 +271,12 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
     return touches_thread_state(s) ? Kind::kThread : Kind::kBlock;
   }
   Kind visit_stmt(const KernelNode*, const Stmt& s) override {
-    throw IRError(fmt::format("{}: a nested kernel or launch inside a T.Kernel",
-                              where(function_, s->span)));
+    throw IRError(
+        fmt::format("{}: a nested kernel or launch inside a T.Kernel", where(function_, s->span)));
   }
   Kind visit_stmt(const LaunchNode*, const Stmt& s) override {
-    throw IRError(fmt::format("{}: a nested kernel or launch inside a T.Kernel",
-                              where(function_, s->span)));
+    throw IRError(
+        fmt::format("{}: a nested kernel or launch inside a T.Kernel", where(function_, s->span)));
   }
 
   // ------------------------------------------------------------ splitting
@@ -316,7 +308,6 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
 
   void visit_stmt(const SeqNode* op, const Stmt&, std::vector<Item>& out) override {
     for (const auto& c : op->stmts) items(c, out);
-    return;
   }
   void visit_stmt(const LetNode* l, const Stmt& s, std::vector<Item>& out) override {
     if (!dep_.count(l->var.get())) {
@@ -328,8 +319,7 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
       Buffer b = make_buffer(l->var.name(), {make_int(num_threads_)}, l->var.dtype(),
                              StorageScope::kLocal, l->var->span);
       hoisted_.push_back(b);
-      out.push_back(
-          {Item::kThread, store(b, {tid_}, l->value, s->span), {}, {}, {}, {}, s->span});
+      out.push_back({Item::kThread, store(b, {tid_}, l->value, s->span), {}, {}, {}, {}, s->span});
       inline_[l->var.get()] = load(b, {tid_});
     }
     return items(l->body, out);

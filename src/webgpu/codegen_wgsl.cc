@@ -538,9 +538,7 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
     return converted;
   }
 
-  Printed print(const Expr& e) {
-    return dispatch_expr(e);
-  }
+  Printed print(const Expr& e) { return dispatch_expr(e); }
 
   Printed visit_expr(const IntImmNode* i, const Expr&) override {
     DataType t = i->dtype;
@@ -564,9 +562,7 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
   Printed visit_expr(const VarNode*, const Expr& e) override {
     return {var_name(Var(std::static_pointer_cast<const VarNode>(e.node()))), true};
   }
-  Printed visit_expr(const BinaryNode* op, const Expr&) override {
-    return print_binary(op);
-  }
+  Printed visit_expr(const BinaryNode* op, const Expr&) override { return print_binary(op); }
   Printed visit_expr(const UnaryNode* u, const Expr&) override {
     Printed a = print(u->a);
     if (u->op == UnaryOp::kNot) {
@@ -578,19 +574,15 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
   }
   Printed visit_expr(const SelectNode* s, const Expr&) override {
     value_type(s->dtype, "");
-    return {fmt::format("select({}, {}, {})", print(s->false_value).text,
-                        print(s->true_value).text, print(s->cond).text),
+    return {fmt::format("select({}, {}, {})", print(s->false_value).text, print(s->true_value).text,
+                        print(s->cond).text),
             true};
   }
   Printed visit_expr(const CastNode* c, const Expr&) override {
     return cast_to(c->dtype, c->value);
   }
-  Printed visit_expr(const LoadNode* op, const Expr&) override {
-    return print_load(op);
-  }
-  Printed visit_expr(const CallNode* op, const Expr&) override {
-    return print_call(op);
-  }
+  Printed visit_expr(const LoadNode* op, const Expr&) override { return print_load(op); }
+  Printed visit_expr(const CallNode* op, const Expr&) override { return print_call(op); }
 
   Printed print_binary(const BinaryNode* op) {
     DataType t = op->a.dtype();
@@ -1040,9 +1032,7 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
     dispatch_stmt(s);
   }
 
-  void visit_stmt(const StoreNode* op, const Stmt&) override {
-    return print_store(op);
-  }
+  void visit_stmt(const StoreNode* op, const Stmt&) override { return print_store(op); }
   void visit_stmt(const LetNode* op, const Stmt&) override {
     std::string value = print(op->value).text;
     std::string type = value_type(op->var.dtype(), "'" + op->var.name() + "'");
@@ -1051,9 +1041,7 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
     line() << "let " << name << ": " << type << " = " << value << ";\n";
     return print_stmt(op->body);
   }
-  void visit_stmt(const ForNode* op, const Stmt&) override {
-    return print_for(op);
-  }
+  void visit_stmt(const ForNode* op, const Stmt&) override { return print_for(op); }
   void visit_stmt(const IfNode* op, const Stmt&) override {
     line() << "if (" << print(op->cond).text << ") ";
     open();
@@ -1065,15 +1053,11 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
       print_stmt(op->else_case);
     }
     close();
-    return;
   }
   void visit_stmt(const SeqNode* op, const Stmt&) override {
     for (const auto& c : op->stmts) print_stmt(c);
-    return;
   }
-  void visit_stmt(const AllocateNode* op, const Stmt&) override {
-    return print_alloc(op);
-  }
+  void visit_stmt(const AllocateNode* op, const Stmt&) override { return print_alloc(op); }
   void visit_stmt(const EvaluateNode* op, const Stmt&) override {
     if (auto* b = as_barrier(op->value)) {
       if (b->name == to_string(StorageScope::kGlobal)) line() << "storageBarrier();\n";
@@ -1082,7 +1066,6 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
     }
     if (auto* a = as_atomic(op->value)) return print_atomic(a);
     line() << "_ = " << print(op->value).text << ";\n";
-    return;
   }
   void visit_stmt(const LaunchNode*, const Stmt&) override {
     fail("contains a launch, which belongs to host code");
@@ -1092,21 +1075,11 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
         "still contains a tile-level statement (T.Kernel/copy/fill/gemm/reduce); run the "
         "webgpu lowering pipeline before code generation");
   }
-  void visit_stmt(const KernelNode*, const Stmt&) override {
-    tile_level();
-  }
-  void visit_stmt(const CopyNode*, const Stmt&) override {
-    tile_level();
-  }
-  void visit_stmt(const FillNode*, const Stmt&) override {
-    tile_level();
-  }
-  void visit_stmt(const GemmNode*, const Stmt&) override {
-    tile_level();
-  }
-  void visit_stmt(const ReduceNode*, const Stmt&) override {
-    tile_level();
-  }
+  void visit_stmt(const KernelNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const CopyNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const FillNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const GemmNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const ReduceNode*, const Stmt&) override { tile_level(); }
 
   WgslOptions options_;
   PrimFunc func_;

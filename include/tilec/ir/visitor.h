@@ -1,8 +1,9 @@
 // Read-only traversal of the tile IR. ExprVisitor/StmtVisitor are functors
-// (ir/functor.h) whose per-kind hooks call one protected hook per node; every default hook visits every child Expr
-// and Stmt in source order (region starts/stops, indices, grid extents, init values
-// included), so a subclass overrides only the nodes it cares about and calls the
-// base hook to keep recursing. Buffers are reported through visit_buffer_use().
+// (ir/functor.h) that route each node kind to one protected hook; every default hook
+// visits every child Expr and Stmt in source order (region starts/stops, indices, grid
+// extents, init values included), so a subclass overrides only the nodes it cares about
+// and calls the base hook to keep recursing. Buffers are reported through
+// visit_buffer_use().
 #pragma once
 
 #include "tilec/ir/functor.h"

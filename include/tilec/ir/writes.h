@@ -20,9 +20,9 @@
 namespace tilec::ir {
 
 struct Write {
-  Buffer buffer;                                // never null
-  const TileRegion* region = nullptr;           // copy, fill, gemm: the written region
-  const std::vector<Expr>* indices = nullptr;   // store, atomic update: the element
+  Buffer buffer;                               // never null
+  const TileRegion* region = nullptr;          // copy, fill, gemm: the written region
+  const std::vector<Expr>* indices = nullptr;  // store, atomic update: the element
   // Neither region nor indices: the whole buffer (T.reduce's destination).
   const char* what = "";
 };

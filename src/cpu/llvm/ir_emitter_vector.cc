@@ -99,7 +99,6 @@ class VectorBodyCheck : private StmtFunctor<void()> {
     for (const auto& i : op->indices) varying_index = varying_index || varying(i);
     if (private_tile && varying_index) ok_ = false;  // lanes index their own tile alike
     if (!private_tile && !varying_index && (varying(op->value) || masked_depth_)) ok_ = false;
-    return;
   }
   void visit_stmt(const LetNode* op, const Stmt&) override {
     check_expr(op->value);
@@ -122,11 +121,9 @@ class VectorBodyCheck : private StmtFunctor<void()> {
     visit(op->then_case);
     visit(op->else_case);
     masked_depth_ -= masked;
-    return;
   }
   void visit_stmt(const SeqNode* op, const Stmt&) override {
     for (const auto& child : op->stmts) visit(child);
-    return;
   }
   void visit_stmt(const AllocateNode* op, const Stmt&) override {
     if (masked_depth_) ok_ = false;
@@ -154,32 +151,13 @@ class VectorBodyCheck : private StmtFunctor<void()> {
     }
     check_expr(value);
     if (varying(value)) ok_ = false;
-    return;
   }
-  void visit_stmt(const KernelNode*, const Stmt&) override {
-    ok_ = false;
-    return;
-  }
-  void visit_stmt(const CopyNode*, const Stmt&) override {
-    ok_ = false;
-    return;
-  }
-  void visit_stmt(const FillNode*, const Stmt&) override {
-    ok_ = false;
-    return;
-  }
-  void visit_stmt(const GemmNode*, const Stmt&) override {
-    ok_ = false;
-    return;
-  }
-  void visit_stmt(const ReduceNode*, const Stmt&) override {
-    ok_ = false;
-    return;
-  }
-  void visit_stmt(const LaunchNode*, const Stmt&) override {
-    ok_ = false;
-    return;
-  }
+  void visit_stmt(const KernelNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const CopyNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const FillNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const GemmNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const ReduceNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const LaunchNode*, const Stmt&) override { ok_ = false; }
 
   std::unordered_set<const VarNode*> varying_vars_;
   std::unordered_set<const BufferNode*> per_lane_;
