@@ -1,8 +1,8 @@
 // Rewriting traversal of the tile IR, built on the functors of ir/functor.h. One
 // protected hook per node kind; each default rebuilds its node only when a child
 // changed and otherwise returns `self`, so an identity mutation shares the whole input
-// tree. Binding variables (let, for, kernel
-// block vars) are definitions and are never mutated by the defaults.
+// tree. Binding variables (let, for, kernel block vars) are definitions and are never
+// mutated by the defaults.
 // substitute() replaces variables; buffers whose shape or strides mention a replaced
 // variable are rebuilt once and every reference inside the statement uses the rebuild.
 #pragma once
