@@ -107,7 +107,6 @@ class VectorBodyCheck : private StmtFunctor<void()> {
   }
   void visit_stmt(const ForNode* op, const Stmt&) override {
     if (masked_depth_) ok_ = false;  // a loop under a per-lane condition
-    auto* op = op;
     check_expr(op->begin);
     check_expr(op->end);
     if (varying(op->begin) || varying(op->end)) ok_ = false;
@@ -127,7 +126,6 @@ class VectorBodyCheck : private StmtFunctor<void()> {
   }
   void visit_stmt(const AllocateNode* op, const Stmt&) override {
     if (masked_depth_) ok_ = false;
-    auto* op = op;
     int64_t count = 1;
     for (const auto& d : op->buffer->shape) {
       const int64_t* c = as_const_int(d);
