@@ -99,10 +99,9 @@ class Planner : private StmtFunctor<Stmt(Pending& pending)>,
     for (const auto& child : op->stmts) out.push_back(plan(child, pending));
     return seq(out, s->span);
   }
-  Stmt visit_stmt(const LetNode* op, const Stmt& s, Pending& pending) override {
+  Stmt visit_stmt(const LetNode* l, const Stmt& s, Pending& pending) override {
     // The value's reads are accesses like a leaf's (`v = S[0]` after thread 0 wrote
     // S[0] waits for it).
-    auto* l = op;
     Pending accesses;
     VarMap local;
     collect(evaluate(l->value), 0, local, accesses);
