@@ -55,6 +55,8 @@ std::vector<transform::TileOpImpl> cpu_tile_op_impls() {
   return {
       {"cpu.gemm_register_blocked", TileOpKind::kGemm, is_cpu_target,
        transform::kBackendTileOpPriority, lower_gemm_register_blocked},
+      {"cpu.reduce_vectorized", TileOpKind::kReduce, is_cpu_target,
+       transform::kBackendTileOpPriority, lower_reduce_vectorized},
       {"cpu.scheduled_loop_serial", TileOpKind::kScheduledLoop, is_cpu_target,
        transform::kBackendTileOpPriority, lower_scheduled_loop_serial},
   };
