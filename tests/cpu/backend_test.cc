@@ -40,7 +40,8 @@ TEST(CpuBackend, ManifestDeclaresTheCpuBackend) {
             (std::vector<std::string>{
                 "tilec.work_item_loops", "cpu.prefetch_pipelined_copies", "tilec.lower_tile_ops",
                 "cpu.spread_prefetches", "cpu.reuse_invariant_copies", "cpu.transpose_copies",
-                "tilec.simplify", "tilec.bounds_check", "tilec.flatten_buffers", "tilec.simplify",
+                "tilec.simplify", "cpu.fuse_row_loops", "tilec.bounds_check",
+                "tilec.flatten_buffers", "tilec.simplify",
                 "tilec.vectorize_loops", "tilec.split_host_device"}));
 #ifdef TILEC_HAVE_LLVM
   // `auto` order: llvm_jit (llvm targets only), then native (both kinds).
