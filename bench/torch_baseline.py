@@ -20,9 +20,11 @@ alone:
   /opt/tilec-bench-venv/bin/python bench/torch_baseline.py --threads 2
 
 Options: --threads N (default 2; sets TILEC_NUM_THREADS and torch.set_num_threads),
---tilec PATH (default build/tools/tilec/tilec), --targets c,llvm, --rep R, --only NAME,...
+--tilec PATH (default build/tools/tilec/tilec), --targets c,llvm, --rep R, --only NAME,...,
+--rounds K (default 3: tilec and torch alternate K times, the best median of each counts).
 The machine may be shared: compare the ratios of one run, and run again when one looks
-noisy.
+noisy. PyTorch's worker threads spin while they wait, so on a loaded machine its
+multi-threaded figures suffer more than tilec's.
 """
 
 import argparse
@@ -127,6 +129,7 @@ def main():
     parser.add_argument("--targets", default="c,llvm")
     parser.add_argument("--rep", type=int, default=30)
     parser.add_argument("--only", default=",".join(KERNELS))
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n]
     for n in names:
@@ -160,12 +163,17 @@ def main():
             op, _ = make(name)
             src = torch.empty(nbytes // 8, dtype=torch.float32)
             dst = torch.empty_like(src)
-            copy_ms = median_ms(lambda: dst.copy_(src), args.rep)
+            copy_ms = min(median_ms(lambda: dst.copy_(src), args.rep) for _ in range(args.rounds))
         for target in args.targets.split(","):
-            ms = tilec_median_ms(args.tilec, name, target, args.threads, args.rep)
-            if torch is not None:
-                # Timed right after tilec's run, so both see the same load on the machine.
-                torch_ms = median_ms(op, args.rep)
+            # Alternating rounds, the best median of each: on a shared machine the load
+            # changes between two timings, and the best round is the least disturbed.
+            ms = torch_ms = None
+            for _ in range(args.rounds):
+                t = tilec_median_ms(args.tilec, name, target, args.threads, args.rep)
+                ms = t if ms is None else min(ms, t)
+                if torch is not None:
+                    t = median_ms(op, args.rep)
+                    torch_ms = t if torch_ms is None else min(torch_ms, t)
             line = f"{name:10} {target:6} {ms:9.3f}"
             if torch_ms is not None:
                 line += f" {torch_ms:9.3f} {torch_ms / ms:10.2f}x"
