@@ -4,7 +4,8 @@
 //    GFLOP/s and their ratio, with B as it is and with B transposed (stored N x K);
 //  - float16-in / float32-accumulate GEMM (examples/gemm.py) vs cblas_sgemm on the same
 //    inputs converted to float32 beforehand;
-//  - vector add and softmax vs memcpy of the same bytes on the same threads;
+//  - vector add, softmax, rmsnorm and layernorm vs memcpy of the same bytes on the same
+//    threads (PyTorch's ops on the same shapes: bench/torch_baseline.py);
 //  - the float16 GEMM 256^3 on the cuda target through the device emulator (mma.sync,
 //    ldmatrix and cp.async emulated, race checking off and on) next to the same kernel on
 //    `c`: information on what a test run of an emulated kernel costs, no goal.
@@ -299,6 +300,36 @@ void BM_Softmax(benchmark::State& state, std::string kind) {
 }
 BENCHMARK_CAPTURE(BM_Softmax, c, "c")->Unit(benchmark::kMicrosecond)->MinTime(1.0);
 BENCHMARK_CAPTURE(BM_Softmax, llvm, "llvm")->Unit(benchmark::kMicrosecond)->MinTime(1.0);
+
+// examples/rms_norm.py and examples/layer_norm.py at the shape of TileLang's
+// examples/norm/rms_norm.py (8192 x 8192, one row a block): read X, write Y; the
+// weight (and bias) rows stay in cache.
+void run_norm(benchmark::State& state, const char* file, bool bias, const std::string& kind) {
+  constexpr int64_t rows = 8192, cols = 8192;
+  tilec::Kernel kernel = compile_uncached(
+      tilec::ir::parse_kernel_file(
+          std::string(TILEC_SOURCE_DIR) + "/examples/" + file,
+          {{"M", std::to_string(rows)}, {"N", std::to_string(cols)}, {"block_M", "1"}}),
+      kind);
+  auto x = random_tensor({rows, cols}, 1), w = random_tensor({cols}, 2),
+       b = random_tensor({cols}, 3);
+  tilec::ir::HostTensor y(tilec::ir::DataType::Float32(), {rows, cols});
+  std::vector<tilec::KernelArg> args = {x.view(), w.view()};
+  if (bias) args.push_back(b.view());
+  args.push_back(y.view());
+  run_vs_memcpy(
+      state, [&] { kernel.call(args); }, 8 * rows * cols);
+}
+void BM_RmsNorm(benchmark::State& state, std::string kind) {
+  run_norm(state, "rms_norm.py", false, kind);
+}
+void BM_LayerNorm(benchmark::State& state, std::string kind) {
+  run_norm(state, "layer_norm.py", true, kind);
+}
+BENCHMARK_CAPTURE(BM_RmsNorm, c, "c")->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK_CAPTURE(BM_RmsNorm, llvm, "llvm")->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK_CAPTURE(BM_LayerNorm, c, "c")->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK_CAPTURE(BM_LayerNorm, llvm, "llvm")->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
 // OpenBLAS reads its settings when the library loads, before main, so the benchmark
 // sets them and runs itself again (marked by TILEC_BENCH_OPENBLAS_ENV; set that

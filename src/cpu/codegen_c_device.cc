@@ -7,6 +7,7 @@
 #include "tilec/cpu/guarded_loop_bounds.h"
 #include "tilec/cpu/prefetch.h"
 #include "tilec/cpu/transpose_tile.h"
+#include "tilec/cpu/vector_math.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <fmt/format.h>
@@ -172,7 +173,7 @@ std::string CodeGenCDevice::device_declarations() {
         vector_bytes_ * 8);
   }
   for (int64_t lanes : transpose_lanes_) width += transpose_tile_helper(lanes);
-  return width + codegen::kernel_arg_c_declaration();
+  return width + libmvec_c_declarations() + codegen::kernel_arg_c_declaration();
 }
 
 void CodeGenCDevice::print_for(const ForNode* op) {

@@ -1,5 +1,6 @@
 #include "tilec/cpu/pipeline.h"
 
+#include "tilec/cpu/fuse_row_loops.h"
 #include "tilec/cpu/prefetch.h"
 #include "tilec/cpu/reuse_invariant_copies.h"
 #include "tilec/cpu/transpose_tile.h"
@@ -76,12 +77,12 @@ transform::DeviceKernelBody bind_blocks_to_task_range(const KernelNode& kernel) 
 transform::PassPipeline make_cpu_pipeline() {
   transform::SplitHostDeviceOptions split{kDLCPU, bind_blocks_to_task_range};
   return transform::PassPipeline(
-      "cpu",
-      {transform::work_item_loops_pass(), prefetch_pipelined_copies_pass(),
-       transform::lower_tile_ops_pass(), spread_prefetches_pass(), reuse_invariant_copies_pass(),
-       transpose_copies_pass(), transform::simplify_pass(), transform::bounds_check_pass(),
-       transform::flatten_buffers_pass(), transform::simplify_pass(),
-       transform::vectorize_loops_pass(), transform::split_host_device_pass(split)});
+      "cpu", {transform::work_item_loops_pass(), prefetch_pipelined_copies_pass(),
+              transform::lower_tile_ops_pass(), spread_prefetches_pass(),
+              reuse_invariant_copies_pass(), transpose_copies_pass(), transform::simplify_pass(),
+              fuse_row_loops_pass(), transform::bounds_check_pass(),
+              transform::flatten_buffers_pass(), transform::simplify_pass(),
+              transform::vectorize_loops_pass(), transform::split_host_device_pass(split)});
 }
 
 }  // namespace tilec::cpu

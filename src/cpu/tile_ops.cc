@@ -1,5 +1,6 @@
 #include "tilec/cpu/tile_ops.h"
 
+#include "tilec/cpu/fuse_row_loops.h"
 #include "tilec/cpu/prefetch.h"
 #include "tilec/cpu/reuse_invariant_copies.h"
 #include "tilec/transform/pass_context.h"
@@ -39,6 +40,11 @@ void register_cpu_pass_config_keys() {
       "cpu: compute a K loop's tiles that do not depend on one block coordinate once per "
       "task and reuse them in the task's next blocks (cpu/reuse_invariant_copies.h; "
       "results unchanged); false: every block copies and packs its own");
+  transform::register_pass_config_key(
+      kFuseRowLoopsConfigKey, transform::PassConfigType::kBool, true,
+      "cpu: fuse consecutive loops over a block's tile rows into one, so each row stays in "
+      "L1 across the kernel's passes over it (cpu/fuse_row_loops.h; results unchanged); "
+      "false: every loop walks the whole tile");
   for (const char* key : {kGemmMicroRowsConfigKey, kGemmMicroGroupsConfigKey}) {
     bool rows = std::string_view(key) == kGemmMicroRowsConfigKey;
     transform::register_pass_config_key(
@@ -55,6 +61,8 @@ std::vector<transform::TileOpImpl> cpu_tile_op_impls() {
   return {
       {"cpu.gemm_register_blocked", TileOpKind::kGemm, is_cpu_target,
        transform::kBackendTileOpPriority, lower_gemm_register_blocked},
+      {"cpu.reduce_vectorized", TileOpKind::kReduce, is_cpu_target,
+       transform::kBackendTileOpPriority, lower_reduce_vectorized},
       {"cpu.scheduled_loop_serial", TileOpKind::kScheduledLoop, is_cpu_target,
        transform::kBackendTileOpPriority, lower_scheduled_loop_serial},
   };

@@ -175,6 +175,11 @@ class NativeBackend final : public ExecutionBackend {
     argv.push_back(artifact.string());
     for (const auto& source : sources) argv.push_back(source.string());
     argv.push_back("-lm");
+    // glibc's vector math library: the device source's simd declarations of expf & co.
+    // (cpu/vector_math.h) make vectorized loops call its _ZGV* variants.
+#if defined(__x86_64__) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
+    argv.push_back("-lmvec");
+#endif
     ProcessResult result = run_process(argv);
     std::vector<std::string> source_names;
     for (const auto& source : sources) source_names.push_back(source.string());
@@ -228,13 +233,12 @@ std::vector<std::string> native_compile_flags(const target::Target& target) {
   // micro-kernel's separate mul and add use both the multiply and the add pipes, so
   // the cost of exact agreement is about 10%, not half). -mprefer-vector-width=512
   // and -funroll-loops gave nothing.
-  std::vector<std::string> flags = {"-O3",
-                                    "-fPIC",
-                                    "-shared",
-                                    "-std=gnu11",
+  std::vector<std::string> flags = {"-O3", "-fPIC", "-shared", "-std=gnu11",
                                     mcpu.empty() ? std::string("-march=native") : "-march=" + mcpu,
-                                    "-fopenmp-simd",
-                                    "-ffp-contract=off"};
+                                    "-fopenmp-simd", "-ffp-contract=off",
+                                    // Kernels never read errno; without it a math call
+                                    // (sqrtf, expf) has no side effect and vectorizes.
+                                    "-fno-math-errno"};
   // GCC turns a tile copy's row loop into a call of memcpy (loop distribution). For the
   // 128- and 256-byte rows of GEMM tiles the calls took about 5% of a profile of the
   // float32 GEMM 1024^3 on c (1 thread), where the vectorized loop is a few loads and

@@ -36,12 +36,13 @@ TEST(CpuBackend, ManifestDeclaresTheCpuBackend) {
   ASSERT_EQ(m.pipelines.count("llvm"), 1u);
   EXPECT_EQ(m.pipelines.at("llvm").pass_names(), m.pipelines.at("c").pass_names());
   EXPECT_EQ(m.pipelines.at("c").name(), "cpu");
-  EXPECT_EQ(m.pipelines.at("c").pass_names(),
-            (std::vector<std::string>{
-                "tilec.work_item_loops", "cpu.prefetch_pipelined_copies", "tilec.lower_tile_ops",
-                "cpu.spread_prefetches", "cpu.reuse_invariant_copies", "cpu.transpose_copies",
-                "tilec.simplify", "tilec.bounds_check", "tilec.flatten_buffers", "tilec.simplify",
-                "tilec.vectorize_loops", "tilec.split_host_device"}));
+  EXPECT_EQ(
+      m.pipelines.at("c").pass_names(),
+      (std::vector<std::string>{
+          "tilec.work_item_loops", "cpu.prefetch_pipelined_copies", "tilec.lower_tile_ops",
+          "cpu.spread_prefetches", "cpu.reuse_invariant_copies", "cpu.transpose_copies",
+          "tilec.simplify", "cpu.fuse_row_loops", "tilec.bounds_check", "tilec.flatten_buffers",
+          "tilec.simplify", "tilec.vectorize_loops", "tilec.split_host_device"}));
 #ifdef TILEC_HAVE_LLVM
   // `auto` order: llvm_jit (llvm targets only), then native (both kinds).
   ASSERT_EQ(m.execution_backends.size(), 2u);

@@ -1,9 +1,10 @@
 // The cpu module's tile-op implementations (transform/tile_op_impl.h), for every target
 // whose kind has the key "cpu" (`c`, `llvm`, and a plugin kind that declares it):
 //   cpu.gemm_register_blocked  T.gemm as register-blocked micro-kernels, for every shape
+//   cpu.reduce_vectorized      T.reduce_* along a row with vector accumulators
 //   cpu.scheduled_loop_serial  T.Pipelined and thread-binding loops as serial loops
 //                              (pipelining is a hint here and threads run as loops)
-// Both at kBackendTileOpPriority, so they take precedence over the generic ones.
+// All at kBackendTileOpPriority, so they take precedence over the generic ones.
 //
 // The gemm (gemm_microkernel.cc). C is computed in blocks of rows x (groups x lanes)
 // elements, sized to the target's vector registers (gemm_blocking.h): for each lane j of
@@ -55,6 +56,14 @@ MicroKernelShape micro_kernel_for(const target::Target& target, ir::DataType acc
 
 std::optional<ir::Stmt> lower_gemm_register_blocked(const ir::Stmt& gemm,
                                                     const target::Target& target);
+// T.reduce_* over the innermost dimension of a row whose length is a constant of at least
+// one vector: partial results in several vector accumulators (part[l] takes elements l,
+// l + width, ...), folded pairwise, then the remainder; float sums thus add in another
+// order than the interpreter (docs/semantics.md allows it), max/min are exact. Other
+// reduces (an outer dimension, symbolic or short rows, 16-bit floats): nullopt, the
+// generic nest.
+std::optional<ir::Stmt> lower_reduce_vectorized(const ir::Stmt& reduce,
+                                                const target::Target& target);
 std::optional<ir::Stmt> lower_scheduled_loop_serial(const ir::Stmt& loop,
                                                     const target::Target& target);
 

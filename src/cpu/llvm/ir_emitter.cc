@@ -677,7 +677,11 @@ llvm::Value* IREmitter::emit_intrinsic(const CallNode* op) {
   auto libm = [&](const char* name) -> llvm::Value* {
     std::string symbol = type->isDoubleTy() ? name : std::string(name) + "f";
     std::vector<llvm::Type*> params(args.size(), type);
-    return B.CreateCall(runtime_function(symbol, type, params), args);
+    llvm::CallInst* call = B.CreateCall(runtime_function(symbol, type, params), args);
+    // Kernels never read errno (c compiles with -fno-math-errno): without memory effects
+    // the call vectorizes, to libmvec's variant where there is one (exec/llvm/vector_library.h).
+    call->setDoesNotAccessMemory();
+    return call;
   };
   llvm::Constant* one = llvm::ConstantFP::get(type, 1.0);
   llvm::Value* r = nullptr;

@@ -1,5 +1,7 @@
 #include "llvm_jit_backend.h"
 
+#include "vector_library.h"
+
 #include "llvm_object.h"
 #include "tilec/runtime/host_arg_checks.h"
 #include "tilec/runtime/kernel_library.h"
@@ -108,6 +110,9 @@ class Jit {
       return;
     }
     jit_ = std::move(*jit);
+    // A cached kernel object may call libmvec's vector math (vector_library.h) without
+    // this process having optimized anything: its symbols must be there to resolve.
+    load_libmvec();
   }
 
   void remove_locked(orc::JITDylib& jd) {

@@ -3,9 +3,11 @@
 #include "../cpu_names.h"
 #include "tilec/exec/execution_backend.h"
 #include "tilec/exec/sanitizer_runtime.h"
+#include "vector_library.h"
 
 #include <fmt/format.h>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/CodeGen/ReplaceWithVeclib.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
@@ -177,6 +179,10 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::CGSCCAnalysisManager cgscc;
   llvm::ModuleAnalysisManager modules;
   llvm::PassBuilder builder(&machine);
+  // Math calls in vectorized loops become libmvec's vector variants (vector_library.h).
+  llvm::TargetLibraryInfoImpl library(machine.getTargetTriple());
+  add_libmvec_mappings(library, machine);
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
   builder.registerFunctionAnalyses(functions);
@@ -184,6 +190,10 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
   llvm::ModulePassManager pipeline =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  // The emitter's own vector code calls vector intrinsics (llvm.exp.v16f32), which the
+  // backend would split into one scalar expf a lane: ReplaceWithVeclib calls libmvec's
+  // variant instead, where the table has one.
+  pipeline.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::ReplaceWithVeclib()));
   pipeline.run(module, modules);
   if (instrument_for_asan()) instrument(module);
 }

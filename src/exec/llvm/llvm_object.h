@@ -8,8 +8,8 @@
 // process that carries AddressSanitizer's runtime (scripts/test_asan.sh) they are also
 // instrumented by LLVM's AddressSanitizerPass after the O3 pipeline, masked scatters
 // and gathers first expanded into per-lane accesses so they are checked too, and the
-// machine identity (hence the kernel cache key) says so. UndefinedBehaviorSanitizer's checks are inserted by the C
-// front end, not by an IR pass, so LLVM-built kernels do not get them.
+// machine identity (hence the kernel cache key) says so. UndefinedBehaviorSanitizer's checks are
+// inserted by the C front end, not by an IR pass, so LLVM-built kernels do not get them.
 #pragma once
 
 #include "tilec/backend/artifact.h"
