@@ -202,8 +202,11 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
 
 std::string machine_identity(const target::Target& target) {
   Machine m = machine_for(target);
-  return fmt::format("LLVM {} {} cpu={} features={}{}", LLVM_VERSION_STRING, m.triple, m.cpu,
-                     m.features, instrument_for_asan() ? " asan" : "");
+  // The vector math library is part of what an object is made of: objects built before
+  // (or without) libmvec's mappings call scalar libm, so they must not be reused as if equal.
+  return fmt::format("LLVM {} {} cpu={} features={}{}{}", LLVM_VERSION_STRING, m.triple, m.cpu,
+                     m.features, instrument_for_asan() ? " asan" : "",
+                     load_libmvec() ? " veclib=libmvec" : "");
 }
 
 void emit_object(const std::vector<const backend::CodeArtifact*>& artifacts,
