@@ -10,24 +10,26 @@ constexpr int64_t kMin32 = std::numeric_limits<int32_t>::min();
 constexpr int64_t kMax32 = std::numeric_limits<int32_t>::max();
 
 // Whether a narrow (<= 32-bit signed) type is too small for the loop. The variable
-// takes values in [begin, end) and, in the compiled loop, one step past: a bound
+// takes values in [begin, end) and, in the compiled loop, one step past it: a bound
 // within |step| of the int32 limit wraps the increment, so it needs int64 too.
 bool needs_int64(const Expr& begin, const Expr& end, int64_t step, bool symbolic_steps) {
-  for (const Expr& b : {begin, end}) {
-    DataType t = b.dtype();
-    if (t.bits > 32 || (t.is_uint() && t.bits >= 32)) return true;
+  // A symbolic bound of a wider type may take any of its values; a constant is
+  // judged by its value (2**31 - 1 is an int64 expression that int32 holds).
+  for (const Expr& x : {begin, end}) {
+    DataType t = x.dtype();
+    if (!as_const_int(x) && (t.bits > 32 || (t.is_uint() && t.bits >= 32))) return true;
   }
   const int64_t* b = as_const_int(begin);
   const int64_t* e = as_const_int(end);
-  __int128 reach = __int128(step > 0 ? step : -__int128(step));
-  for (const int64_t* c : {b, e}) {
-    if (!c) continue;
-    if (*c < kMin32 || *c > kMax32) return true;
-    if (__int128(*c) + reach > kMax32 || __int128(*c) - reach < kMin32) return true;
-  }
+  for (const int64_t* c : {b, e})
+    if (c && (*c < kMin32 || *c > kMax32)) return true;
+  // The variable's last value is the first one at or past the bound: up to
+  // end - 1 + step going up, end + 1 + step going down.
+  if (e && step > 0 && __int128(*e) - 1 + step > kMax32) return true;
+  if (e && step < 0 && __int128(*e) + 1 + step < kMin32) return true;
   // A symbolic int32 bound: the variable stays below it with step 1 (the loop stops at
   // the bound); a larger step may jump past the int32 limit.
-  if (symbolic_steps && (!b || !e) && (step > 1 || step < -1)) return true;
+  if (symbolic_steps && !e && (step > 1 || step < -1)) return true;
   return false;
 }
 
