@@ -184,8 +184,8 @@ class Checker : public StmtVisitor {
       error(span_,
             fmt::format("loop variable '{}' is {} but the loop runs from {} to {}, past what {} "
                         "holds",
-                        op->var.name(), op->var->dtype.str(), print(op->begin),
-                        print(op->end), op->var->dtype.str()),
+                        op->var.name(), op->var->dtype.str(), print(op->begin), print(op->end),
+                        op->var->dtype.str()),
             "declare the loop variable int64");
     }
     visit(op->begin);

@@ -110,11 +110,11 @@ std::vector<TargetKind> builtin_target_kinds() {
                           grid_limits(kGridX, 65535, 65535)),
                    {"metal", "gpu"},
                    "Apple GPUs"});
-  kinds.push_back({"webgpu",
-                   joined(gpu_limits(256, 16384, 32, kWebGpuPrivateBytes),
-                          grid_limits(65535, 65535, 65535)),
-                   {"webgpu", "gpu"},
-                   "WebGPU (WGSL)"});
+  kinds.push_back(
+      {"webgpu",
+       joined(gpu_limits(256, 16384, 32, kWebGpuPrivateBytes), grid_limits(65535, 65535, 65535)),
+       {"webgpu", "gpu"},
+       "WebGPU (WGSL)"});
   TargetKind opencl{"opencl",
                     {string_attr("device", "OpenCL device name to prefer")},
                     {"opencl", "gpu"},
