@@ -360,7 +360,9 @@ const std::vector<Case>& cases() {
        2,
        {"holds at most 2147483647"}},
       {"TensorsLargerThanMemorySayHowMuchTheyNeed",
-       {"run", "$EX/vector_add.py", "--target", "c", "-D", "N=1000000000000000", "--check"},
+       // block_N keeps the grid under the 2^31 - 1 blocks every target runs along an axis.
+       {"run", "$EX/vector_add.py", "--target", "c", "-D", "N=1000000000000000", "-D",
+        "block_N=1048576", "--check"},
        2,
        {"the arguments of 'vector_add' need", "PiB", "A float32[1000000000000000]",
         "--check keeps a copy", "available"}},
