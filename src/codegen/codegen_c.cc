@@ -3,6 +3,7 @@
 #include "tilec/codegen/bounds_record.h"
 #include "tilec/codegen/c_preamble.h"
 #include "tilec/codegen/narrow_float.h"
+#include "tilec/ir/functor.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/bounds_check.h"
 
@@ -400,29 +401,56 @@ CodeGenC::Printed CodeGenC::print_intrinsic_call(const CallNode* op) {
   return round_to_dtype(r, t);
 }
 
+// Each node kind goes to its overridable printer; tile-level statements must have been
+// lowered before code generation.
+class CodeGenC::Dispatch final : public ir::ExprFunctor<CodeGenC::Printed()>,
+                                 public ir::StmtFunctor<void()> {
+ public:
+  explicit Dispatch(CodeGenC& cg) : cg_(cg) {}
+
+ private:
+  Printed visit_expr(const IntImmNode* op, const Expr&) override { return cg_.print_int_imm(op); }
+  Printed visit_expr(const FloatImmNode* op, const Expr&) override {
+    return cg_.print_float_imm(op);
+  }
+  Printed visit_expr(const VarNode*, const Expr& self) override {
+    return cg_.print_var(Var(std::static_pointer_cast<const VarNode>(self.node())));
+  }
+  Printed visit_expr(const BinaryNode* op, const Expr&) override { return cg_.print_binary(op); }
+  Printed visit_expr(const UnaryNode* op, const Expr&) override { return cg_.print_unary(op); }
+  Printed visit_expr(const SelectNode* op, const Expr&) override { return cg_.print_select(op); }
+  Printed visit_expr(const CastNode* op, const Expr&) override { return cg_.print_cast(op); }
+  Printed visit_expr(const LoadNode* op, const Expr&) override { return cg_.print_load(op); }
+  Printed visit_expr(const CallNode* op, const Expr&) override { return cg_.print_call(op); }
+
+  void visit_stmt(const StoreNode* op, const Stmt&) override { cg_.print_store(op); }
+  void visit_stmt(const LetNode* op, const Stmt&) override { cg_.print_let(op); }
+  void visit_stmt(const ForNode* op, const Stmt&) override { cg_.print_for(op); }
+  void visit_stmt(const IfNode* op, const Stmt&) override { cg_.print_if(op); }
+  void visit_stmt(const SeqNode* op, const Stmt&) override { cg_.print_seq(op); }
+  void visit_stmt(const AllocateNode* op, const Stmt&) override { cg_.print_allocate(op); }
+  void visit_stmt(const EvaluateNode* op, const Stmt&) override { cg_.print_evaluate(op); }
+  void visit_stmt(const LaunchNode* op, const Stmt&) override { cg_.print_launch(op); }
+  void visit_stmt(const KernelNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const CopyNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const FillNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const GemmNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const ReduceNode*, const Stmt&) override { tile_level(); }
+
+  [[noreturn]] void tile_level() {
+    throw IRError(
+        fmt::format("codegen: function '{}' still contains a tile-level statement "
+                    "(T.Kernel/copy/fill/gemm/reduce); run the backend's lowering "
+                    "pipeline before code generation",
+                    cg_.function_ ? cg_.function_->name : "?"));
+  }
+
+  CodeGenC& cg_;
+};
+
 CodeGenC::Printed CodeGenC::print(const Expr& e) {
   if (!e) throw IRError("codegen: undefined expression");
-  switch (e.kind()) {
-    case ExprKind::kIntImm:
-      return print_int_imm(e.as<IntImmNode>());
-    case ExprKind::kFloatImm:
-      return print_float_imm(e.as<FloatImmNode>());
-    case ExprKind::kVar:
-      return print_var(Var(std::static_pointer_cast<const VarNode>(e.node())));
-    case ExprKind::kBinary:
-      return print_binary(e.as<BinaryNode>());
-    case ExprKind::kUnary:
-      return print_unary(e.as<UnaryNode>());
-    case ExprKind::kSelect:
-      return print_select(e.as<SelectNode>());
-    case ExprKind::kCast:
-      return print_cast(e.as<CastNode>());
-    case ExprKind::kLoad:
-      return print_load(e.as<LoadNode>());
-    case ExprKind::kCall:
-      return print_call(e.as<CallNode>());
-  }
-  throw IRError("codegen: unknown expression kind");
+  return Dispatch(*this).dispatch_expr(e);
 }
 
 CodeGenC::Printed CodeGenC::print_var(const Var& var) {
@@ -668,35 +696,7 @@ void CodeGenC::print_barrier(const CallNode* op) {
 
 void CodeGenC::print_stmt(const Stmt& s) {
   if (!s) return;
-  switch (s.kind()) {
-    case StmtKind::kStore:
-      return print_store(s.as<StoreNode>());
-    case StmtKind::kLet:
-      return print_let(s.as<LetNode>());
-    case StmtKind::kFor:
-      return print_for(s.as<ForNode>());
-    case StmtKind::kIf:
-      return print_if(s.as<IfNode>());
-    case StmtKind::kSeq:
-      return print_seq(s.as<SeqNode>());
-    case StmtKind::kAllocate:
-      return print_allocate(s.as<AllocateNode>());
-    case StmtKind::kEvaluate:
-      return print_evaluate(s.as<EvaluateNode>());
-    case StmtKind::kLaunch:
-      return print_launch(s.as<LaunchNode>());
-    case StmtKind::kKernel:
-    case StmtKind::kCopy:
-    case StmtKind::kFill:
-    case StmtKind::kGemm:
-    case StmtKind::kReduce:
-      break;
-  }
-  throw IRError(
-      fmt::format("codegen: function '{}' still contains a tile-level statement "
-                  "(T.Kernel/copy/fill/gemm/reduce); run the backend's lowering "
-                  "pipeline before code generation",
-                  function_ ? function_->name : "?"));
+  Dispatch(*this).dispatch_stmt(s);
 }
 
 // ---------------------------------------------------------------- functions

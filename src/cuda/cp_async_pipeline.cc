@@ -9,6 +9,7 @@
 #include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/source_error.h"
 #include "tilec/ir/visitor.h"
+#include "tilec/ir/writes.h"
 #include "tilec/transform/simplify.h"
 #include "tilec/transform/staged_buffers.h"
 
@@ -46,32 +47,18 @@ struct Uses : StmtVisitor {
     if (op->init) visit(*op->init);
     visit(op->body);
   }
-  void visit_store(const StoreNode* op) override {
-    writes.insert(op->buffer.get());
-    StmtVisitor::visit_store(op);
+  void visit(const Stmt& s) override {
+    for_each_write(s, [&](const Write& w) { writes.insert(w.buffer.get()); });
+    StmtVisitor::visit(s);
   }
-  void visit_copy(const CopyNode* op) override {
-    writes.insert(op->dst.buffer.get());
-    StmtVisitor::visit_copy(op);
-  }
-  void visit_fill(const FillNode* op) override {
-    writes.insert(op->dst.buffer.get());
-    StmtVisitor::visit_fill(op);
-  }
-  void visit_gemm(const GemmNode* op) override {
-    writes.insert(op->c.buffer.get());
-    StmtVisitor::visit_gemm(op);
+  void visit(const Expr& e) override {
+    for_each_write(e, [&](const Write& w) { writes.insert(w.buffer.get()); });
+    StmtVisitor::visit(e);
   }
   void visit_reduce(const ReduceNode* op) override {
-    writes.insert(op->dst.get());
     reduced.insert(op->src.get());
     reduced.insert(op->dst.get());
     StmtVisitor::visit_reduce(op);
-  }
-  void visit_call(const CallNode* op) override {
-    if (op->call_kind == CallKind::kAtomic)
-      if (auto* element = op->args[0].as<LoadNode>()) writes.insert(element->buffer.get());
-    StmtVisitor::visit_call(op);
   }
   void visit_let(const LetNode* op) override {
     bound.insert(op->var.get());

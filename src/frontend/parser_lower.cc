@@ -848,28 +848,14 @@ class Lowering {
     }
     return false;  // the host side runs launches only
   }
+  // The T.Kernel statements of `st`, not counting any inside a kernel's body.
   static int count_kernels(const Stmt& st) {
-    if (!st) return 0;
-    switch (st.kind()) {
-      case StmtKind::kKernel:
-        return 1;
-      case StmtKind::kSeq: {
-        int n = 0;
-        for (const auto& c : st.as<SeqNode>()->stmts) n += count_kernels(c);
-        return n;
-      }
-      case StmtKind::kLet:
-        return count_kernels(st.as<LetNode>()->body);
-      case StmtKind::kAllocate:
-        return count_kernels(st.as<AllocateNode>()->body);
-      case StmtKind::kFor:
-        return count_kernels(st.as<ForNode>()->body);
-      case StmtKind::kIf:
-        return count_kernels(st.as<IfNode>()->then_case) +
-               count_kernels(st.as<IfNode>()->else_case);
-      default:
-        return 0;
-    }
+    struct Count : StmtVisitor {
+      int n = 0;
+      void visit_kernel(const KernelNode*) override { ++n; }
+    } count;
+    count.visit(st);
+    return count.n;
   }
 
   // ---------------------------------------------------------------- factories

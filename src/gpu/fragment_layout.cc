@@ -5,6 +5,7 @@
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/printer.h"
 #include "tilec/ir/visitor.h"
+#include "tilec/ir/writes.h"
 #include "tilec/transform/simplify.h"
 
 #include <fmt/format.h>
@@ -354,23 +355,24 @@ class LayoutInference : public StmtVisitor {
   void visit_copy(const CopyNode* op) override {
     UseGroup g{{}, {}, {}, "T.copy at " + source_line(op->span)};
     add_operand(op->src, false, g);
-    add_operand(op->dst, true, g);
+    for_each_write(op, [&](const Write& w) { add_operand(*w.region, true, g); });
     groups_.push_back(std::move(g));
   }
 
   void visit_fill(const FillNode* op) override {
     UseGroup g{{}, {}, {}, "T.fill at " + source_line(op->span)};
-    add_operand(op->dst, true, g);
+    for_each_write(op, [&](const Write& w) { add_operand(*w.region, true, g); });
     groups_.push_back(std::move(g));
   }
 
   void visit_gemm(const GemmNode* op) override {
     std::string what = "T.gemm at " + source_line(op->span);
     UseGroup g{{}, {}, {}, what};
-    if (is_fragment(op->c.buffer)) {
-      g.writes.insert(op->c.buffer.get());
-      g.follows.insert(op->c.buffer.get());
-    }
+    for_each_write(op, [&](const Write& w) {
+      if (!is_fragment(w.buffer)) return;
+      g.writes.insert(w.buffer.get());
+      g.follows.insert(w.buffer.get());
+    });
     for (const auto* operand : {&op->a, &op->b}) {
       if (!is_fragment(operand->buffer)) continue;
       replicated_.emplace(operand->buffer.get(),
@@ -384,10 +386,12 @@ class LayoutInference : public StmtVisitor {
   void visit_reduce(const ReduceNode* op) override {
     std::string what =
         fmt::format("T.reduce_{} at {}", to_string(op->reduce_kind), source_line(op->span));
-    if (is_fragment(op->dst)) {
-      replicated_.emplace(op->dst.get(), "the result of " + what + ", which every thread receives");
-      reduce_results_.insert(op->dst.get());
-    }
+    for_each_write(op, [&](const Write& w) {
+      if (!is_fragment(w.buffer)) return;
+      replicated_.emplace(w.buffer.get(),
+                          "the result of " + what + ", which every thread receives");
+      reduce_results_.insert(w.buffer.get());
+    });
     // The source is staged through shared memory in its own layout: no constraint.
   }
 
@@ -407,7 +411,7 @@ class LayoutInference : public StmtVisitor {
   }
 
   void visit_store(const StoreNode* op) override {
-    access(op->buffer, op->indices, true, op->span);
+    for_each_write(op, [&](const Write& w) { access(w.buffer, *w.indices, true, op->span); });
     StmtVisitor::visit_store(op);
   }
 

@@ -2,6 +2,7 @@
 
 #include "tilec/gpu/subgroup.h"
 
+#include "tilec/ir/functor.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/visitor.h"
@@ -44,7 +45,11 @@ bool shared_by_threads(const Buffer& b) {
   return b->scope == StorageScope::kShared || b->scope == StorageScope::kGlobal;
 }
 
-class Planner {
+class Planner : private StmtFunctor<Stmt(Pending& pending)>,
+                private StmtFunctor<void(int depth, VarMap& local, Pending& out)> {
+  using PlanStmt = StmtFunctor<Stmt(Pending& pending)>;
+  using CollectStmt = StmtFunctor<void(int depth, VarMap& local, Pending& out)>;
+
  public:
   Stmt plan_kernel(const Stmt& body) {
     Pending pending;
@@ -86,75 +91,89 @@ class Planner {
 
   Stmt plan(const Stmt& s, Pending& pending) {
     if (!s) return s;
-    switch (s.kind()) {
-      case StmtKind::kSeq: {
-        std::vector<Stmt> out;
-        for (const auto& child : s.as<SeqNode>()->stmts) out.push_back(plan(child, pending));
-        return seq(out, s->span);
-      }
-      case StmtKind::kLet: {
-        // The value's reads are accesses like a leaf's (`v = S[0]` after thread 0 wrote
-        // S[0] waits for it).
-        auto* l = s.as<LetNode>();
-        Pending accesses;
-        VarMap local;
-        collect(evaluate(l->value), 0, local, accesses);
-        std::optional<StorageScope> scope = hazard_scope(pending, accesses);
-        if (scope) pending.clear();
-        pending.insert(pending.end(), accesses.begin(), accesses.end());
-        record_let(l);
-        auto n = copy_node(l);
-        n->body = plan(l->body, pending);
-        return scope ? seq({evaluate(barrier(*scope)), Stmt(n)}) : Stmt(n);
-      }
-      case StmtKind::kAllocate: {
-        auto n = copy_node(s.as<AllocateNode>());
-        n->body = plan(n->body, pending);
-        return Stmt(n);
-      }
-      case StmtKind::kKernel: {
-        auto n = copy_node(s.as<KernelNode>());
-        Pending fresh;
-        n->body = plan(n->body, fresh);
-        return Stmt(n);
-      }
-      case StmtKind::kEvaluate:
-        if (as_barrier(s.as<EvaluateNode>()->value)) {
-          pending.clear();
-          return s;
-        }
-        return leaf(s, pending);
-      case StmtKind::kFor: {
-        auto* f = s.as<ForNode>();
-        if (f->for_kind == ForKind::kThreadBinding) {
-          if (f->thread_tag.rfind("threadIdx", 0) == 0) {
-            thread_vars_.insert(f->var.get());
-            if (!is_const_int(f->end, 1)) wide_axes_.insert(f->var.get());
-          }
-          auto n = copy_node(f);
-          n->body = plan(f->body, pending);
-          return Stmt(n);
-        }
-        if (mentions_thread(canonical(f->begin, {})) || mentions_thread(canonical(f->end, {})) ||
-            is_split_loop(f)) {
-          return leaf(s, pending);
-        }
-        return loop(f, s, pending);
-      }
-      case StmtKind::kIf: {
-        auto* i = s.as<IfNode>();
-        if (mentions_thread(canonical(i->cond, {}))) return leaf(s, pending);
-        Pending then_pending = pending, else_pending = pending;
-        auto n = copy_node(i);
-        n->then_case = plan(i->then_case, then_pending);
-        if (i->else_case) n->else_case = plan(i->else_case, else_pending);
-        pending = then_pending;
-        pending.insert(pending.end(), else_pending.begin(), else_pending.end());
-        return Stmt(n);
-      }
-      default:
-        return leaf(s, pending);
+    return PlanStmt::dispatch_stmt(s, pending);
+  }
+
+  Stmt visit_stmt(const SeqNode* op, const Stmt& s, Pending& pending) override {
+    std::vector<Stmt> out;
+    for (const auto& child : op->stmts) out.push_back(plan(child, pending));
+    return seq(out, s->span);
+  }
+  Stmt visit_stmt(const LetNode* l, const Stmt& s, Pending& pending) override {
+    // The value's reads are accesses like a leaf's (`v = S[0]` after thread 0 wrote
+    // S[0] waits for it).
+    Pending accesses;
+    VarMap local;
+    collect(evaluate(l->value), 0, local, accesses);
+    std::optional<StorageScope> scope = hazard_scope(pending, accesses);
+    if (scope) pending.clear();
+    pending.insert(pending.end(), accesses.begin(), accesses.end());
+    record_let(l);
+    auto n = copy_node(l);
+    n->body = plan(l->body, pending);
+    return scope ? seq({evaluate(barrier(*scope)), Stmt(n)}) : Stmt(n);
+  }
+  Stmt visit_stmt(const AllocateNode* op, const Stmt&, Pending& pending) override {
+    auto n = copy_node(op);
+    n->body = plan(n->body, pending);
+    return Stmt(n);
+  }
+  Stmt visit_stmt(const KernelNode* op, const Stmt&, Pending& pending) override {
+    auto n = copy_node(op);
+    Pending fresh;
+    n->body = plan(n->body, fresh);
+    return Stmt(n);
+  }
+  Stmt visit_stmt(const EvaluateNode* op, const Stmt& s, Pending& pending) override {
+    if (as_barrier(op->value)) {
+      pending.clear();
+      return s;
     }
+    return leaf(s, pending);
+  }
+  Stmt visit_stmt(const ForNode* f, const Stmt& s, Pending& pending) override {
+    if (f->for_kind == ForKind::kThreadBinding) {
+      if (f->thread_tag.rfind("threadIdx", 0) == 0) {
+        thread_vars_.insert(f->var.get());
+        if (!is_const_int(f->end, 1)) wide_axes_.insert(f->var.get());
+      }
+      auto n = copy_node(f);
+      n->body = plan(f->body, pending);
+      return Stmt(n);
+    }
+    if (mentions_thread(canonical(f->begin, {})) || mentions_thread(canonical(f->end, {})) ||
+        is_split_loop(f)) {
+      return leaf(s, pending);
+    }
+    return loop(f, s, pending);
+  }
+  Stmt visit_stmt(const IfNode* i, const Stmt& s, Pending& pending) override {
+    if (mentions_thread(canonical(i->cond, {}))) return leaf(s, pending);
+    Pending then_pending = pending, else_pending = pending;
+    auto n = copy_node(i);
+    n->then_case = plan(i->then_case, then_pending);
+    if (i->else_case) n->else_case = plan(i->else_case, else_pending);
+    pending = then_pending;
+    pending.insert(pending.end(), else_pending.begin(), else_pending.end());
+    return Stmt(n);
+  }
+  Stmt visit_stmt(const StoreNode*, const Stmt& s, Pending& pending) override {
+    return leaf(s, pending);
+  }
+  Stmt visit_stmt(const CopyNode*, const Stmt& s, Pending& pending) override {
+    return leaf(s, pending);
+  }
+  Stmt visit_stmt(const FillNode*, const Stmt& s, Pending& pending) override {
+    return leaf(s, pending);
+  }
+  Stmt visit_stmt(const GemmNode*, const Stmt& s, Pending& pending) override {
+    return leaf(s, pending);
+  }
+  Stmt visit_stmt(const ReduceNode*, const Stmt& s, Pending& pending) override {
+    return leaf(s, pending);
+  }
+  Stmt visit_stmt(const LaunchNode*, const Stmt& s, Pending& pending) override {
+    return leaf(s, pending);
   }
 
   // Planned for its first iteration (what came before the loop) and for every later one
@@ -214,71 +233,75 @@ class Planner {
 
   // Accesses of one leaf; its own loop variables are renamed by depth so that two nests
   // split the same way give the same expressions.
-  void collect(const Stmt& s, int depth, VarMap& local, Pending& out) {
-    if (!s) return;
-    auto exprs = [&](const Expr& e) {
-      post_order_visit(e, [&](const Expr& x) {
-        if (auto* l = x.as<LoadNode>(); l && shared_by_threads(l->buffer))
-          add(l->buffer, l->indices, false, local, out);
-        // An atomic update writes its element (its read is recorded with its LoadNode).
-        if (const CallNode* a = as_atomic(x)) {
-          auto* l = a->args[0].as<LoadNode>();
-          if (l && shared_by_threads(l->buffer)) {
-            add(l->buffer, l->indices, true, local, out);
-            out.back().atomic = true;
-            for (size_t i = out.size() - 1; i-- > 0;) {  // its read, recorded before it
-              if (out[i].buffer == out.back().buffer && !out[i].write &&
-                  same_index(out[i], out.back())) {
-                out[i].atomic = true;
-                break;
-              }
+  // The accesses of the expression `e` of a leaf.
+  void exprs(const Expr& e, VarMap& local, Pending& out) {
+    post_order_visit(e, [&](const Expr& x) {
+      if (auto* l = x.as<LoadNode>(); l && shared_by_threads(l->buffer))
+        add(l->buffer, l->indices, false, local, out);
+      // An atomic update writes its element (its read is recorded with its LoadNode).
+      if (const CallNode* a = as_atomic(x)) {
+        auto* l = a->args[0].as<LoadNode>();
+        if (l && shared_by_threads(l->buffer)) {
+          add(l->buffer, l->indices, true, local, out);
+          out.back().atomic = true;
+          for (size_t i = out.size() - 1; i-- > 0;) {  // its read, recorded before it
+            if (out[i].buffer == out.back().buffer && !out[i].write &&
+                same_index(out[i], out.back())) {
+              out[i].atomic = true;
+              break;
             }
           }
         }
-      });
-    };
-    switch (s.kind()) {
-      case StmtKind::kSeq:
-        for (const auto& c : s.as<SeqNode>()->stmts) collect(c, depth, local, out);
-        return;
-      case StmtKind::kLet: {
-        auto* l = s.as<LetNode>();
-        exprs(l->value);
-        lets_[l->var.get()] = canonical(l->value, local);
-        collect(l->body, depth, local, out);
-        return;
       }
-      case StmtKind::kAllocate:
-        collect(s.as<AllocateNode>()->body, depth, local, out);
-        return;
-      case StmtKind::kFor: {
-        auto* f = s.as<ForNode>();
-        exprs(f->begin);
-        exprs(f->end);
-        local[f->var.get()] = canonical_var(depth, f->var.dtype());
-        collect(f->body, depth + 1, local, out);
-        return;
-      }
-      case StmtKind::kIf: {
-        auto* i = s.as<IfNode>();
-        exprs(i->cond);
-        collect(i->then_case, depth, local, out);
-        collect(i->else_case, depth, local, out);
-        return;
-      }
-      case StmtKind::kStore: {
-        auto* st = s.as<StoreNode>();
-        exprs(st->value);
-        for (const auto& i : st->indices) exprs(i);
-        if (shared_by_threads(st->buffer)) add(st->buffer, st->indices, true, local, out);
-        return;
-      }
-      case StmtKind::kEvaluate:
-        exprs(s.as<EvaluateNode>()->value);
-        return;
-      default:
-        return;
-    }
+    });
+  }
+
+  void collect(const Stmt& s, int depth, VarMap& local, Pending& out) {
+    if (!s) return;
+    CollectStmt::dispatch_stmt(s, depth, local, out);
+  }
+
+  void visit_stmt(const SeqNode* op, const Stmt&, int depth, VarMap& local, Pending& out) override {
+    for (const auto& c : op->stmts) collect(c, depth, local, out);
+  }
+  void visit_stmt(const LetNode* l, const Stmt&, int depth, VarMap& local, Pending& out) override {
+    exprs(l->value, local, out);
+    lets_[l->var.get()] = canonical(l->value, local);
+    collect(l->body, depth, local, out);
+  }
+  void visit_stmt(const AllocateNode* op, const Stmt&, int depth, VarMap& local,
+                  Pending& out) override {
+    collect(op->body, depth, local, out);
+  }
+  void visit_stmt(const ForNode* f, const Stmt&, int depth, VarMap& local, Pending& out) override {
+    exprs(f->begin, local, out);
+    exprs(f->end, local, out);
+    local[f->var.get()] = canonical_var(depth, f->var.dtype());
+    collect(f->body, depth + 1, local, out);
+  }
+  void visit_stmt(const IfNode* i, const Stmt&, int depth, VarMap& local, Pending& out) override {
+    exprs(i->cond, local, out);
+    collect(i->then_case, depth, local, out);
+    collect(i->else_case, depth, local, out);
+  }
+  void visit_stmt(const StoreNode* st, const Stmt&, int depth, VarMap& local,
+                  Pending& out) override {
+    exprs(st->value, local, out);
+    for (const auto& i : st->indices) exprs(i, local, out);
+    if (shared_by_threads(st->buffer)) add(st->buffer, st->indices, true, local, out);
+  }
+  void visit_stmt(const EvaluateNode* op, const Stmt&, int depth, VarMap& local,
+                  Pending& out) override {
+    exprs(op->value, local, out);
+  }
+  void visit_stmt(const KernelNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {
+  }
+  void visit_stmt(const CopyNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {}
+  void visit_stmt(const FillNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {}
+  void visit_stmt(const GemmNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {}
+  void visit_stmt(const ReduceNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {
+  }
+  void visit_stmt(const LaunchNode*, const Stmt&, int depth, VarMap& local, Pending& out) override {
   }
 
   // An element is this thread's own only when its index tells the threads apart: it

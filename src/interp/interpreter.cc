@@ -3,11 +3,13 @@
 #include "tilec/transform/work_item_loops.h"
 
 #include "interp_program.h"
+#include "tilec/ir/functor.h"
 #include "tilec/ir/index_type.h"
 #include "tilec/ir/param_default.h"
 #include "tilec/ir/scoped_bindings.h"
 
 #include "tilec/ir/visitor.h"
+#include "tilec/ir/writes.h"
 
 #include <fmt/format.h>
 
@@ -340,7 +342,7 @@ struct KernelStmt : CStmt {
 
 // ---------------------------------------------------------------- compiler
 
-class Compiler {
+class Compiler : private ExprFunctor<CExprPtr()>, private StmtFunctor<CStmtPtr()> {
  public:
   int bind_var(const Var& var) {
     if (!var.get()) throw IRError("a binding has an undefined variable");
@@ -374,205 +376,184 @@ class Compiler {
       throw IRError(where(e->span) + "the interpreter runs scalar code only; got a " +
                     e.dtype().str() + " expression (interpret the function before vectorization)");
     }
-    switch (e.kind()) {
-      case ExprKind::kIntImm: {
-        auto* n = e.as<IntImmNode>();
-        Slot v = n->dtype.is_float() ? float_slot(double(n->value))
-                                     : int_slot(wrap_to_dtype(n->value, n->dtype));
-        return std::make_unique<ConstExpr>(n->dtype, v);
-      }
-      case ExprKind::kFloatImm: {
-        auto* n = e.as<FloatImmNode>();
-        Slot v = n->dtype.is_float() ? float_slot(round_float(n->value, n->dtype))
-                                     : int_slot(float_to_integer(n->value, n->dtype));
-        return std::make_unique<ConstExpr>(n->dtype, v);
-      }
-      case ExprKind::kVar: {
-        auto* n = e.as<VarNode>();
-        const int* slot = vars_.find(n);
-        if (!slot) {
-          throw IRError(fmt::format("{}variable '{}' is used outside the scope that binds it",
-                                    where(e->span), n->name));
-        }
-        return std::make_unique<VarExpr>(n->dtype, *slot);
-      }
-      case ExprKind::kBinary: {
-        auto* n = e.as<BinaryNode>();
-        auto a = expr(n->a), b = expr(n->b);
-        if (a->dtype != b->dtype) b = std::make_unique<CastExpr>(a->dtype, std::move(b));
-        return std::make_unique<BinaryExpr>(n->dtype, n->op, std::move(a), std::move(b));
-      }
-      case ExprKind::kUnary: {
-        auto* n = e.as<UnaryNode>();
-        return std::make_unique<UnaryExpr>(n->dtype, n->op, expr(n->a));
-      }
-      case ExprKind::kSelect: {
-        auto* n = e.as<SelectNode>();
-        return std::make_unique<SelectExpr>(n->dtype, expr(n->cond), as(n->dtype, n->true_value),
-                                            as(n->dtype, n->false_value));
-      }
-      case ExprKind::kCast: {
-        auto* n = e.as<CastNode>();
-        return std::make_unique<CastExpr>(n->dtype, expr(n->value));
-      }
-      case ExprKind::kLoad: {
-        auto* n = e.as<LoadNode>();
-        int buffer = buffer_slot(n->buffer, e->span);
-        return std::make_unique<LoadExpr>(slot_info_.at(buffer), buffer,
-                                          indices(n->buffer, n->indices, e->span), e->span);
-      }
-      case ExprKind::kCall: {
-        auto* n = e.as<CallNode>();
-        // The CPU model runs the threads of a block as one sequential program, so
-        // every barrier is already satisfied.
-        if (n->call_kind == CallKind::kBarrier)
-          return std::make_unique<ConstExpr>(n->dtype, int_slot(0));
-        if (n->call_kind == CallKind::kAtomic) {
-          auto* element = n->args[0].as<LoadNode>();
-          int buffer = buffer_slot(element->buffer, e->span);
-          return std::make_unique<AtomicExpr>(atomic_op(*n), slot_info_.at(buffer), buffer,
-                                              indices(element->buffer, element->indices, e->span),
-                                              as(n->dtype, n->args[1]), e->span);
-        }
-        if (n->call_kind == CallKind::kExtern) {
-          throw IRError(where(e->span) + "the interpreter cannot run the extern call '" + n->name +
-                        "': it only knows the math intrinsics, not functions the device code "
-                        "links against; check this kernel on a backend that compiles it");
-        }
-        if (n->args.size() > 3 || !is_math_intrinsic(n->name)) {
-          throw IRError(where(e->span) + "the interpreter does not know the call '" + n->name +
-                        "' with " + std::to_string(n->args.size()) + " argument(s)");
-        }
-        std::vector<CExprPtr> args;
-        for (const auto& a : n->args) args.push_back(expr(a));
-        return std::make_unique<CallExpr>(n->dtype, n->name, std::move(args));
-      }
+    return dispatch_expr(e);
+  }
+
+  CExprPtr visit_expr(const IntImmNode* n, const Expr&) override {
+    Slot v = n->dtype.is_float() ? float_slot(double(n->value))
+                                 : int_slot(wrap_to_dtype(n->value, n->dtype));
+    return std::make_unique<ConstExpr>(n->dtype, v);
+  }
+  CExprPtr visit_expr(const FloatImmNode* n, const Expr&) override {
+    Slot v = n->dtype.is_float() ? float_slot(round_float(n->value, n->dtype))
+                                 : int_slot(float_to_integer(n->value, n->dtype));
+    return std::make_unique<ConstExpr>(n->dtype, v);
+  }
+  CExprPtr visit_expr(const VarNode* n, const Expr& e) override {
+    const int* slot = vars_.find(n);
+    if (!slot) {
+      throw IRError(fmt::format("{}variable '{}' is used outside the scope that binds it",
+                                where(e->span), n->name));
     }
-    throw IRError("unknown expression kind");
+    return std::make_unique<VarExpr>(n->dtype, *slot);
+  }
+  CExprPtr visit_expr(const BinaryNode* n, const Expr&) override {
+    auto a = expr(n->a), b = expr(n->b);
+    if (a->dtype != b->dtype) b = std::make_unique<CastExpr>(a->dtype, std::move(b));
+    return std::make_unique<BinaryExpr>(n->dtype, n->op, std::move(a), std::move(b));
+  }
+  CExprPtr visit_expr(const UnaryNode* n, const Expr&) override {
+    return std::make_unique<UnaryExpr>(n->dtype, n->op, expr(n->a));
+  }
+  CExprPtr visit_expr(const SelectNode* n, const Expr&) override {
+    return std::make_unique<SelectExpr>(n->dtype, expr(n->cond), as(n->dtype, n->true_value),
+                                        as(n->dtype, n->false_value));
+  }
+  CExprPtr visit_expr(const CastNode* n, const Expr&) override {
+    return std::make_unique<CastExpr>(n->dtype, expr(n->value));
+  }
+  CExprPtr visit_expr(const LoadNode* n, const Expr& e) override {
+    int buffer = buffer_slot(n->buffer, e->span);
+    return std::make_unique<LoadExpr>(slot_info_.at(buffer), buffer,
+                                      indices(n->buffer, n->indices, e->span), e->span);
+  }
+  CExprPtr visit_expr(const CallNode* n, const Expr& e) override {
+    // The CPU model runs the threads of a block as one sequential program, so
+    // every barrier is already satisfied.
+    if (n->call_kind == CallKind::kBarrier)
+      return std::make_unique<ConstExpr>(n->dtype, int_slot(0));
+    if (n->call_kind == CallKind::kAtomic) {
+      auto* element = n->args[0].as<LoadNode>();
+      int buffer = buffer_slot(element->buffer, e->span);
+      return std::make_unique<AtomicExpr>(atomic_op(*n), slot_info_.at(buffer), buffer,
+                                          indices(element->buffer, element->indices, e->span),
+                                          as(n->dtype, n->args[1]), e->span);
+    }
+    if (n->call_kind == CallKind::kExtern) {
+      throw IRError(where(e->span) + "the interpreter cannot run the extern call '" + n->name +
+                    "': it only knows the math intrinsics, not functions the device code "
+                    "links against; check this kernel on a backend that compiles it");
+    }
+    if (n->args.size() > 3 || !is_math_intrinsic(n->name)) {
+      throw IRError(where(e->span) + "the interpreter does not know the call '" + n->name +
+                    "' with " + std::to_string(n->args.size()) + " argument(s)");
+    }
+    std::vector<CExprPtr> args;
+    for (const auto& a : n->args) args.push_back(expr(a));
+    return std::make_unique<CallExpr>(n->dtype, n->name, std::move(args));
   }
 
   CStmtPtr stmt(const Stmt& s) {
     if (!s) return std::make_unique<NopStmt>();
-    switch (s.kind()) {
-      case StmtKind::kStore: {
-        auto* n = s.as<StoreNode>();
-        auto out = std::make_unique<StoreStmt>();
-        out->buffer = buffer_slot(n->buffer, s->span);
-        out->info = slot_info_.at(out->buffer);
-        out->indices = indices(n->buffer, n->indices, s->span);
-        out->value = as(n->buffer->dtype, n->value);
-        out->span = s->span;
-        return out;
-      }
-      case StmtKind::kLet: {
-        auto* n = s.as<LetNode>();
-        auto out = std::make_unique<LetStmt>();
-        out->value = as(n->var->dtype, n->value);
-        Scope scope(*this);
-        out->slot = bind_var(n->var);
-        out->body = stmt(n->body);
-        return out;
-      }
-      case StmtKind::kFor: {
-        auto* n = s.as<ForNode>();
-        if (!n->var->dtype.is_integer()) {
-          throw IRError(where(s->span) + "loop variable '" + n->var.name() + "' has dtype " +
-                        n->var->dtype.str() + "; loops need an integer variable");
-        }
-        auto out = std::make_unique<ForStmt>();
-        out->var_type = n->var->dtype;
-        out->begin = expr(n->begin);
-        out->end = expr(n->end);
-        out->step = n->step;
-        out->name = n->var.name();
-        out->span = s->span;
-        if (n->step == 0) throw IRError(where(s->span) + "loop step must not be zero");
-        Scope scope(*this);
-        out->slot = bind_var(n->var);
-        out->body = stmt(n->body);
-        return out;
-      }
-      case StmtKind::kIf: {
-        auto* n = s.as<IfNode>();
-        auto out = std::make_unique<IfStmt>();
-        out->cond = expr(n->cond);
-        out->then_case = stmt(n->then_case);
-        if (n->else_case) out->else_case = stmt(n->else_case);
-        return out;
-      }
-      case StmtKind::kSeq: {
-        auto out = std::make_unique<SeqStmt>();
-        for (const auto& c : s.as<SeqNode>()->stmts) out->stmts.push_back(stmt(c));
-        return out;
-      }
-      case StmtKind::kAllocate: {
-        auto* n = s.as<AllocateNode>();
-        if (!n->buffer) throw IRError(where(s->span) + "allocation of an undefined buffer");
-        auto out = std::make_unique<AllocateStmt>();
-        for (const auto& d : n->buffer->shape) out->shape.push_back(expr(d));
-        if (n->init) out->init = as(n->buffer->dtype, *n->init);
-        out->span = s->span;
-        Scope scope(*this);
-        out->buffer = bind_buffer(n->buffer);
-        out->info = slot_info_.at(out->buffer);
-        out->body = stmt(n->body);
-        return out;
-      }
-      case StmtKind::kEvaluate: {
-        auto out = std::make_unique<EvaluateStmt>();
-        out->value = expr(s.as<EvaluateNode>()->value);
-        return out;
-      }
-      case StmtKind::kKernel: {
-        auto* n = s.as<KernelNode>();
-        if (in_kernel_) {
-          throw IRError(where(s->span) +
-                        "T.Kernel is nested inside another T.Kernel; a kernel body cannot launch "
-                        "kernels: move the inner one out");
-        }
-        if (n->grid.empty() || n->grid.size() > 3 || n->grid.size() != n->block_vars.size()) {
-          throw IRError(
-              fmt::format("{}T.Kernel needs 1 to 3 grid extents and one block variable "
-                          "each; got {} extent(s) and {} variable(s)",
-                          where(s->span), n->grid.size(), n->block_vars.size()));
-        }
-        auto out = std::make_unique<KernelStmt>();
-        for (const auto& g : n->grid) out->grid.push_back(expr(g));
-        out->span = s->span;
-        Scope scope(*this);
-        for (const auto& v : n->block_vars) out->block_slots.push_back(bind_var(v));
-        in_kernel_ = true;
-        out->body = stmt(n->body);
-        in_kernel_ = false;
-        return out;
-      }
-      case StmtKind::kCopy: {
-        auto* n = s.as<CopyNode>();
-        return make_copy(region(n->src, s->span), region(n->dst, s->span), s->span);
-      }
-      case StmtKind::kFill: {
-        auto* n = s.as<FillNode>();
-        return make_fill(region(n->dst, s->span), expr(n->value), s->span);
-      }
-      case StmtKind::kGemm: {
-        auto* n = s.as<GemmNode>();
-        return make_gemm(region(n->a, s->span), region(n->b, s->span), region(n->c, s->span),
-                         n->transpose_a, n->transpose_b, n->clear_accum, s->span);
-      }
-      case StmtKind::kReduce: {
-        auto* n = s.as<ReduceNode>();
-        int src = buffer_slot(n->src, s->span), dst = buffer_slot(n->dst, s->span);
-        return make_reduce(n->reduce_kind, src, slot_info_.at(src), dst, slot_info_.at(dst), n->dim,
-                           n->clear, s->span);
-      }
-      case StmtKind::kLaunch:
-        throw IRError(where(s->span) +
-                      "the interpreter runs unlowered functions, but this one "
-                      "launches '" +
-                      s.as<LaunchNode>()->callee +
-                      "' (produced by lowering): interpret the function before lowering");
+    return dispatch_stmt(s);
+  }
+
+  CStmtPtr visit_stmt(const StoreNode* n, const Stmt& s) override {
+    auto out = std::make_unique<StoreStmt>();
+    out->buffer = buffer_slot(n->buffer, s->span);
+    out->info = slot_info_.at(out->buffer);
+    out->indices = indices(n->buffer, n->indices, s->span);
+    out->value = as(n->buffer->dtype, n->value);
+    out->span = s->span;
+    return out;
+  }
+  CStmtPtr visit_stmt(const LetNode* n, const Stmt&) override {
+    auto out = std::make_unique<LetStmt>();
+    out->value = as(n->var->dtype, n->value);
+    Scope scope(*this);
+    out->slot = bind_var(n->var);
+    out->body = stmt(n->body);
+    return out;
+  }
+  CStmtPtr visit_stmt(const ForNode* n, const Stmt& s) override {
+    if (!n->var->dtype.is_integer()) {
+      throw IRError(where(s->span) + "loop variable '" + n->var.name() + "' has dtype " +
+                    n->var->dtype.str() + "; loops need an integer variable");
     }
-    throw IRError("unknown statement kind");
+    auto out = std::make_unique<ForStmt>();
+    out->var_type = n->var->dtype;
+    out->begin = expr(n->begin);
+    out->end = expr(n->end);
+    out->step = n->step;
+    out->name = n->var.name();
+    out->span = s->span;
+    if (n->step == 0) throw IRError(where(s->span) + "loop step must not be zero");
+    Scope scope(*this);
+    out->slot = bind_var(n->var);
+    out->body = stmt(n->body);
+    return out;
+  }
+  CStmtPtr visit_stmt(const IfNode* n, const Stmt&) override {
+    auto out = std::make_unique<IfStmt>();
+    out->cond = expr(n->cond);
+    out->then_case = stmt(n->then_case);
+    if (n->else_case) out->else_case = stmt(n->else_case);
+    return out;
+  }
+  CStmtPtr visit_stmt(const SeqNode* op, const Stmt&) override {
+    auto out = std::make_unique<SeqStmt>();
+    for (const auto& c : op->stmts) out->stmts.push_back(stmt(c));
+    return out;
+  }
+  CStmtPtr visit_stmt(const AllocateNode* n, const Stmt& s) override {
+    if (!n->buffer) throw IRError(where(s->span) + "allocation of an undefined buffer");
+    auto out = std::make_unique<AllocateStmt>();
+    for (const auto& d : n->buffer->shape) out->shape.push_back(expr(d));
+    if (n->init) out->init = as(n->buffer->dtype, *n->init);
+    out->span = s->span;
+    Scope scope(*this);
+    out->buffer = bind_buffer(n->buffer);
+    out->info = slot_info_.at(out->buffer);
+    out->body = stmt(n->body);
+    return out;
+  }
+  CStmtPtr visit_stmt(const EvaluateNode* op, const Stmt&) override {
+    auto out = std::make_unique<EvaluateStmt>();
+    out->value = expr(op->value);
+    return out;
+  }
+  CStmtPtr visit_stmt(const KernelNode* n, const Stmt& s) override {
+    if (in_kernel_) {
+      throw IRError(where(s->span) +
+                    "T.Kernel is nested inside another T.Kernel; a kernel body cannot launch "
+                    "kernels: move the inner one out");
+    }
+    if (n->grid.empty() || n->grid.size() > 3 || n->grid.size() != n->block_vars.size()) {
+      throw IRError(
+          fmt::format("{}T.Kernel needs 1 to 3 grid extents and one block variable "
+                      "each; got {} extent(s) and {} variable(s)",
+                      where(s->span), n->grid.size(), n->block_vars.size()));
+    }
+    auto out = std::make_unique<KernelStmt>();
+    for (const auto& g : n->grid) out->grid.push_back(expr(g));
+    out->span = s->span;
+    Scope scope(*this);
+    for (const auto& v : n->block_vars) out->block_slots.push_back(bind_var(v));
+    in_kernel_ = true;
+    out->body = stmt(n->body);
+    in_kernel_ = false;
+    return out;
+  }
+  CStmtPtr visit_stmt(const CopyNode* n, const Stmt& s) override {
+    return make_copy(region(n->src, s->span), region(n->dst, s->span), s->span);
+  }
+  CStmtPtr visit_stmt(const FillNode* n, const Stmt& s) override {
+    return make_fill(region(n->dst, s->span), expr(n->value), s->span);
+  }
+  CStmtPtr visit_stmt(const GemmNode* n, const Stmt& s) override {
+    return make_gemm(region(n->a, s->span), region(n->b, s->span), region(n->c, s->span),
+                     n->transpose_a, n->transpose_b, n->clear_accum, s->span);
+  }
+  CStmtPtr visit_stmt(const ReduceNode* n, const Stmt& s) override {
+    int src = buffer_slot(n->src, s->span), dst = buffer_slot(n->dst, s->span);
+    return make_reduce(n->reduce_kind, src, slot_info_.at(src), dst, slot_info_.at(dst), n->dim,
+                       n->clear, s->span);
+  }
+  CStmtPtr visit_stmt(const LaunchNode* op, const Stmt& s) override {
+    throw IRError(where(s->span) +
+                  "the interpreter runs unlowered functions, but this one "
+                  "launches '" +
+                  op->callee + "' (produced by lowering): interpret the function before lowering");
   }
 
   // Bindings made while a Scope is open are dropped when it closes.
@@ -831,26 +812,10 @@ class WrittenBuffers : public StmtVisitor {
  public:
   std::unordered_set<const BufferNode*> written;
 
- protected:
-  void visit_store(const StoreNode* op) override {
-    written.insert(op->buffer.get());
-    StmtVisitor::visit_store(op);
-  }
-  void visit_copy(const CopyNode* op) override {
-    written.insert(op->dst.buffer.get());
-    StmtVisitor::visit_copy(op);
-  }
-  void visit_fill(const FillNode* op) override {
-    written.insert(op->dst.buffer.get());
-    StmtVisitor::visit_fill(op);
-  }
-  void visit_gemm(const GemmNode* op) override {
-    written.insert(op->c.buffer.get());
-    StmtVisitor::visit_gemm(op);
-  }
-  void visit_reduce(const ReduceNode* op) override {
-    written.insert(op->dst.get());
-    StmtVisitor::visit_reduce(op);
+  using StmtVisitor::visit;
+  void visit(const Stmt& s) override {
+    for_each_write(s, [&](const Write& w) { written.insert(w.buffer.get()); });
+    StmtVisitor::visit(s);
   }
 };
 

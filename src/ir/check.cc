@@ -16,6 +16,7 @@
 #include "tilec/ir/source_error.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/visitor.h"
+#include "tilec/ir/writes.h"
 
 #include <fmt/format.h>
 
@@ -157,7 +158,7 @@ class Checker : public StmtVisitor {
 
   void visit_store(const StoreNode* op) override {
     check_indices(op->buffer, op->indices, "store to");
-    check_writable(op->buffer, "assignment");
+    check_writes(op);
     StmtVisitor::visit_store(op);
   }
   void visit_let(const LetNode* op) override {
@@ -256,7 +257,7 @@ class Checker : public StmtVisitor {
   }
   void visit_copy(const CopyNode* op) override {
     StmtVisitor::visit_copy(op);
-    check_writable(op->dst.buffer, "T.copy destination");
+    check_writes(op);
     auto src = region(op->src, "T.copy"), dst = region(op->dst, "T.copy");
     if (!src || !dst || src->point || dst->point) return;
     auto non_unit = [](const std::vector<std::optional<int64_t>>& ext) {
@@ -279,12 +280,12 @@ class Checker : public StmtVisitor {
   }
   void visit_fill(const FillNode* op) override {
     StmtVisitor::visit_fill(op);
-    check_writable(op->dst.buffer, "T.fill destination");
+    check_writes(op);
     region(op->dst, "T.fill");
   }
   void visit_gemm(const GemmNode* op) override {
     StmtVisitor::visit_gemm(op);
-    check_writable(op->c.buffer, "T.gemm accumulator C");
+    check_writes(op);
     auto a = matrix(op->a, "A"), b = matrix(op->b, "B"), c = matrix(op->c, "C");
     if (!a || !b || !c) return;
     auto pick = [](const Matrix& m, bool t) {
@@ -309,7 +310,7 @@ class Checker : public StmtVisitor {
   void visit_reduce(const ReduceNode* op) override {
     StmtVisitor::visit_reduce(op);
     if (!op->src || !op->dst) return;
-    check_writable(op->dst, "T.reduce destination");
+    check_writes(op);
     int nd = op->src->ndim();
     std::string name = std::string("T.reduce_") + to_string(op->reduce_kind);
     if (op->dim < -nd || op->dim >= nd) {
@@ -417,6 +418,12 @@ class Checker : public StmtVisitor {
             "give one index per dimension");
     }
     for (const auto& i : idx) expect_integer(i, std::string("index of '") + b->name + "'");
+  }
+
+  // Every buffer the node writes (ir/writes.h) must be writable.
+  template <class Node>
+  void check_writes(const Node* op) {
+    for_each_write(op, [&](const Write& w) { check_writable(w.buffer, w.what); });
   }
 
   void check_writable(const Buffer& b, const char* what) {

@@ -1,6 +1,7 @@
 #include "tilec/ir/expr.h"
 #include "tilec/ir/warp_shuffle.h"
 
+#include "tilec/ir/functor.h"
 #include "tilec/ir/stmt.h"
 
 #include <algorithm>
@@ -242,26 +243,37 @@ Expr call_extern(DataType dtype, const std::string& name, std::vector<Expr> args
   return Expr(std::move(node));
 }
 
-Expr with_span(Expr e, Span span) {
-  if (!e) return e;
-  // Each node type is copied through its concrete class.
-  auto copy = [&](auto* node) -> Expr {
-    auto n = std::make_shared<std::remove_cv_t<std::remove_pointer_t<decltype(node)>>>(*node);
+namespace {
+
+// Each node type is copied through its concrete class.
+class WithSpan final : public ExprFunctor<Expr(Span)> {
+ private:
+  template <class Node>
+  static Expr copy(const Node* node, Span span) {
+    auto n = std::make_shared<Node>(*node);
     n->span = span;
     return Expr(std::move(n));
-  };
-  switch (e.kind()) {
-    case ExprKind::kIntImm: return copy(e.as<IntImmNode>());
-    case ExprKind::kFloatImm: return copy(e.as<FloatImmNode>());
-    case ExprKind::kVar: return e;  // variables keep identity; their span is the definition's
-    case ExprKind::kBinary: return copy(e.as<BinaryNode>());
-    case ExprKind::kUnary: return copy(e.as<UnaryNode>());
-    case ExprKind::kSelect: return copy(e.as<SelectNode>());
-    case ExprKind::kCast: return copy(e.as<CastNode>());
-    case ExprKind::kLoad: return copy(e.as<LoadNode>());
-    case ExprKind::kCall: return copy(e.as<CallNode>());
   }
-  return e;
+  Expr visit_expr(const IntImmNode* op, const Expr&, Span span) override { return copy(op, span); }
+  Expr visit_expr(const FloatImmNode* op, const Expr&, Span span) override {
+    return copy(op, span);
+  }
+  Expr visit_expr(const BinaryNode* op, const Expr&, Span span) override { return copy(op, span); }
+  Expr visit_expr(const UnaryNode* op, const Expr&, Span span) override { return copy(op, span); }
+  Expr visit_expr(const SelectNode* op, const Expr&, Span span) override { return copy(op, span); }
+  Expr visit_expr(const CastNode* op, const Expr&, Span span) override { return copy(op, span); }
+  Expr visit_expr(const LoadNode* op, const Expr&, Span span) override { return copy(op, span); }
+  Expr visit_expr(const CallNode* op, const Expr&, Span span) override { return copy(op, span); }
+  Expr visit_expr(const VarNode*, const Expr& self, Span) override {
+    return self;  // variables keep identity; their span is the definition's
+  }
+};
+
+}  // namespace
+
+Expr with_span(Expr e, Span span) {
+  if (!e) return e;
+  return WithSpan().dispatch_expr(e, span);
 }
 
 const int64_t* as_const_int(const Expr& e) {

@@ -7,27 +7,35 @@ ExprMutator::~ExprMutator() = default;
 
 Expr ExprMutator::mutate(const Expr& expr) {
   if (!expr) return expr;
-  switch (expr.kind()) {
-    case ExprKind::kIntImm:
-      return mutate_int_imm(expr.as<IntImmNode>(), expr);
-    case ExprKind::kFloatImm:
-      return mutate_float_imm(expr.as<FloatImmNode>(), expr);
-    case ExprKind::kVar:
-      return mutate_var(expr.as<VarNode>(), expr);
-    case ExprKind::kBinary:
-      return mutate_binary(expr.as<BinaryNode>(), expr);
-    case ExprKind::kUnary:
-      return mutate_unary(expr.as<UnaryNode>(), expr);
-    case ExprKind::kSelect:
-      return mutate_select(expr.as<SelectNode>(), expr);
-    case ExprKind::kCast:
-      return mutate_cast(expr.as<CastNode>(), expr);
-    case ExprKind::kLoad:
-      return mutate_load(expr.as<LoadNode>(), expr);
-    case ExprKind::kCall:
-      return mutate_call(expr.as<CallNode>(), expr);
-  }
-  return expr;
+  return dispatch_expr(expr);
+}
+
+Expr ExprMutator::visit_expr(const IntImmNode* op, const Expr& self) {
+  return mutate_int_imm(op, self);
+}
+Expr ExprMutator::visit_expr(const FloatImmNode* op, const Expr& self) {
+  return mutate_float_imm(op, self);
+}
+Expr ExprMutator::visit_expr(const VarNode* op, const Expr& self) {
+  return mutate_var(op, self);
+}
+Expr ExprMutator::visit_expr(const BinaryNode* op, const Expr& self) {
+  return mutate_binary(op, self);
+}
+Expr ExprMutator::visit_expr(const UnaryNode* op, const Expr& self) {
+  return mutate_unary(op, self);
+}
+Expr ExprMutator::visit_expr(const SelectNode* op, const Expr& self) {
+  return mutate_select(op, self);
+}
+Expr ExprMutator::visit_expr(const CastNode* op, const Expr& self) {
+  return mutate_cast(op, self);
+}
+Expr ExprMutator::visit_expr(const LoadNode* op, const Expr& self) {
+  return mutate_load(op, self);
+}
+Expr ExprMutator::visit_expr(const CallNode* op, const Expr& self) {
+  return mutate_call(op, self);
 }
 
 bool ExprMutator::mutate_all(const std::vector<Expr>& in, std::vector<Expr>* out) {
@@ -102,35 +110,47 @@ Buffer ExprMutator::mutate_buffer(const Buffer& buffer) {
 
 Stmt StmtMutator::mutate(const Stmt& stmt) {
   if (!stmt) return stmt;
-  switch (stmt.kind()) {
-    case StmtKind::kStore:
-      return mutate_store(stmt.as<StoreNode>(), stmt);
-    case StmtKind::kLet:
-      return mutate_let(stmt.as<LetNode>(), stmt);
-    case StmtKind::kFor:
-      return mutate_for(stmt.as<ForNode>(), stmt);
-    case StmtKind::kIf:
-      return mutate_if(stmt.as<IfNode>(), stmt);
-    case StmtKind::kSeq:
-      return mutate_seq(stmt.as<SeqNode>(), stmt);
-    case StmtKind::kAllocate:
-      return mutate_allocate(stmt.as<AllocateNode>(), stmt);
-    case StmtKind::kEvaluate:
-      return mutate_evaluate(stmt.as<EvaluateNode>(), stmt);
-    case StmtKind::kKernel:
-      return mutate_kernel(stmt.as<KernelNode>(), stmt);
-    case StmtKind::kCopy:
-      return mutate_copy(stmt.as<CopyNode>(), stmt);
-    case StmtKind::kFill:
-      return mutate_fill(stmt.as<FillNode>(), stmt);
-    case StmtKind::kGemm:
-      return mutate_gemm(stmt.as<GemmNode>(), stmt);
-    case StmtKind::kReduce:
-      return mutate_reduce(stmt.as<ReduceNode>(), stmt);
-    case StmtKind::kLaunch:
-      return mutate_launch(stmt.as<LaunchNode>(), stmt);
-  }
-  return stmt;
+  return dispatch_stmt(stmt);
+}
+
+Stmt StmtMutator::visit_stmt(const StoreNode* op, const Stmt& self) {
+  return mutate_store(op, self);
+}
+Stmt StmtMutator::visit_stmt(const LetNode* op, const Stmt& self) {
+  return mutate_let(op, self);
+}
+Stmt StmtMutator::visit_stmt(const ForNode* op, const Stmt& self) {
+  return mutate_for(op, self);
+}
+Stmt StmtMutator::visit_stmt(const IfNode* op, const Stmt& self) {
+  return mutate_if(op, self);
+}
+Stmt StmtMutator::visit_stmt(const SeqNode* op, const Stmt& self) {
+  return mutate_seq(op, self);
+}
+Stmt StmtMutator::visit_stmt(const AllocateNode* op, const Stmt& self) {
+  return mutate_allocate(op, self);
+}
+Stmt StmtMutator::visit_stmt(const EvaluateNode* op, const Stmt& self) {
+  return mutate_evaluate(op, self);
+}
+Stmt StmtMutator::visit_stmt(const KernelNode* op, const Stmt& self) {
+  return mutate_kernel(op, self);
+}
+Stmt StmtMutator::visit_stmt(const CopyNode* op, const Stmt& self) {
+  return mutate_copy(op, self);
+}
+Stmt StmtMutator::visit_stmt(const FillNode* op, const Stmt& self) {
+  return mutate_fill(op, self);
+}
+Stmt StmtMutator::visit_stmt(const GemmNode* op, const Stmt& self) {
+  return mutate_gemm(op, self);
+}
+Stmt StmtMutator::visit_stmt(const ReduceNode* op, const Stmt& self) {
+  return mutate_reduce(op, self);
+}
+Stmt StmtMutator::visit_stmt(const LaunchNode* op, const Stmt& self) {
+  return mutate_launch(op, self);
 }
 
 Stmt StmtMutator::mutate_store(const StoreNode* op, const Stmt& self) {

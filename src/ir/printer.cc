@@ -2,10 +2,12 @@
 #include "tilec/ir/vector_load.h"
 
 #include "tilec/ir/bounds_call.h"
+#include "tilec/ir/functor.h"
 #include "tilec/ir/gemm_policy.h"
 #include "tilec/ir/param_default.h"
 #include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/structural.h"
+#include "tilec/ir/visitor.h"
 
 #include <fmt/format.h>
 
@@ -125,7 +127,7 @@ const std::set<std::string>& reserved_names() {
   return names;
 }
 
-class Printer {
+class Printer : private ExprFunctor<std::pair<std::string, int>()>, private StmtFunctor<void(int)> {
  public:
   std::string take() { return out_.str(); }
 
@@ -285,87 +287,80 @@ class Printer {
   // ---------------------------------------------------------------- expressions
   std::pair<std::string, int> render(const Expr& e) {
     if (!e) return {"<undefined>", kPrecAtom};
-    switch (e.kind()) {
-      case ExprKind::kIntImm: {
-        int64_t v = e.as<IntImmNode>()->value;
-        if (e.dtype().is_bool()) return {v ? "True" : "False", kPrecAtom};
-        if (e.dtype() == DataType::Int32())
-          return {std::to_string(v), v < 0 ? kPrecUnary : kPrecAtom};
-        return {"T." + e.dtype().str() + "(" + std::to_string(v) + ")", kPrecAtom};
-      }
-      case ExprKind::kFloatImm: {
-        double v = e.as<FloatImmNode>()->value;
-        if (std::isinf(v)) {
-          std::string inf = "T.infinity(\"" + e.dtype().str() + "\")";
-          return v < 0 ? std::pair{"-" + inf, int(kPrecUnary)} : std::pair{inf, int(kPrecAtom)};
-        }
-        std::string lit = std::isnan(v) ? "float(\"nan\")" : float_literal(v);
-        if (e.dtype() == DataType::Float32())
-          return {lit, v < 0 || std::signbit(v) ? kPrecUnary : kPrecAtom};
-        return {"T." + e.dtype().str() + "(" + lit + ")", kPrecAtom};
-      }
-      case ExprKind::kVar: {
-        auto* v = e.as<VarNode>();
-        return {name_of(v, v->name), kPrecAtom};
-      }
-      case ExprKind::kBinary:
-        return binary_text(*e.as<BinaryNode>());
-      case ExprKind::kUnary: {
-        auto* u = e.as<UnaryNode>();
-        if (u->op == UnaryOp::kNeg) return {"-" + expr(u->a, kPrecUnary), kPrecUnary};
-        return {"not " + expr(u->a, kPrecNot), kPrecNot};
-      }
-      case ExprKind::kSelect: {
-        auto* s = e.as<SelectNode>();
-        return {"T.if_then_else(" + expr(s->cond) + ", " + expr(s->true_value) + ", " +
-                    expr(s->false_value) + ")",
-                kPrecAtom};
-      }
-      case ExprKind::kCast: {
-        auto* c = e.as<CastNode>();
-        return {"T.cast(" + expr(c->value) + ", \"" + c->dtype.str() + "\")", kPrecAtom};
-      }
-      case ExprKind::kLoad: {
-        auto* l = e.as<LoadNode>();
-        std::string name = name_of(l->buffer.get(), l->buffer->name);
-        if (l->buffer->scope == StorageScope::kVar && l->indices.size() == 1 &&
-            is_const_int(l->indices[0], 0))
-          return {name, kPrecAtom};
-        std::string s = name + "[";
-        if (!l->dtype.is_scalar() && l->indices.size() == 1) {  // a vector_load
-          const Expr& at = l->indices[0];
-          return {s + expr(at) + ":" + expr(at + make_int(l->dtype.lanes, at.dtype())) + "]",
-                  kPrecAtom};
-        }
-        for (size_t i = 0; i < l->indices.size(); ++i) s += (i ? ", " : "") + expr(l->indices[i]);
-        return {s + "]", kPrecAtom};
-      }
-      case ExprKind::kCall: {
-        auto* c = e.as<CallNode>();
-        // Extern calls and barriers print in TVM's spelling, which the parser reads back.
-        if (c->call_kind == CallKind::kBarrier)
-          return {"T.tvm_storage_sync(\"" + c->name + "\")", kPrecAtom};
-        if (auto bounds = as_bounds_call(e)) {  // lowered IR only; not parsed back
-          if (bounds->stop) return {"T.bounds_stop_if_failed()", kPrecAtom};
-          std::string s = std::string("T.bounds_violation(\"") +
-                          (bounds->access == BoundsAccess::kStore ? "store" : "load") + "\", " +
-                          bounds->buffer + ", [";
-          for (size_t i = 0; i < bounds->indices.size(); ++i)
-            s += (i ? ", " : "") + expr(bounds->indices[i]);
-          s += "], [";
-          for (size_t i = 0; i < bounds->shape.size(); ++i)
-            s += (i ? ", " : "") + expr(bounds->shape[i]);
-          return {s + "])", kPrecAtom};
-        }
-        std::string s = "T." + c->name + "(";  // atomics too: T.atomic_add(A[i], v)
-        if (c->call_kind == CallKind::kExtern)
-          s = "T.call_extern(\"" + c->dtype.str() + "\", \"" + c->name + "\"" +
-              (c->args.empty() ? "" : ", ");
-        for (size_t i = 0; i < c->args.size(); ++i) s += (i ? ", " : "") + expr(c->args[i]);
-        return {s + ")", kPrecAtom};
-      }
+    return dispatch_expr(e);
+  }
+
+  std::pair<std::string, int> visit_expr(const IntImmNode* op, const Expr& e) override {
+    int64_t v = op->value;
+    if (e.dtype().is_bool()) return {v ? "True" : "False", kPrecAtom};
+    if (e.dtype() == DataType::Int32()) return {std::to_string(v), v < 0 ? kPrecUnary : kPrecAtom};
+    return {"T." + e.dtype().str() + "(" + std::to_string(v) + ")", kPrecAtom};
+  }
+  std::pair<std::string, int> visit_expr(const FloatImmNode* op, const Expr& e) override {
+    double v = op->value;
+    if (std::isinf(v)) {
+      std::string inf = "T.infinity(\"" + e.dtype().str() + "\")";
+      return v < 0 ? std::pair{"-" + inf, int(kPrecUnary)} : std::pair{inf, int(kPrecAtom)};
     }
-    return {"<?>", kPrecAtom};
+    std::string lit = std::isnan(v) ? "float(\"nan\")" : float_literal(v);
+    if (e.dtype() == DataType::Float32())
+      return {lit, v < 0 || std::signbit(v) ? kPrecUnary : kPrecAtom};
+    return {"T." + e.dtype().str() + "(" + lit + ")", kPrecAtom};
+  }
+  std::pair<std::string, int> visit_expr(const VarNode* v, const Expr&) override {
+    return {name_of(v, v->name), kPrecAtom};
+  }
+  std::pair<std::string, int> visit_expr(const BinaryNode* op, const Expr&) override {
+    return binary_text(*op);
+  }
+  std::pair<std::string, int> visit_expr(const UnaryNode* u, const Expr&) override {
+    if (u->op == UnaryOp::kNeg) return {"-" + expr(u->a, kPrecUnary), kPrecUnary};
+    return {"not " + expr(u->a, kPrecNot), kPrecNot};
+  }
+  std::pair<std::string, int> visit_expr(const SelectNode* s, const Expr&) override {
+    return {"T.if_then_else(" + expr(s->cond) + ", " + expr(s->true_value) + ", " +
+                expr(s->false_value) + ")",
+            kPrecAtom};
+  }
+  std::pair<std::string, int> visit_expr(const CastNode* c, const Expr&) override {
+    return {"T.cast(" + expr(c->value) + ", \"" + c->dtype.str() + "\")", kPrecAtom};
+  }
+  std::pair<std::string, int> visit_expr(const LoadNode* l, const Expr&) override {
+    std::string name = name_of(l->buffer.get(), l->buffer->name);
+    if (l->buffer->scope == StorageScope::kVar && l->indices.size() == 1 &&
+        is_const_int(l->indices[0], 0))
+      return {name, kPrecAtom};
+    std::string s = name + "[";
+    if (!l->dtype.is_scalar() && l->indices.size() == 1) {  // a vector_load
+      const Expr& at = l->indices[0];
+      return {s + expr(at) + ":" + expr(at + make_int(l->dtype.lanes, at.dtype())) + "]",
+              kPrecAtom};
+    }
+    for (size_t i = 0; i < l->indices.size(); ++i) s += (i ? ", " : "") + expr(l->indices[i]);
+    return {s + "]", kPrecAtom};
+  }
+  std::pair<std::string, int> visit_expr(const CallNode* c, const Expr& e) override {
+    // Extern calls and barriers print in TVM's spelling, which the parser reads back.
+    if (c->call_kind == CallKind::kBarrier)
+      return {"T.tvm_storage_sync(\"" + c->name + "\")", kPrecAtom};
+    if (auto bounds = as_bounds_call(e)) {  // lowered IR only; not parsed back
+      if (bounds->stop) return {"T.bounds_stop_if_failed()", kPrecAtom};
+      std::string s = std::string("T.bounds_violation(\"") +
+                      (bounds->access == BoundsAccess::kStore ? "store" : "load") + "\", " +
+                      bounds->buffer + ", [";
+      for (size_t i = 0; i < bounds->indices.size(); ++i)
+        s += (i ? ", " : "") + expr(bounds->indices[i]);
+      s += "], [";
+      for (size_t i = 0; i < bounds->shape.size(); ++i)
+        s += (i ? ", " : "") + expr(bounds->shape[i]);
+      return {s + "])", kPrecAtom};
+    }
+    std::string s = "T." + c->name + "(";  // atomics too: T.atomic_add(A[i], v)
+    if (c->call_kind == CallKind::kExtern)
+      s = "T.call_extern(\"" + c->dtype.str() + "\", \"" + c->name + "\"" +
+          (c->args.empty() ? "" : ", ");
+    for (size_t i = 0; i < c->args.size(); ++i) s += (i ? ", " : "") + expr(c->args[i]);
+    return {s + ")", kPrecAtom};
   }
 
   // `x` as operand of `op` next to `other`: a bare literal when parsing it back
@@ -462,66 +457,57 @@ class Printer {
     line(indent) << bind(b.get(), b->name) << " = " << rhs << "\n";
   }
 
-  void statement(const Stmt& s, int indent) {
-    switch (s.kind()) {
-      case StmtKind::kStore:
-        return store_stmt(*s.as<StoreNode>(), indent);
-      case StmtKind::kFor:
-        return for_stmt(*s.as<ForNode>(), indent);
-      case StmtKind::kIf:
-        return if_stmt(*s.as<IfNode>(), indent);
-      case StmtKind::kEvaluate:
-        line(indent) << "T.evaluate(" << expr(s.as<EvaluateNode>()->value) << ")\n";
-        return;
-      case StmtKind::kKernel:
-        return kernel_stmt(*s.as<KernelNode>(), indent);
-      case StmtKind::kCopy: {
-        auto* c = s.as<CopyNode>();
-        line(indent) << "T.copy(" << region(c->src) << ", " << region(c->dst) << ")\n";
-        return;
-      }
-      case StmtKind::kFill: {
-        auto* f = s.as<FillNode>();
-        DataType t = f->dst.buffer->dtype;
-        if (same_const(f->value, make_zero(t))) {
-          line(indent) << "T.clear(" << region(f->dst) << ")\n";
-        } else {
-          line(indent) << "T.fill(" << region(f->dst) << ", " << converted_value(t, f->value)
-                       << ")\n";
-        }
-        return;
-      }
-      case StmtKind::kGemm: {
-        auto* g = s.as<GemmNode>();
-        line(indent) << "T.gemm(" << region(g->a) << ", " << region(g->b) << ", " << region(g->c)
-                     << (g->transpose_a ? ", transpose_A=True" : "")
-                     << (g->transpose_b ? ", transpose_B=True" : "") << gemm_policy_arg()
-                     << (g->clear_accum ? ", clear_accum=True" : "") << ")\n";
-        return;
-      }
-      case StmtKind::kReduce: {
-        auto* r = s.as<ReduceNode>();
-        line(indent) << "T.reduce_" << to_string(r->reduce_kind) << "("
-                     << name_of(r->src.get(), r->src->name) << ", "
-                     << name_of(r->dst.get(), r->dst->name) << ", dim=" << r->dim
-                     << (r->clear ? "" : ", clear=False") << ")\n";
-        return;
-      }
-      case StmtKind::kLaunch: {
-        auto* l = s.as<LaunchNode>();
-        line(indent) << "T.launch(\"" << l->callee << "\", grid=" << shape(l->grid)
-                     << ", threads=(";
-        for (size_t i = 0; i < l->threads.size(); ++i) out_ << (i ? ", " : "") << l->threads[i];
-        out_ << (l->threads.size() == 1 ? ",)" : ")") << ", args=(";
-        for (size_t i = 0; i < l->args.size(); ++i) out_ << (i ? ", " : "") << expr(l->args[i]);
-        out_ << (l->args.size() == 1 ? ",)" : ")") << ")\n";
-        return;
-      }
-      case StmtKind::kSeq:
-      case StmtKind::kLet:
-      case StmtKind::kAllocate:
-        return block(s, indent);
+  void statement(const Stmt& s, int indent) { dispatch_stmt(s, indent); }
+
+  void visit_stmt(const StoreNode* op, const Stmt&, int indent) override {
+    return store_stmt(*op, indent);
+  }
+  void visit_stmt(const ForNode* op, const Stmt&, int indent) override {
+    return for_stmt(*op, indent);
+  }
+  void visit_stmt(const IfNode* op, const Stmt&, int indent) override {
+    return if_stmt(*op, indent);
+  }
+  void visit_stmt(const EvaluateNode* op, const Stmt&, int indent) override {
+    line(indent) << "T.evaluate(" << expr(op->value) << ")\n";
+  }
+  void visit_stmt(const KernelNode* op, const Stmt&, int indent) override {
+    return kernel_stmt(*op, indent);
+  }
+  void visit_stmt(const CopyNode* c, const Stmt&, int indent) override {
+    line(indent) << "T.copy(" << region(c->src) << ", " << region(c->dst) << ")\n";
+  }
+  void visit_stmt(const FillNode* f, const Stmt&, int indent) override {
+    DataType t = f->dst.buffer->dtype;
+    if (same_const(f->value, make_zero(t))) {
+      line(indent) << "T.clear(" << region(f->dst) << ")\n";
+    } else {
+      line(indent) << "T.fill(" << region(f->dst) << ", " << converted_value(t, f->value) << ")\n";
     }
+  }
+  void visit_stmt(const GemmNode* g, const Stmt&, int indent) override {
+    line(indent) << "T.gemm(" << region(g->a) << ", " << region(g->b) << ", " << region(g->c)
+                 << (g->transpose_a ? ", transpose_A=True" : "")
+                 << (g->transpose_b ? ", transpose_B=True" : "") << gemm_policy_arg()
+                 << (g->clear_accum ? ", clear_accum=True" : "") << ")\n";
+  }
+  void visit_stmt(const ReduceNode* r, const Stmt&, int indent) override {
+    line(indent) << "T.reduce_" << to_string(r->reduce_kind) << "("
+                 << name_of(r->src.get(), r->src->name) << ", "
+                 << name_of(r->dst.get(), r->dst->name) << ", dim=" << r->dim
+                 << (r->clear ? "" : ", clear=False") << ")\n";
+  }
+  void visit_stmt(const LaunchNode* l, const Stmt&, int indent) override {
+    line(indent) << "T.launch(\"" << l->callee << "\", grid=" << shape(l->grid) << ", threads=(";
+    for (size_t i = 0; i < l->threads.size(); ++i) out_ << (i ? ", " : "") << l->threads[i];
+    out_ << (l->threads.size() == 1 ? ",)" : ")") << ", args=(";
+    for (size_t i = 0; i < l->args.size(); ++i) out_ << (i ? ", " : "") << expr(l->args[i]);
+    out_ << (l->args.size() == 1 ? ",)" : ")") << ")\n";
+  }
+  void visit_stmt(const SeqNode*, const Stmt& s, int indent) override { return block(s, indent); }
+  void visit_stmt(const LetNode*, const Stmt& s, int indent) override { return block(s, indent); }
+  void visit_stmt(const AllocateNode*, const Stmt& s, int indent) override {
+    return block(s, indent);
   }
 
   void store_stmt(const StoreNode& st, int indent) {
@@ -557,34 +543,13 @@ class Printer {
   }
 
   static bool uses_any(const Expr& e, const std::vector<Var>& vars) {
-    if (!e) return false;
-    switch (e.kind()) {
-      case ExprKind::kVar:
-        for (const auto& v : vars)
-          if (v.get() == e.get()) return true;
-        return false;
-      case ExprKind::kBinary:
-        return uses_any(e.as<BinaryNode>()->a, vars) || uses_any(e.as<BinaryNode>()->b, vars);
-      case ExprKind::kUnary:
-        return uses_any(e.as<UnaryNode>()->a, vars);
-      case ExprKind::kCast:
-        return uses_any(e.as<CastNode>()->value, vars);
-      case ExprKind::kSelect: {
-        auto* s = e.as<SelectNode>();
-        return uses_any(s->cond, vars) || uses_any(s->true_value, vars) ||
-               uses_any(s->false_value, vars);
-      }
-      case ExprKind::kLoad:
-        for (const auto& i : e.as<LoadNode>()->indices)
-          if (uses_any(i, vars)) return true;
-        return false;
-      case ExprKind::kCall:
-        for (const auto& a : e.as<CallNode>()->args)
-          if (uses_any(a, vars)) return true;
-        return false;
-      default:
-        return false;
+    bool found = false;
+    if (e) {
+      post_order_visit(e, [&](const Expr& x) {
+        for (const auto& v : vars) found |= v.get() == x.get();
+      });
     }
+    return found;
   }
 
   void for_stmt(const ForNode& f, int indent) {

@@ -1,5 +1,6 @@
 #include "tilec/ir/structural.h"
 
+#include "tilec/ir/functor.h"
 #include "tilec/ir/scoped_bindings.h"
 
 #include <bit>
@@ -52,173 +53,152 @@ enum Tag : uint64_t {
 // Serializes IR into a canonical token stream: variables and buffers become the
 // number of their binding (in order of appearance), so alpha-equivalent trees give
 // identical streams and anything else a different one.
-class Canonicalizer {
+class Canonicalizer : private ExprFunctor<void()>, private StmtFunctor<void()> {
  public:
   std::vector<uint64_t> out;
 
   void expr(const Expr& e) {
     if (!e) return put(kTagNullExpr);
-    switch (e.kind()) {
-      case ExprKind::kIntImm: {
-        auto* n = e.as<IntImmNode>();
-        put(kTagIntImm, n->dtype);
-        return put(uint64_t(n->value));
-      }
-      case ExprKind::kFloatImm: {
-        auto* n = e.as<FloatImmNode>();
-        put(kTagFloatImm, n->dtype);
-        return put(std::bit_cast<uint64_t>(n->value));
-      }
-      case ExprKind::kVar:
-        return var_use(e.as<VarNode>());
-      case ExprKind::kBinary: {
-        auto* n = e.as<BinaryNode>();
-        put(kTagBinary, n->dtype);
-        put(uint64_t(n->op));
-        expr(n->a);
-        return expr(n->b);
-      }
-      case ExprKind::kUnary: {
-        auto* n = e.as<UnaryNode>();
-        put(kTagUnary, n->dtype);
-        put(uint64_t(n->op));
-        return expr(n->a);
-      }
-      case ExprKind::kSelect: {
-        auto* n = e.as<SelectNode>();
-        put(kTagSelect, n->dtype);
-        expr(n->cond);
-        expr(n->true_value);
-        return expr(n->false_value);
-      }
-      case ExprKind::kCast: {
-        auto* n = e.as<CastNode>();
-        put(kTagCast, n->dtype);
-        return expr(n->value);
-      }
-      case ExprKind::kLoad: {
-        auto* n = e.as<LoadNode>();
-        put(kTagLoad, n->dtype);
-        buffer_use(n->buffer);
-        return exprs(n->indices);
-      }
-      case ExprKind::kCall: {
-        auto* n = e.as<CallNode>();
-        put(kTagCall, n->dtype);
-        put(uint64_t(n->call_kind));
-        str(n->name);
-        return exprs(n->args);
-      }
-    }
+    dispatch_expr(e);
+  }
+
+  void visit_expr(const IntImmNode* n, const Expr&) override {
+    put(kTagIntImm, n->dtype);
+    return put(uint64_t(n->value));
+  }
+  void visit_expr(const FloatImmNode* n, const Expr&) override {
+    put(kTagFloatImm, n->dtype);
+    return put(std::bit_cast<uint64_t>(n->value));
+  }
+  void visit_expr(const VarNode* op, const Expr&) override { return var_use(op); }
+  void visit_expr(const BinaryNode* n, const Expr&) override {
+    put(kTagBinary, n->dtype);
+    put(uint64_t(n->op));
+    expr(n->a);
+    return expr(n->b);
+  }
+  void visit_expr(const UnaryNode* n, const Expr&) override {
+    put(kTagUnary, n->dtype);
+    put(uint64_t(n->op));
+    return expr(n->a);
+  }
+  void visit_expr(const SelectNode* n, const Expr&) override {
+    put(kTagSelect, n->dtype);
+    expr(n->cond);
+    expr(n->true_value);
+    return expr(n->false_value);
+  }
+  void visit_expr(const CastNode* n, const Expr&) override {
+    put(kTagCast, n->dtype);
+    return expr(n->value);
+  }
+  void visit_expr(const LoadNode* n, const Expr&) override {
+    put(kTagLoad, n->dtype);
+    buffer_use(n->buffer);
+    return exprs(n->indices);
+  }
+  void visit_expr(const CallNode* n, const Expr&) override {
+    put(kTagCall, n->dtype);
+    put(uint64_t(n->call_kind));
+    str(n->name);
+    return exprs(n->args);
   }
 
   void stmt(const Stmt& s) {
     if (!s) return put(kTagNullStmt);
-    switch (s.kind()) {
-      case StmtKind::kStore: {
-        auto* n = s.as<StoreNode>();
-        put(kTagStore);
-        buffer_use(n->buffer);
-        exprs(n->indices);
-        return expr(n->value);
-      }
-      case StmtKind::kLet: {
-        auto* n = s.as<LetNode>();
-        put(kTagLet);
-        expr(n->value);
-        Scope scope(*this);
-        var_def(n->var.get());
-        return stmt(n->body);
-      }
-      case StmtKind::kFor: {
-        auto* n = s.as<ForNode>();
-        put(kTagFor);
-        put(uint64_t(n->for_kind));
-        put(uint64_t(n->step));
-        put(uint64_t(n->num_stages));
-        str(n->thread_tag);
-        expr(n->begin);
-        expr(n->end);
-        Scope scope(*this);
-        var_def(n->var.get());
-        return stmt(n->body);
-      }
-      case StmtKind::kIf: {
-        auto* n = s.as<IfNode>();
-        put(kTagIf);
-        expr(n->cond);
-        stmt(n->then_case);
-        return stmt(n->else_case);
-      }
-      case StmtKind::kSeq: {
-        auto* n = s.as<SeqNode>();
-        put(kTagSeq);
-        put(n->stmts.size());
-        for (const auto& c : n->stmts) stmt(c);
-        return;
-      }
-      case StmtKind::kAllocate: {
-        auto* n = s.as<AllocateNode>();
-        put(kTagAllocate);
-        put(n->init.has_value());
-        if (n->init) expr(*n->init);
-        Scope scope(*this);
-        buffer_def(n->buffer);
-        return stmt(n->body);
-      }
-      case StmtKind::kEvaluate:
-        put(kTagEvaluate);
-        return expr(s.as<EvaluateNode>()->value);
-      case StmtKind::kKernel: {
-        auto* n = s.as<KernelNode>();
-        put(kTagKernel);
-        exprs(n->grid);
-        ints(n->threads);
-        Scope scope(*this);
-        put(n->block_vars.size());
-        for (const auto& v : n->block_vars) var_def(v.get());
-        return stmt(n->body);
-      }
-      case StmtKind::kCopy: {
-        auto* n = s.as<CopyNode>();
-        put(kTagCopy);
-        region(n->src);
-        return region(n->dst);
-      }
-      case StmtKind::kFill: {
-        auto* n = s.as<FillNode>();
-        put(kTagFill);
-        region(n->dst);
-        return expr(n->value);
-      }
-      case StmtKind::kGemm: {
-        auto* n = s.as<GemmNode>();
-        put(kTagGemm);
-        put(n->transpose_a);
-        put(n->transpose_b);
-        put(n->clear_accum);
-        region(n->a);
-        region(n->b);
-        return region(n->c);
-      }
-      case StmtKind::kReduce: {
-        auto* n = s.as<ReduceNode>();
-        put(kTagReduce);
-        put(uint64_t(n->reduce_kind));
-        put(uint64_t(int64_t(n->dim)));
-        put(n->clear);
-        buffer_use(n->src);
-        return buffer_use(n->dst);
-      }
-      case StmtKind::kLaunch: {
-        auto* n = s.as<LaunchNode>();
-        put(kTagLaunch);
-        str(n->callee);
-        exprs(n->grid);
-        ints(n->threads);
-        return exprs(n->args);
-      }
-    }
+    dispatch_stmt(s);
+  }
+
+  void visit_stmt(const StoreNode* n, const Stmt&) override {
+    put(kTagStore);
+    buffer_use(n->buffer);
+    exprs(n->indices);
+    return expr(n->value);
+  }
+  void visit_stmt(const LetNode* n, const Stmt&) override {
+    put(kTagLet);
+    expr(n->value);
+    Scope scope(*this);
+    var_def(n->var.get());
+    return stmt(n->body);
+  }
+  void visit_stmt(const ForNode* n, const Stmt&) override {
+    put(kTagFor);
+    put(uint64_t(n->for_kind));
+    put(uint64_t(n->step));
+    put(uint64_t(n->num_stages));
+    str(n->thread_tag);
+    expr(n->begin);
+    expr(n->end);
+    Scope scope(*this);
+    var_def(n->var.get());
+    return stmt(n->body);
+  }
+  void visit_stmt(const IfNode* n, const Stmt&) override {
+    put(kTagIf);
+    expr(n->cond);
+    stmt(n->then_case);
+    return stmt(n->else_case);
+  }
+  void visit_stmt(const SeqNode* n, const Stmt&) override {
+    put(kTagSeq);
+    put(n->stmts.size());
+    for (const auto& c : n->stmts) stmt(c);
+  }
+  void visit_stmt(const AllocateNode* n, const Stmt&) override {
+    put(kTagAllocate);
+    put(n->init.has_value());
+    if (n->init) expr(*n->init);
+    Scope scope(*this);
+    buffer_def(n->buffer);
+    return stmt(n->body);
+  }
+  void visit_stmt(const EvaluateNode* op, const Stmt&) override {
+    put(kTagEvaluate);
+    return expr(op->value);
+  }
+  void visit_stmt(const KernelNode* n, const Stmt&) override {
+    put(kTagKernel);
+    exprs(n->grid);
+    ints(n->threads);
+    Scope scope(*this);
+    put(n->block_vars.size());
+    for (const auto& v : n->block_vars) var_def(v.get());
+    return stmt(n->body);
+  }
+  void visit_stmt(const CopyNode* n, const Stmt&) override {
+    put(kTagCopy);
+    region(n->src);
+    return region(n->dst);
+  }
+  void visit_stmt(const FillNode* n, const Stmt&) override {
+    put(kTagFill);
+    region(n->dst);
+    return expr(n->value);
+  }
+  void visit_stmt(const GemmNode* n, const Stmt&) override {
+    put(kTagGemm);
+    put(n->transpose_a);
+    put(n->transpose_b);
+    put(n->clear_accum);
+    region(n->a);
+    region(n->b);
+    return region(n->c);
+  }
+  void visit_stmt(const ReduceNode* n, const Stmt&) override {
+    put(kTagReduce);
+    put(uint64_t(n->reduce_kind));
+    put(uint64_t(int64_t(n->dim)));
+    put(n->clear);
+    buffer_use(n->src);
+    return buffer_use(n->dst);
+  }
+  void visit_stmt(const LaunchNode* n, const Stmt&) override {
+    put(kTagLaunch);
+    str(n->callee);
+    exprs(n->grid);
+    ints(n->threads);
+    return exprs(n->args);
   }
 
   void func(const PrimFunc& f) {
@@ -409,49 +389,59 @@ uint64_t structural_hash(const IRModule& x) {
   return fnv1a(tokens(x, &Canonicalizer::module));
 }
 
-bool same_expr(const Expr& a, const Expr& b) {
-  if (a.same_as(b)) return true;
-  if (!a || !b || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
-  auto same_list = [](const std::vector<Expr>& x, const std::vector<Expr>& y) {
+namespace {
+
+// Compares one expression with another of the same kind and dtype, field by field.
+class SameExpr final : public ExprFunctor<bool(const Expr& other)> {
+ private:
+  static bool same_list(const std::vector<Expr>& x, const std::vector<Expr>& y) {
     if (x.size() != y.size()) return false;
     for (size_t i = 0; i < x.size(); ++i)
       if (!same_expr(x[i], y[i])) return false;
     return true;
-  };
-  switch (a.kind()) {
-    case ExprKind::kIntImm:
-      return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
-    case ExprKind::kFloatImm: {
-      double x = a.as<FloatImmNode>()->value, y = b.as<FloatImmNode>()->value;
-      return x == y || (std::isnan(x) && std::isnan(y));
-    }
-    case ExprKind::kVar:
-      return false;  // different nodes: different variables
-    case ExprKind::kBinary: {
-      auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
-      return x->op == y->op && same_expr(x->a, y->a) && same_expr(x->b, y->b);
-    }
-    case ExprKind::kUnary: {
-      auto *x = a.as<UnaryNode>(), *y = b.as<UnaryNode>();
-      return x->op == y->op && same_expr(x->a, y->a);
-    }
-    case ExprKind::kSelect: {
-      auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
-      return same_expr(x->cond, y->cond) && same_expr(x->true_value, y->true_value) &&
-             same_expr(x->false_value, y->false_value);
-    }
-    case ExprKind::kCast:
-      return same_expr(a.as<CastNode>()->value, b.as<CastNode>()->value);
-    case ExprKind::kLoad: {
-      auto *x = a.as<LoadNode>(), *y = b.as<LoadNode>();
-      return x->buffer == y->buffer && same_list(x->indices, y->indices);
-    }
-    case ExprKind::kCall: {
-      auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
-      return x->call_kind == y->call_kind && x->name == y->name && same_list(x->args, y->args);
-    }
   }
-  return false;
+  bool visit_expr(const IntImmNode* x, const Expr&, const Expr& b) override {
+    return x->value == b.as<IntImmNode>()->value;
+  }
+  bool visit_expr(const FloatImmNode* a, const Expr&, const Expr& b) override {
+    double x = a->value, y = b.as<FloatImmNode>()->value;
+    return x == y || (std::isnan(x) && std::isnan(y));
+  }
+  bool visit_expr(const VarNode*, const Expr&, const Expr&) override {
+    return false;  // different nodes: different variables
+  }
+  bool visit_expr(const BinaryNode* x, const Expr&, const Expr& b) override {
+    auto* y = b.as<BinaryNode>();
+    return x->op == y->op && same_expr(x->a, y->a) && same_expr(x->b, y->b);
+  }
+  bool visit_expr(const UnaryNode* x, const Expr&, const Expr& b) override {
+    auto* y = b.as<UnaryNode>();
+    return x->op == y->op && same_expr(x->a, y->a);
+  }
+  bool visit_expr(const SelectNode* x, const Expr&, const Expr& b) override {
+    auto* y = b.as<SelectNode>();
+    return same_expr(x->cond, y->cond) && same_expr(x->true_value, y->true_value) &&
+           same_expr(x->false_value, y->false_value);
+  }
+  bool visit_expr(const CastNode* x, const Expr&, const Expr& b) override {
+    return same_expr(x->value, b.as<CastNode>()->value);
+  }
+  bool visit_expr(const LoadNode* x, const Expr&, const Expr& b) override {
+    auto* y = b.as<LoadNode>();
+    return x->buffer == y->buffer && same_list(x->indices, y->indices);
+  }
+  bool visit_expr(const CallNode* x, const Expr&, const Expr& b) override {
+    auto* y = b.as<CallNode>();
+    return x->call_kind == y->call_kind && x->name == y->name && same_list(x->args, y->args);
+  }
+};
+
+}  // namespace
+
+bool same_expr(const Expr& a, const Expr& b) {
+  if (a.same_as(b)) return true;
+  if (!a || !b || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
+  return SameExpr().dispatch_expr(a, b);
 }
 
 }  // namespace tilec::ir

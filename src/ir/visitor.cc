@@ -6,26 +6,35 @@ ExprVisitor::~ExprVisitor() = default;
 
 void ExprVisitor::visit(const Expr& expr) {
   if (!expr) return;
-  switch (expr.kind()) {
-    case ExprKind::kIntImm:
-      return visit_int_imm(expr.as<IntImmNode>());
-    case ExprKind::kFloatImm:
-      return visit_float_imm(expr.as<FloatImmNode>());
-    case ExprKind::kVar:
-      return visit_var(expr.as<VarNode>());
-    case ExprKind::kBinary:
-      return visit_binary(expr.as<BinaryNode>());
-    case ExprKind::kUnary:
-      return visit_unary(expr.as<UnaryNode>());
-    case ExprKind::kSelect:
-      return visit_select(expr.as<SelectNode>());
-    case ExprKind::kCast:
-      return visit_cast(expr.as<CastNode>());
-    case ExprKind::kLoad:
-      return visit_load(expr.as<LoadNode>());
-    case ExprKind::kCall:
-      return visit_call(expr.as<CallNode>());
-  }
+  dispatch_expr(expr);
+}
+
+void ExprVisitor::visit_expr(const IntImmNode* op, const Expr&) {
+  visit_int_imm(op);
+}
+void ExprVisitor::visit_expr(const FloatImmNode* op, const Expr&) {
+  visit_float_imm(op);
+}
+void ExprVisitor::visit_expr(const VarNode* op, const Expr&) {
+  visit_var(op);
+}
+void ExprVisitor::visit_expr(const BinaryNode* op, const Expr&) {
+  visit_binary(op);
+}
+void ExprVisitor::visit_expr(const UnaryNode* op, const Expr&) {
+  visit_unary(op);
+}
+void ExprVisitor::visit_expr(const SelectNode* op, const Expr&) {
+  visit_select(op);
+}
+void ExprVisitor::visit_expr(const CastNode* op, const Expr&) {
+  visit_cast(op);
+}
+void ExprVisitor::visit_expr(const LoadNode* op, const Expr&) {
+  visit_load(op);
+}
+void ExprVisitor::visit_expr(const CallNode* op, const Expr&) {
+  visit_call(op);
 }
 
 void ExprVisitor::visit_int_imm(const IntImmNode*) {}
@@ -57,34 +66,47 @@ void ExprVisitor::visit_buffer_use(const Buffer&) {}
 
 void StmtVisitor::visit(const Stmt& stmt) {
   if (!stmt) return;
-  switch (stmt.kind()) {
-    case StmtKind::kStore:
-      return visit_store(stmt.as<StoreNode>());
-    case StmtKind::kLet:
-      return visit_let(stmt.as<LetNode>());
-    case StmtKind::kFor:
-      return visit_for(stmt.as<ForNode>());
-    case StmtKind::kIf:
-      return visit_if(stmt.as<IfNode>());
-    case StmtKind::kSeq:
-      return visit_seq(stmt.as<SeqNode>());
-    case StmtKind::kAllocate:
-      return visit_allocate(stmt.as<AllocateNode>());
-    case StmtKind::kEvaluate:
-      return visit_evaluate(stmt.as<EvaluateNode>());
-    case StmtKind::kKernel:
-      return visit_kernel(stmt.as<KernelNode>());
-    case StmtKind::kCopy:
-      return visit_copy(stmt.as<CopyNode>());
-    case StmtKind::kFill:
-      return visit_fill(stmt.as<FillNode>());
-    case StmtKind::kGemm:
-      return visit_gemm(stmt.as<GemmNode>());
-    case StmtKind::kReduce:
-      return visit_reduce(stmt.as<ReduceNode>());
-    case StmtKind::kLaunch:
-      return visit_launch(stmt.as<LaunchNode>());
-  }
+  dispatch_stmt(stmt);
+}
+
+void StmtVisitor::visit_stmt(const StoreNode* op, const Stmt&) {
+  visit_store(op);
+}
+void StmtVisitor::visit_stmt(const LetNode* op, const Stmt&) {
+  visit_let(op);
+}
+void StmtVisitor::visit_stmt(const ForNode* op, const Stmt&) {
+  visit_for(op);
+}
+void StmtVisitor::visit_stmt(const IfNode* op, const Stmt&) {
+  visit_if(op);
+}
+void StmtVisitor::visit_stmt(const SeqNode* op, const Stmt&) {
+  visit_seq(op);
+}
+void StmtVisitor::visit_stmt(const AllocateNode* op, const Stmt&) {
+  visit_allocate(op);
+}
+void StmtVisitor::visit_stmt(const EvaluateNode* op, const Stmt&) {
+  visit_evaluate(op);
+}
+void StmtVisitor::visit_stmt(const KernelNode* op, const Stmt&) {
+  visit_kernel(op);
+}
+void StmtVisitor::visit_stmt(const CopyNode* op, const Stmt&) {
+  visit_copy(op);
+}
+void StmtVisitor::visit_stmt(const FillNode* op, const Stmt&) {
+  visit_fill(op);
+}
+void StmtVisitor::visit_stmt(const GemmNode* op, const Stmt&) {
+  visit_gemm(op);
+}
+void StmtVisitor::visit_stmt(const ReduceNode* op, const Stmt&) {
+  visit_reduce(op);
+}
+void StmtVisitor::visit_stmt(const LaunchNode* op, const Stmt&) {
+  visit_launch(op);
 }
 
 void StmtVisitor::visit_store(const StoreNode* op) {

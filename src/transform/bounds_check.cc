@@ -125,49 +125,7 @@ class BoundsChecker : public StmtMutator {
   // evaluated at all; undefined: always).
   void collect(const Expr& e, const Expr& path, Checks& checks) {
     if (!e) return;
-    switch (e.kind()) {
-      case ExprKind::kIntImm:
-      case ExprKind::kFloatImm:
-      case ExprKind::kVar:
-        return;
-      case ExprKind::kLoad: {
-        auto* l = e.as<LoadNode>();
-        for (const auto& i : l->indices) collect(i, path, checks);
-        add_check(l->buffer, l->indices, BoundsAccess::kLoad, l->span, path, checks);
-        return;
-      }
-      case ExprKind::kSelect: {
-        auto* s = e.as<SelectNode>();
-        collect(s->cond, path, checks);
-        collect(s->true_value, both(path, s->cond), checks);
-        collect(s->false_value, both(path, logical_not(s->cond)), checks);
-        return;
-      }
-      case ExprKind::kBinary: {
-        auto* b = e.as<BinaryNode>();
-        collect(b->a, path, checks);
-        if (b->op == BinaryOp::kAnd) return collect(b->b, both(path, b->a), checks);
-        if (b->op == BinaryOp::kOr) return collect(b->b, both(path, logical_not(b->a)), checks);
-        return collect(b->b, path, checks);
-      }
-      case ExprKind::kUnary:
-        return collect(e.as<UnaryNode>()->a, path, checks);
-      case ExprKind::kCast:
-        return collect(e.as<CastNode>()->value, path, checks);
-      case ExprKind::kCall: {
-        auto* c = e.as<CallNode>();
-        if (c->call_kind == CallKind::kAtomic) {
-          // The element is read and written in one step: checked as a store.
-          auto* element = c->args[0].as<LoadNode>();
-          for (const auto& i : element->indices) collect(i, path, checks);
-          collect(c->args[1], path, checks);
-          add_check(element->buffer, element->indices, BoundsAccess::kStore, c->span, path, checks);
-          return;
-        }
-        for (const auto& a : c->args) collect(a, path, checks);
-        return;
-      }
-    }
+    Collector(*this).dispatch_expr(e, path, checks);
   }
 
   void add_check(const Buffer& buffer, const std::vector<Expr>& indices, BoundsAccess access,
@@ -191,6 +149,58 @@ class BoundsChecker : public StmtMutator {
         if_then_else(both(path, logical_not(in_range)),
                      evaluate(bounds_violation(access, buffer, indices, where), where), {}, where));
   }
+
+  // collect() of one node kind; recursion goes back through collect().
+  class Collector final : public ExprFunctor<void(const Expr& path, Checks& checks)> {
+   public:
+    explicit Collector(BoundsChecker& outer) : outer_(outer) {}
+
+   private:
+    void collect(const Expr& e, const Expr& path, Checks& checks) {
+      outer_.collect(e, path, checks);
+    }
+    void add_check(const Buffer& buffer, const std::vector<Expr>& indices, BoundsAccess access,
+                   Span span, const Expr& path, Checks& checks) {
+      outer_.add_check(buffer, indices, access, span, path, checks);
+    }
+    void visit_expr(const IntImmNode*, const Expr&, const Expr& path, Checks& checks) override {}
+    void visit_expr(const FloatImmNode*, const Expr&, const Expr& path, Checks& checks) override {}
+    void visit_expr(const VarNode*, const Expr&, const Expr& path, Checks& checks) override {}
+    void visit_expr(const LoadNode* l, const Expr&, const Expr& path, Checks& checks) override {
+      for (const auto& i : l->indices) collect(i, path, checks);
+      add_check(l->buffer, l->indices, BoundsAccess::kLoad, l->span, path, checks);
+    }
+    void visit_expr(const SelectNode* s, const Expr&, const Expr& path, Checks& checks) override {
+      collect(s->cond, path, checks);
+      collect(s->true_value, both(path, s->cond), checks);
+      collect(s->false_value, both(path, logical_not(s->cond)), checks);
+    }
+    void visit_expr(const BinaryNode* b, const Expr&, const Expr& path, Checks& checks) override {
+      collect(b->a, path, checks);
+      if (b->op == BinaryOp::kAnd) return collect(b->b, both(path, b->a), checks);
+      if (b->op == BinaryOp::kOr) return collect(b->b, both(path, logical_not(b->a)), checks);
+      return collect(b->b, path, checks);
+    }
+    void visit_expr(const UnaryNode* op, const Expr&, const Expr& path, Checks& checks) override {
+      return collect(op->a, path, checks);
+    }
+    void visit_expr(const CastNode* op, const Expr&, const Expr& path, Checks& checks) override {
+      return collect(op->value, path, checks);
+    }
+    void visit_expr(const CallNode* c, const Expr&, const Expr& path, Checks& checks) override {
+      if (c->call_kind == CallKind::kAtomic) {
+        // The element is read and written in one step: checked as a store.
+        auto* element = c->args[0].as<LoadNode>();
+        for (const auto& i : element->indices) collect(i, path, checks);
+        collect(c->args[1], path, checks);
+        add_check(element->buffer, element->indices, BoundsAccess::kStore, c->span, path, checks);
+        return;
+      }
+      for (const auto& a : c->args) collect(a, path, checks);
+    }
+
+    BoundsChecker& outer_;
+  };
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "tilec/transform/simplify.h"
 
 #include "tilec/ir/const_fold.h"
+#include "tilec/ir/functor.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/tensor.h"
@@ -119,61 +120,69 @@ IntBounds loop_var_bounds(const ForNode& loop, const VarBounds& vars) {
   return b;
 }
 
+namespace {
+
+// The bounds of an integer expression of dtype t, one rule per node kind.
+class BoundsOf final : public ExprFunctor<IntBounds(DataType t)> {
+ public:
+  explicit BoundsOf(const VarBounds& vars) : vars(vars) {}
+
+ private:
+  const VarBounds& vars;
+
+  IntBounds visit_expr(const IntImmNode* op, const Expr&, DataType t) override {
+    int64_t v = op->value;
+    return {v, v};
+  }
+  IntBounds visit_expr(const VarNode*, const Expr& e, DataType t) override {
+    auto it = vars.find(static_cast<const VarNode*>(e.get()));
+    IntBounds b = it == vars.end() ? IntBounds{} : it->second;
+    if (t.is_uint() && !b.min) b.min = 0;
+    return b;
+  }
+  IntBounds visit_expr(const BinaryNode* op, const Expr&, DataType t) override {
+    return binary_bounds(op->op, bounds_of(op->a, vars), bounds_of(op->b, vars), t);
+  }
+  IntBounds visit_expr(const UnaryNode* op, const Expr&, DataType t) override {
+    if (op->op != UnaryOp::kNeg) return {0, 1};
+    IntBounds a = bounds_of(op->a, vars);
+    return {checked(a.max ? std::optional<Wide>(-Wide(*a.max)) : std::nullopt, t),
+            checked(a.min ? std::optional<Wide>(-Wide(*a.min)) : std::nullopt, t)};
+  }
+  IntBounds visit_expr(const SelectNode* op, const Expr&, DataType t) override {
+    IntBounds a = bounds_of(op->true_value, vars), b = bounds_of(op->false_value, vars);
+    IntBounds r;
+    if (a.min && b.min) r.min = std::min(*a.min, *b.min);
+    if (a.max && b.max) r.max = std::max(*a.max, *b.max);
+    return r;
+  }
+  IntBounds visit_expr(const CastNode* op, const Expr&, DataType t) override {
+    if (!op->value.dtype().is_integer() && !op->value.dtype().is_bool()) return {};
+    DataType from = op->value.dtype();
+    IntBounds a = bounds_of(op->value, vars);
+    bool preserves_value = from.is_bool() || (from.code == t.code && t.bits >= from.bits) ||
+                           (from.is_uint() && t.is_int() && t.bits > from.bits);
+    if (preserves_value) return a;
+    auto lo = checked(wide(a.min), t), hi = checked(wide(a.max), t);
+    if (lo && hi) return {lo, hi};
+    return t.is_uint() ? IntBounds{0, std::nullopt} : IntBounds{};
+  }
+  IntBounds visit_expr(const CallNode* op, const Expr&, DataType t) override {
+    if (op->call_kind == CallKind::kIntrinsic && op->name == "abs") return {0, std::nullopt};
+    return {};
+  }
+  IntBounds visit_expr(const FloatImmNode*, const Expr&, DataType t) override { return {}; }
+  IntBounds visit_expr(const LoadNode*, const Expr&, DataType t) override { return {}; }
+};
+
+}  // namespace
+
 IntBounds bounds_of(const Expr& e, const VarBounds& vars) {
   if (!e) return {};
   DataType t = e.dtype();
   if (t.is_bool()) return {0, 1};
   if (!t.is_integer() || t.lanes != 1) return {};
-  switch (e.kind()) {
-    case ExprKind::kIntImm: {
-      int64_t v = e.as<IntImmNode>()->value;
-      return {v, v};
-    }
-    case ExprKind::kVar: {
-      auto it = vars.find(static_cast<const VarNode*>(e.get()));
-      IntBounds b = it == vars.end() ? IntBounds{} : it->second;
-      if (t.is_uint() && !b.min) b.min = 0;
-      return b;
-    }
-    case ExprKind::kBinary: {
-      auto* op = e.as<BinaryNode>();
-      return binary_bounds(op->op, bounds_of(op->a, vars), bounds_of(op->b, vars), t);
-    }
-    case ExprKind::kUnary: {
-      auto* op = e.as<UnaryNode>();
-      if (op->op != UnaryOp::kNeg) return {0, 1};
-      IntBounds a = bounds_of(op->a, vars);
-      return {checked(a.max ? std::optional<Wide>(-Wide(*a.max)) : std::nullopt, t),
-              checked(a.min ? std::optional<Wide>(-Wide(*a.min)) : std::nullopt, t)};
-    }
-    case ExprKind::kSelect: {
-      auto* op = e.as<SelectNode>();
-      IntBounds a = bounds_of(op->true_value, vars), b = bounds_of(op->false_value, vars);
-      IntBounds r;
-      if (a.min && b.min) r.min = std::min(*a.min, *b.min);
-      if (a.max && b.max) r.max = std::max(*a.max, *b.max);
-      return r;
-    }
-    case ExprKind::kCast: {
-      auto* op = e.as<CastNode>();
-      if (!op->value.dtype().is_integer() && !op->value.dtype().is_bool()) return {};
-      DataType from = op->value.dtype();
-      IntBounds a = bounds_of(op->value, vars);
-      bool preserves_value = from.is_bool() || (from.code == t.code && t.bits >= from.bits) ||
-                             (from.is_uint() && t.is_int() && t.bits > from.bits);
-      if (preserves_value) return a;
-      auto lo = checked(wide(a.min), t), hi = checked(wide(a.max), t);
-      if (lo && hi) return {lo, hi};
-      return t.is_uint() ? IntBounds{0, std::nullopt} : IntBounds{};
-    }
-    case ExprKind::kCall: {
-      auto* op = e.as<CallNode>();
-      if (op->call_kind == CallKind::kIntrinsic && op->name == "abs") return {0, std::nullopt};
-      return {};
-    }
-    default:
-      return {};
-  }
+  return BoundsOf(vars).dispatch_expr(e, t);
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #include "tilec/transform/work_item_loops.h"
 
+#include "tilec/ir/functor.h"
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/thread_binding.h"
 #include "tilec/ir/visitor.h"
@@ -106,7 +107,22 @@ class ToThreadCopy : public StmtMutator {
   const std::string& function_;
 };
 
-class WorkItemLoops {
+// One piece of a kernel body as WorkItemLoops splits it into phases.
+struct Item {
+  enum Kind { kThread, kBlock, kBarrier, kOpenLet, kOpenAllocate } kind;
+  Stmt stmt;
+  Var var;
+  Expr value;
+  Buffer buffer;
+  std::optional<Expr> init;
+  Span span;
+};
+
+class WorkItemLoops : private StmtFunctor<Kind()>,
+                      private StmtFunctor<void(std::vector<Item>& out)> {
+  using Classify = StmtFunctor<Kind()>;
+  using Items = StmtFunctor<void(std::vector<Item>& out)>;
+
  public:
   WorkItemLoops(const KernelNode& kernel, ThreadBinding binding, std::string function)
       : kernel_(kernel), binding_(std::move(binding)), function_(std::move(function)) {
@@ -135,16 +151,6 @@ class WorkItemLoops {
   }
 
  private:
-  struct Item {
-    enum Kind { kThread, kBlock, kBarrier, kOpenLet, kOpenAllocate } kind;
-    Stmt stmt;
-    Var var;
-    Expr value;
-    Buffer buffer;
-    std::optional<Expr> init;
-    Span span;
-  };
-
   // ------------------------------------------------------------ classification
   bool depends(const Expr& e) const { return varies_by_thread(e, dep_); }
   // Whether a tile op or T.Parallel nest touches thread-private storage or a thread index.
@@ -201,75 +207,76 @@ class WorkItemLoops {
     return k;
   }
 
-  Kind classify_uncached(const Stmt& s) {
-    switch (s.kind()) {
-      case StmtKind::kSeq: {
-        Kind k = Kind::kBlock;
-        bool first = true;
-        for (const auto& c : s.as<SeqNode>()->stmts) {
-          Kind ck = classify(c);
-          k = first ? ck : combine(k, ck);
-          first = false;
-        }
-        return k == Kind::kBarrier && !first ? Kind::kBarrier : k;
-      }
-      case StmtKind::kLet: {
-        auto* l = s.as<LetNode>();
-        bool per_thread = depends(l->value);
-        if (per_thread) dep_.insert(l->var.get());
-        Kind body = classify(l->body);
-        if (body == Kind::kThread) return Kind::kThread;
-        if (body == Kind::kMixed || per_thread) return Kind::kMixed;
-        return body;
-      }
-      case StmtKind::kAllocate: {
-        auto* a = s.as<AllocateNode>();
-        Kind body = classify(a->body);
-        // A shared tile or fragment is one per block: never allocated inside a phase.
-        if (body == Kind::kThread)
-          return is_thread_private(a->buffer) ? Kind::kThread : Kind::kMixed;
-        if (is_thread_private(a->buffer) && a->init) return Kind::kMixed;
-        return body;
-      }
-      case StmtKind::kFor: {
-        auto* f = s.as<ForNode>();
-        if (f->for_kind == ForKind::kParallel)
-          return touches_thread_state(s) ? Kind::kThread : Kind::kBlock;
-        if (depends(f->begin) || depends(f->end)) {
-          require_no_sync(f->body, "a loop whose bounds depend on the thread index", f->span);
-          return Kind::kThread;
-        }
-        Kind body = classify(f->body);
-        return body == Kind::kBarrier ? Kind::kBlock : body;
-      }
-      case StmtKind::kIf: {
-        auto* i = s.as<IfNode>();
-        if (depends(i->cond)) {
-          require_no_sync(i->then_case, "an if whose condition depends on the thread index",
-                          i->span);
-          require_no_sync(i->else_case, "an if whose condition depends on the thread index",
-                          i->span);
-          return Kind::kThread;
-        }
-        Kind k = classify(i->then_case);
-        if (i->else_case) k = combine(k, classify(i->else_case));
-        return k == Kind::kBarrier ? Kind::kBlock : k;
-      }
-      case StmtKind::kStore:
-        return Kind::kThread;
-      case StmtKind::kEvaluate:
-        return as_barrier(s.as<EvaluateNode>()->value) ? Kind::kBarrier : Kind::kThread;
-      case StmtKind::kCopy:
-      case StmtKind::kFill:
-      case StmtKind::kGemm:
-      case StmtKind::kReduce:
-        return touches_thread_state(s) ? Kind::kThread : Kind::kBlock;
-      case StmtKind::kKernel:
-      case StmtKind::kLaunch:
-        throw IRError(fmt::format("{}: a nested kernel or launch inside a T.Kernel",
-                                  where(function_, s->span)));
+  Kind classify_uncached(const Stmt& s) { return Classify::dispatch_stmt(s); }
+
+  Kind visit_stmt(const SeqNode* op, const Stmt&) override {
+    Kind k = Kind::kBlock;
+    bool first = true;
+    for (const auto& c : op->stmts) {
+      Kind ck = classify(c);
+      k = first ? ck : combine(k, ck);
+      first = false;
     }
-    return Kind::kBlock;
+    return k == Kind::kBarrier && !first ? Kind::kBarrier : k;
+  }
+  Kind visit_stmt(const LetNode* l, const Stmt&) override {
+    bool per_thread = depends(l->value);
+    if (per_thread) dep_.insert(l->var.get());
+    Kind body = classify(l->body);
+    if (body == Kind::kThread) return Kind::kThread;
+    if (body == Kind::kMixed || per_thread) return Kind::kMixed;
+    return body;
+  }
+  Kind visit_stmt(const AllocateNode* a, const Stmt&) override {
+    Kind body = classify(a->body);
+    // A shared tile or fragment is one per block: never allocated inside a phase.
+    if (body == Kind::kThread) return is_thread_private(a->buffer) ? Kind::kThread : Kind::kMixed;
+    if (is_thread_private(a->buffer) && a->init) return Kind::kMixed;
+    return body;
+  }
+  Kind visit_stmt(const ForNode* f, const Stmt& s) override {
+    if (f->for_kind == ForKind::kParallel)
+      return touches_thread_state(s) ? Kind::kThread : Kind::kBlock;
+    if (depends(f->begin) || depends(f->end)) {
+      require_no_sync(f->body, "a loop whose bounds depend on the thread index", f->span);
+      return Kind::kThread;
+    }
+    Kind body = classify(f->body);
+    return body == Kind::kBarrier ? Kind::kBlock : body;
+  }
+  Kind visit_stmt(const IfNode* i, const Stmt&) override {
+    if (depends(i->cond)) {
+      require_no_sync(i->then_case, "an if whose condition depends on the thread index", i->span);
+      require_no_sync(i->else_case, "an if whose condition depends on the thread index", i->span);
+      return Kind::kThread;
+    }
+    Kind k = classify(i->then_case);
+    if (i->else_case) k = combine(k, classify(i->else_case));
+    return k == Kind::kBarrier ? Kind::kBlock : k;
+  }
+  Kind visit_stmt(const StoreNode*, const Stmt&) override { return Kind::kThread; }
+  Kind visit_stmt(const EvaluateNode* op, const Stmt&) override {
+    return as_barrier(op->value) ? Kind::kBarrier : Kind::kThread;
+  }
+  Kind visit_stmt(const CopyNode*, const Stmt& s) override {
+    return touches_thread_state(s) ? Kind::kThread : Kind::kBlock;
+  }
+  Kind visit_stmt(const FillNode*, const Stmt& s) override {
+    return touches_thread_state(s) ? Kind::kThread : Kind::kBlock;
+  }
+  Kind visit_stmt(const GemmNode*, const Stmt& s) override {
+    return touches_thread_state(s) ? Kind::kThread : Kind::kBlock;
+  }
+  Kind visit_stmt(const ReduceNode*, const Stmt& s) override {
+    return touches_thread_state(s) ? Kind::kThread : Kind::kBlock;
+  }
+  Kind visit_stmt(const KernelNode*, const Stmt& s) override {
+    throw IRError(
+        fmt::format("{}: a nested kernel or launch inside a T.Kernel", where(function_, s->span)));
+  }
+  Kind visit_stmt(const LaunchNode*, const Stmt& s) override {
+    throw IRError(
+        fmt::format("{}: a nested kernel or launch inside a T.Kernel", where(function_, s->span)));
   }
 
   // ------------------------------------------------------------ splitting
@@ -296,68 +303,87 @@ class WorkItemLoops {
       return out.push_back({Item::kBarrier, s, {}, {}, {}, {}, s->span});
     }
     if (k == Kind::kBlock) return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
-    switch (s.kind()) {
-      case StmtKind::kSeq:
-        for (const auto& c : s.as<SeqNode>()->stmts) items(c, out);
-        return;
-      case StmtKind::kLet: {
-        auto* l = s.as<LetNode>();
-        if (!dep_.count(l->var.get())) {
-          out.push_back({Item::kOpenLet, {}, l->var, l->value, {}, {}, s->span});
-        } else if (pure(l->value)) {
-          inline_[l->var.get()] = substitute(l->value, inline_);
-        } else {
-          // A per-thread value read in later phases: one copy per thread.
-          Buffer b = make_buffer(l->var.name(), {make_int(num_threads_)}, l->var.dtype(),
-                                 StorageScope::kLocal, l->var->span);
-          hoisted_.push_back(b);
-          out.push_back(
-              {Item::kThread, store(b, {tid_}, l->value, s->span), {}, {}, {}, {}, s->span});
-          inline_[l->var.get()] = load(b, {tid_});
-        }
-        return items(l->body, out);
-      }
-      case StmtKind::kAllocate: {
-        auto* a = s.as<AllocateNode>();
-        if (!is_thread_private(a->buffer)) {
-          out.push_back({Item::kOpenAllocate, {}, {}, {}, a->buffer, a->init, s->span});
-          return items(a->body, out);
-        }
-        std::vector<Expr> shape{make_int(num_threads_)};
-        for (const auto& d : a->buffer->shape) shape.push_back(d);
-        Buffer copies = make_buffer(a->buffer->name, shape, a->buffer->dtype, StorageScope::kLocal,
-                                    a->buffer->span);
-        expanded_[a->buffer.get()] = copies;
-        if (constant_shape(copies)) {
-          hoisted_.push_back(copies);
-        } else {
-          out.push_back({Item::kOpenAllocate, {}, {}, {}, copies, std::nullopt, s->span});
-        }
-        if (a->init) {
-          out.push_back({Item::kThread,
-                         store(a->buffer, {make_int(0)}, *a->init, s->span),
-                         {},
-                         {},
-                         {},
-                         {},
-                         s->span});
-        }
-        return items(a->body, out);
-      }
-      case StmtKind::kFor: {
-        auto n = copy_node(s.as<ForNode>());
-        n->body = build(n->body);
-        return out.push_back({Item::kBlock, Stmt(n), {}, {}, {}, {}, s->span});
-      }
-      case StmtKind::kIf: {
-        auto n = copy_node(s.as<IfNode>());
-        n->then_case = build(n->then_case);
-        if (n->else_case) n->else_case = build(n->else_case);
-        return out.push_back({Item::kBlock, Stmt(n), {}, {}, {}, {}, s->span});
-      }
-      default:
-        return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
+    Items::dispatch_stmt(s, out);
+  }
+
+  void visit_stmt(const SeqNode* op, const Stmt&, std::vector<Item>& out) override {
+    for (const auto& c : op->stmts) items(c, out);
+  }
+  void visit_stmt(const LetNode* l, const Stmt& s, std::vector<Item>& out) override {
+    if (!dep_.count(l->var.get())) {
+      out.push_back({Item::kOpenLet, {}, l->var, l->value, {}, {}, s->span});
+    } else if (pure(l->value)) {
+      inline_[l->var.get()] = substitute(l->value, inline_);
+    } else {
+      // A per-thread value read in later phases: one copy per thread.
+      Buffer b = make_buffer(l->var.name(), {make_int(num_threads_)}, l->var.dtype(),
+                             StorageScope::kLocal, l->var->span);
+      hoisted_.push_back(b);
+      out.push_back({Item::kThread, store(b, {tid_}, l->value, s->span), {}, {}, {}, {}, s->span});
+      inline_[l->var.get()] = load(b, {tid_});
     }
+    return items(l->body, out);
+  }
+  void visit_stmt(const AllocateNode* a, const Stmt& s, std::vector<Item>& out) override {
+    if (!is_thread_private(a->buffer)) {
+      out.push_back({Item::kOpenAllocate, {}, {}, {}, a->buffer, a->init, s->span});
+      return items(a->body, out);
+    }
+    std::vector<Expr> shape{make_int(num_threads_)};
+    for (const auto& d : a->buffer->shape) shape.push_back(d);
+    Buffer copies = make_buffer(a->buffer->name, shape, a->buffer->dtype, StorageScope::kLocal,
+                                a->buffer->span);
+    expanded_[a->buffer.get()] = copies;
+    if (constant_shape(copies)) {
+      hoisted_.push_back(copies);
+    } else {
+      out.push_back({Item::kOpenAllocate, {}, {}, {}, copies, std::nullopt, s->span});
+    }
+    if (a->init) {
+      out.push_back({Item::kThread,
+                     store(a->buffer, {make_int(0)}, *a->init, s->span),
+                     {},
+                     {},
+                     {},
+                     {},
+                     s->span});
+    }
+    return items(a->body, out);
+  }
+  void visit_stmt(const ForNode* op, const Stmt& s, std::vector<Item>& out) override {
+    auto n = copy_node(op);
+    n->body = build(n->body);
+    return out.push_back({Item::kBlock, Stmt(n), {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const IfNode* op, const Stmt& s, std::vector<Item>& out) override {
+    auto n = copy_node(op);
+    n->then_case = build(n->then_case);
+    if (n->else_case) n->else_case = build(n->else_case);
+    return out.push_back({Item::kBlock, Stmt(n), {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const StoreNode*, const Stmt& s, std::vector<Item>& out) override {
+    return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const EvaluateNode*, const Stmt& s, std::vector<Item>& out) override {
+    return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const KernelNode*, const Stmt& s, std::vector<Item>& out) override {
+    return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const CopyNode*, const Stmt& s, std::vector<Item>& out) override {
+    return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const FillNode*, const Stmt& s, std::vector<Item>& out) override {
+    return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const GemmNode*, const Stmt& s, std::vector<Item>& out) override {
+    return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const ReduceNode*, const Stmt& s, std::vector<Item>& out) override {
+    return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const LaunchNode*, const Stmt& s, std::vector<Item>& out) override {
+    return out.push_back({Item::kBlock, s, {}, {}, {}, {}, s->span});
   }
 
   Stmt build(const Stmt& s) {

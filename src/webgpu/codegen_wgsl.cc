@@ -1,6 +1,7 @@
 #include "tilec/webgpu/codegen_wgsl.h"
 
 #include "tilec/gpu/subgroup.h"
+#include "tilec/ir/functor.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/runtime/abi.h"
 #include "tilec/transform/index_width.h"
@@ -139,7 +140,7 @@ std::string paren(const Printed& p) {
   return p.primary ? p.text : "(" + p.text + ")";
 }
 
-class WgslPrinter {
+class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
  public:
   explicit WgslPrinter(const WgslOptions& options) : options_(options) {}
 
@@ -537,61 +538,51 @@ class WgslPrinter {
     return converted;
   }
 
-  Printed print(const Expr& e) {
-    switch (e.kind()) {
-      case ExprKind::kIntImm: {
-        auto* i = e.as<IntImmNode>();
-        DataType t = i->dtype;
-        value_type(t, "a constant");
-        if (t.is_bool()) return {i->value ? "true" : "false", true};
-        if (t.is_uint()) return {fmt::format("{}u", uint32_t(i->value)), true};
-        int32_t v = int32_t(i->value);
-        if (v == std::numeric_limits<int32_t>::min()) return {"(-2147483647 - 1)", true};
-        return {v < 0 ? fmt::format("({})", v) : std::to_string(v), true};
-      }
-      case ExprKind::kFloatImm: {
-        auto* f = e.as<FloatImmNode>();
-        value_type(f->dtype, "a constant");
-        Printed p{f32_literal(f->value), true};
-        if (f->dtype.is_float() && f->dtype.bits == 16) {
-          double r = double(float(f->value));
-          bool exact = std::floor(r) == r && std::fabs(r) <= 2048;
-          if (!exact) return round(p, f->dtype);
-        }
-        return p;
-      }
-      case ExprKind::kVar:
-        return {var_name(Var(std::static_pointer_cast<const VarNode>(e.node()))), true};
-      case ExprKind::kBinary:
-        return print_binary(e.as<BinaryNode>());
-      case ExprKind::kUnary: {
-        auto* u = e.as<UnaryNode>();
-        Printed a = print(u->a);
-        if (u->op == UnaryOp::kNot) {
-          if (u->a.dtype().is_bool()) return {"!" + paren(a), true};
-          return {fmt::format("({} == {})", paren(a), zero_of(u->a.dtype())), true};
-        }
-        if (u->dtype.is_uint()) return round({"(0u - " + paren(a) + ")", true}, u->dtype);
-        return round({"(-" + paren(a) + ")", true}, u->dtype);
-      }
-      case ExprKind::kSelect: {
-        auto* s = e.as<SelectNode>();
-        value_type(s->dtype, "");
-        return {fmt::format("select({}, {}, {})", print(s->false_value).text,
-                            print(s->true_value).text, print(s->cond).text),
-                true};
-      }
-      case ExprKind::kCast: {
-        auto* c = e.as<CastNode>();
-        return cast_to(c->dtype, c->value);
-      }
-      case ExprKind::kLoad:
-        return print_load(e.as<LoadNode>());
-      case ExprKind::kCall:
-        return print_call(e.as<CallNode>());
-    }
-    fail("has an unknown expression kind");
+  Printed print(const Expr& e) { return dispatch_expr(e); }
+
+  Printed visit_expr(const IntImmNode* i, const Expr&) override {
+    DataType t = i->dtype;
+    value_type(t, "a constant");
+    if (t.is_bool()) return {i->value ? "true" : "false", true};
+    if (t.is_uint()) return {fmt::format("{}u", uint32_t(i->value)), true};
+    int32_t v = int32_t(i->value);
+    if (v == std::numeric_limits<int32_t>::min()) return {"(-2147483647 - 1)", true};
+    return {v < 0 ? fmt::format("({})", v) : std::to_string(v), true};
   }
+  Printed visit_expr(const FloatImmNode* f, const Expr&) override {
+    value_type(f->dtype, "a constant");
+    Printed p{f32_literal(f->value), true};
+    if (f->dtype.is_float() && f->dtype.bits == 16) {
+      double r = double(float(f->value));
+      bool exact = std::floor(r) == r && std::fabs(r) <= 2048;
+      if (!exact) return round(p, f->dtype);
+    }
+    return p;
+  }
+  Printed visit_expr(const VarNode*, const Expr& e) override {
+    return {var_name(Var(std::static_pointer_cast<const VarNode>(e.node()))), true};
+  }
+  Printed visit_expr(const BinaryNode* op, const Expr&) override { return print_binary(op); }
+  Printed visit_expr(const UnaryNode* u, const Expr&) override {
+    Printed a = print(u->a);
+    if (u->op == UnaryOp::kNot) {
+      if (u->a.dtype().is_bool()) return {"!" + paren(a), true};
+      return {fmt::format("({} == {})", paren(a), zero_of(u->a.dtype())), true};
+    }
+    if (u->dtype.is_uint()) return round({"(0u - " + paren(a) + ")", true}, u->dtype);
+    return round({"(-" + paren(a) + ")", true}, u->dtype);
+  }
+  Printed visit_expr(const SelectNode* s, const Expr&) override {
+    value_type(s->dtype, "");
+    return {fmt::format("select({}, {}, {})", print(s->false_value).text, print(s->true_value).text,
+                        print(s->cond).text),
+            true};
+  }
+  Printed visit_expr(const CastNode* c, const Expr&) override {
+    return cast_to(c->dtype, c->value);
+  }
+  Printed visit_expr(const LoadNode* op, const Expr&) override { return print_load(op); }
+  Printed visit_expr(const CallNode* op, const Expr&) override { return print_call(op); }
 
   Printed print_binary(const BinaryNode* op) {
     DataType t = op->a.dtype();
@@ -1038,59 +1029,57 @@ class WgslPrinter {
 
   void print_stmt(const Stmt& s) {
     if (!s) return;
-    switch (s.kind()) {
-      case StmtKind::kStore:
-        return print_store(s.as<StoreNode>());
-      case StmtKind::kLet: {
-        auto* op = s.as<LetNode>();
-        std::string value = print(op->value).text;
-        std::string type = value_type(op->var.dtype(), "'" + op->var.name() + "'");
-        std::string name = declare(op->var);
-        bounds_[op->var.get()] = transform::bounds_of(op->value, bounds_);
-        line() << "let " << name << ": " << type << " = " << value << ";\n";
-        return print_stmt(op->body);
-      }
-      case StmtKind::kFor:
-        return print_for(s.as<ForNode>());
-      case StmtKind::kIf: {
-        auto* op = s.as<IfNode>();
-        line() << "if (" << print(op->cond).text << ") ";
-        open();
-        print_stmt(op->then_case);
-        if (op->else_case) {
-          --indent_;
-          line() << "} else ";
-          open();
-          print_stmt(op->else_case);
-        }
-        close();
-        return;
-      }
-      case StmtKind::kSeq:
-        for (const auto& c : s.as<SeqNode>()->stmts) print_stmt(c);
-        return;
-      case StmtKind::kAllocate:
-        return print_alloc(s.as<AllocateNode>());
-      case StmtKind::kEvaluate: {
-        auto* op = s.as<EvaluateNode>();
-        if (auto* b = as_barrier(op->value)) {
-          if (b->name == to_string(StorageScope::kGlobal)) line() << "storageBarrier();\n";
-          line() << "workgroupBarrier();\n";
-          return;
-        }
-        if (auto* a = as_atomic(op->value)) return print_atomic(a);
-        line() << "_ = " << print(op->value).text << ";\n";
-        return;
-      }
-      case StmtKind::kLaunch:
-        fail("contains a launch, which belongs to host code");
-      default:
-        break;
+    dispatch_stmt(s);
+  }
+
+  void visit_stmt(const StoreNode* op, const Stmt&) override { return print_store(op); }
+  void visit_stmt(const LetNode* op, const Stmt&) override {
+    std::string value = print(op->value).text;
+    std::string type = value_type(op->var.dtype(), "'" + op->var.name() + "'");
+    std::string name = declare(op->var);
+    bounds_[op->var.get()] = transform::bounds_of(op->value, bounds_);
+    line() << "let " << name << ": " << type << " = " << value << ";\n";
+    return print_stmt(op->body);
+  }
+  void visit_stmt(const ForNode* op, const Stmt&) override { return print_for(op); }
+  void visit_stmt(const IfNode* op, const Stmt&) override {
+    line() << "if (" << print(op->cond).text << ") ";
+    open();
+    print_stmt(op->then_case);
+    if (op->else_case) {
+      --indent_;
+      line() << "} else ";
+      open();
+      print_stmt(op->else_case);
     }
+    close();
+  }
+  void visit_stmt(const SeqNode* op, const Stmt&) override {
+    for (const auto& c : op->stmts) print_stmt(c);
+  }
+  void visit_stmt(const AllocateNode* op, const Stmt&) override { return print_alloc(op); }
+  void visit_stmt(const EvaluateNode* op, const Stmt&) override {
+    if (auto* b = as_barrier(op->value)) {
+      if (b->name == to_string(StorageScope::kGlobal)) line() << "storageBarrier();\n";
+      line() << "workgroupBarrier();\n";
+      return;
+    }
+    if (auto* a = as_atomic(op->value)) return print_atomic(a);
+    line() << "_ = " << print(op->value).text << ";\n";
+  }
+  void visit_stmt(const LaunchNode*, const Stmt&) override {
+    fail("contains a launch, which belongs to host code");
+  }
+  [[noreturn]] void tile_level() {
     fail(
         "still contains a tile-level statement (T.Kernel/copy/fill/gemm/reduce); run the "
         "webgpu lowering pipeline before code generation");
   }
+  void visit_stmt(const KernelNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const CopyNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const FillNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const GemmNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const ReduceNode*, const Stmt&) override { tile_level(); }
 
   WgslOptions options_;
   PrimFunc func_;

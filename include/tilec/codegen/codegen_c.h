@@ -136,6 +136,8 @@ class CodeGenC {
   // overridden; an override can call the base (CodeGenC::print_binary(op)) for the
   // cases it does not change.
   Printed print(const ir::Expr& e);
+  // The IR functor (ir/functor.h) that routes each node kind to its printer below.
+  class Dispatch;
   virtual Printed print_int_imm(const ir::IntImmNode* op);
   virtual Printed print_float_imm(const ir::FloatImmNode* op);
   virtual Printed print_var(const ir::Var& var);

@@ -1,18 +1,20 @@
-// Rewriting traversal of the tile IR. One protected hook per node kind; each default
-// rebuilds its node only when a child changed and otherwise returns `self`, so an
-// identity mutation shares the whole input tree. Binding variables (let, for, kernel
-// block vars) are definitions and are never mutated by the defaults.
+// Rewriting traversal of the tile IR, built on the functors of ir/functor.h. One
+// protected hook per node kind; each default rebuilds its node only when a child
+// changed and otherwise returns `self`, so an identity mutation shares the whole input
+// tree. Binding variables (let, for, kernel block vars) are definitions and are never
+// mutated by the defaults.
 // substitute() replaces variables; buffers whose shape or strides mention a replaced
 // variable are rebuilt once and every reference inside the statement uses the rebuild.
 #pragma once
 
+#include "tilec/ir/functor.h"
 #include "tilec/ir/stmt.h"
 
 #include <unordered_map>
 
 namespace tilec::ir {
 
-class ExprMutator {
+class ExprMutator : public ExprFunctor<Expr()> {
  public:
   virtual ~ExprMutator();
   virtual Expr mutate(const Expr& expr);  // undefined stays undefined
@@ -32,9 +34,20 @@ class ExprMutator {
   virtual Buffer mutate_buffer(const Buffer& buffer);
   // Mutates each element; returns true when any changed.
   bool mutate_all(const std::vector<Expr>& in, std::vector<Expr>* out);
+
+ private:
+  Expr visit_expr(const IntImmNode* op, const Expr& self) final;
+  Expr visit_expr(const FloatImmNode* op, const Expr& self) final;
+  Expr visit_expr(const VarNode* op, const Expr& self) final;
+  Expr visit_expr(const BinaryNode* op, const Expr& self) final;
+  Expr visit_expr(const UnaryNode* op, const Expr& self) final;
+  Expr visit_expr(const SelectNode* op, const Expr& self) final;
+  Expr visit_expr(const CastNode* op, const Expr& self) final;
+  Expr visit_expr(const LoadNode* op, const Expr& self) final;
+  Expr visit_expr(const CallNode* op, const Expr& self) final;
 };
 
-class StmtMutator : public ExprMutator {
+class StmtMutator : public ExprMutator, public StmtFunctor<Stmt()> {
  public:
   using ExprMutator::mutate;
   virtual Stmt mutate(const Stmt& stmt);  // undefined stays undefined
@@ -56,6 +69,21 @@ class StmtMutator : public ExprMutator {
   // Buffer through mutate_buffer(), starts/stops through mutate(); sets *changed
   // when anything differs from `region`.
   virtual TileRegion mutate_region(const TileRegion& region, bool* changed);
+
+ private:
+  Stmt visit_stmt(const StoreNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const LetNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const ForNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const IfNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const SeqNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const AllocateNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const EvaluateNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const KernelNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const CopyNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const FillNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const GemmNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const ReduceNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const LaunchNode* op, const Stmt& self) final;
 };
 
 using VarMap = std::unordered_map<const VarNode*, Expr>;

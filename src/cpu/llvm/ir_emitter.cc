@@ -3,6 +3,7 @@
 
 #include "tilec/codegen/bounds_record.h"
 #include "tilec/ir/float16.h"
+#include "tilec/ir/functor.h"
 
 #include <fmt/format.h>
 #include <llvm/ADT/APFloat.h>
@@ -278,39 +279,74 @@ llvm::Value* IREmitter::emit_float_imm(const FloatImmNode* op) {
   return llvm::ConstantFP::get(ctx_, value);
 }
 
+// Each node kind goes to its emitter; tile-level statements must have been lowered
+// before code generation.
+class IREmitter::Dispatch final : public ExprFunctor<llvm::Value*()>, public StmtFunctor<void()> {
+ public:
+  explicit Dispatch(IREmitter& em) : em_(em) {}
+
+ private:
+  llvm::Value* visit_expr(const IntImmNode* i, const Expr&) override {
+    return llvm::ConstantInt::get(em_.value_type(i->dtype), static_cast<uint64_t>(i->value),
+                                  i->dtype.is_int());
+  }
+  llvm::Value* visit_expr(const FloatImmNode* op, const Expr&) override {
+    return em_.emit_float_imm(op);
+  }
+  llvm::Value* visit_expr(const VarNode*, const Expr& e) override {
+    return em_.var_value(Var(std::static_pointer_cast<const VarNode>(e.node())));
+  }
+  llvm::Value* visit_expr(const BinaryNode* op, const Expr&) override {
+    return em_.emit_binary(op);
+  }
+  llvm::Value* visit_expr(const UnaryNode* op, const Expr&) override {
+    llvm::Value* a = em_.emit(op->a);
+    if (op->op == UnaryOp::kNot) return em_.builder_.CreateNot(a);
+    if (op->dtype.is_float()) return em_.builder_.CreateFNeg(a);
+    return em_.builder_.CreateNeg(a);
+  }
+  llvm::Value* visit_expr(const SelectNode* op, const Expr&) override {
+    return em_.emit_select(op);
+  }
+  llvm::Value* visit_expr(const CastNode* op, const Expr&) override {
+    return em_.cast_value(op->dtype, op->value);
+  }
+  llvm::Value* visit_expr(const LoadNode* op, const Expr&) override { return em_.emit_load(op); }
+  llvm::Value* visit_expr(const CallNode* op, const Expr&) override { return em_.emit_call(op); }
+
+  void visit_stmt(const StoreNode* op, const Stmt&) override { em_.emit_store(op); }
+  void visit_stmt(const LetNode* op, const Stmt&) override { em_.emit_let(op); }
+  void visit_stmt(const ForNode* op, const Stmt&) override { em_.emit_for(op); }
+  void visit_stmt(const IfNode* op, const Stmt&) override { em_.emit_if(op); }
+  void visit_stmt(const SeqNode* op, const Stmt&) override {
+    for (const auto& child : op->stmts) em_.emit_stmt(child);
+  }
+  void visit_stmt(const AllocateNode* op, const Stmt&) override { em_.emit_allocate(op); }
+  void visit_stmt(const EvaluateNode* op, const Stmt&) override {
+    const Expr& value = op->value;
+    if (as_barrier(value)) return;  // the threads of a block run in order on the CPU
+    if (auto bounds = as_bounds_call(value)) return em_.emit_bounds_call(*bounds);
+    em_.emit(value);
+  }
+  void visit_stmt(const LaunchNode* op, const Stmt&) override { em_.emit_launch(op); }
+  void visit_stmt(const KernelNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const CopyNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const FillNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const GemmNode*, const Stmt&) override { tile_level(); }
+  void visit_stmt(const ReduceNode*, const Stmt&) override { tile_level(); }
+
+  [[noreturn]] void tile_level() {
+    em_.fail(
+        "the function still contains a tile-level statement (T.Kernel/copy/fill/gemm/reduce); "
+        "run the backend's lowering pipeline before code generation");
+  }
+
+  IREmitter& em_;
+};
+
 llvm::Value* IREmitter::emit(const Expr& e) {
   if (!e) fail("undefined expression");
-  switch (e.kind()) {
-    case ExprKind::kIntImm: {
-      auto* i = e.as<IntImmNode>();
-      return llvm::ConstantInt::get(value_type(i->dtype), static_cast<uint64_t>(i->value),
-                                    i->dtype.is_int());
-    }
-    case ExprKind::kFloatImm:
-      return emit_float_imm(e.as<FloatImmNode>());
-    case ExprKind::kVar:
-      return var_value(Var(std::static_pointer_cast<const VarNode>(e.node())));
-    case ExprKind::kBinary:
-      return emit_binary(e.as<BinaryNode>());
-    case ExprKind::kUnary: {
-      auto* op = e.as<UnaryNode>();
-      llvm::Value* a = emit(op->a);
-      if (op->op == UnaryOp::kNot) return builder_.CreateNot(a);
-      if (op->dtype.is_float()) return builder_.CreateFNeg(a);
-      return builder_.CreateNeg(a);
-    }
-    case ExprKind::kSelect:
-      return emit_select(e.as<SelectNode>());
-    case ExprKind::kCast: {
-      auto* op = e.as<CastNode>();
-      return cast_value(op->dtype, op->value);
-    }
-    case ExprKind::kLoad:
-      return emit_load(e.as<LoadNode>());
-    case ExprKind::kCall:
-      return emit_call(e.as<CallNode>());
-  }
-  fail("unknown expression kind");
+  return Dispatch(*this).dispatch_expr(e);
 }
 
 llvm::Value* IREmitter::emit_logical(const BinaryNode* op) {
@@ -1018,39 +1054,7 @@ void IREmitter::emit_division_by_zero_exit(const PrimFunc&, llvm::Value* flag) {
 
 void IREmitter::emit_stmt(const Stmt& s) {
   if (!s) return;
-  switch (s.kind()) {
-    case StmtKind::kStore:
-      return emit_store(s.as<StoreNode>());
-    case StmtKind::kLet:
-      return emit_let(s.as<LetNode>());
-    case StmtKind::kFor:
-      return emit_for(s.as<ForNode>());
-    case StmtKind::kIf:
-      return emit_if(s.as<IfNode>());
-    case StmtKind::kSeq:
-      for (const auto& child : s.as<SeqNode>()->stmts) emit_stmt(child);
-      return;
-    case StmtKind::kAllocate:
-      return emit_allocate(s.as<AllocateNode>());
-    case StmtKind::kEvaluate: {
-      const Expr& value = s.as<EvaluateNode>()->value;
-      if (as_barrier(value)) return;  // the threads of a block run in order on the CPU
-      if (auto bounds = as_bounds_call(value)) return emit_bounds_call(*bounds);
-      emit(value);
-      return;
-    }
-    case StmtKind::kLaunch:
-      return emit_launch(s.as<LaunchNode>());
-    case StmtKind::kKernel:
-    case StmtKind::kCopy:
-    case StmtKind::kFill:
-    case StmtKind::kGemm:
-    case StmtKind::kReduce:
-      break;
-  }
-  fail(
-      "the function still contains a tile-level statement (T.Kernel/copy/fill/gemm/reduce); "
-      "run the backend's lowering pipeline before code generation");
+  Dispatch(*this).dispatch_stmt(s);
 }
 
 void IREmitter::emit_body(const PrimFunc& func, llvm::Function* fn) {

@@ -114,6 +114,8 @@ class IREmitter {
     llvm::MDNode* access_group;
   };
 
+  // The IR functor (ir/functor.h) that routes each node kind to its emitter.
+  class Dispatch;
   void emit_stmt(const ir::Stmt& s);
   void emit_store(const ir::StoreNode* op);
   void emit_for(const ir::ForNode* op);

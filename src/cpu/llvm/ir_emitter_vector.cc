@@ -6,6 +6,7 @@
 // lane; otherwise the loop is emitted as a loop for LLVM's own vectorizer.
 #include "ir_emitter.h"
 #include "tilec/ir/bounds_call.h"
+#include "tilec/ir/functor.h"
 #include "tilec/ir/visitor.h"
 
 #include <fmt/format.h>
@@ -33,7 +34,7 @@ bool reads_memory(const Expr& e) {
 
 // Decides whether a loop body can be emitted as one vector body, tracking which
 // variables and tiles vary between lanes.
-class VectorBodyCheck {
+class VectorBodyCheck : private StmtFunctor<void()> {
  public:
   explicit VectorBodyCheck(const VarNode* lane) { varying_vars_.insert(lane); }
 
@@ -86,80 +87,75 @@ class VectorBodyCheck {
 
   void visit(const Stmt& s) {
     if (!s || !ok_) return;
-    switch (s.kind()) {
-      case StmtKind::kStore: {
-        auto* op = s.as<StoreNode>();
-        for (const auto& i : op->indices) check_expr(i);
-        check_expr(op->value);
-        widest_bits_ = std::max<int64_t>(widest_bits_, op->buffer->dtype.bits);
-        bool private_tile = per_lane_.count(op->buffer.get()) > 0;
-        bool varying_index = false;
-        for (const auto& i : op->indices) varying_index = varying_index || varying(i);
-        if (private_tile && varying_index) ok_ = false;  // lanes index their own tile alike
-        if (!private_tile && !varying_index && (varying(op->value) || masked_depth_)) ok_ = false;
-        return;
-      }
-      case StmtKind::kLet: {
-        auto* op = s.as<LetNode>();
-        check_expr(op->value);
-        if (varying(op->value)) varying_vars_.insert(op->var.get());
-        return visit(op->body);
-      }
-      case StmtKind::kFor: {
-        if (masked_depth_) ok_ = false;  // a loop under a per-lane condition
-        auto* op = s.as<ForNode>();
-        check_expr(op->begin);
-        check_expr(op->end);
-        if (varying(op->begin) || varying(op->end)) ok_ = false;
-        return visit(op->body);
-      }
-      case StmtKind::kIf: {
-        auto* op = s.as<IfNode>();
-        check_expr(op->cond);
-        // A lane-dependent condition masks its branches' loads and stores per lane.
-        bool masked = varying(op->cond);
-        masked_depth_ += masked;
-        visit(op->then_case);
-        visit(op->else_case);
-        masked_depth_ -= masked;
-        return;
-      }
-      case StmtKind::kSeq:
-        for (const auto& child : s.as<SeqNode>()->stmts) visit(child);
-        return;
-      case StmtKind::kAllocate: {
-        if (masked_depth_) ok_ = false;
-        auto* op = s.as<AllocateNode>();
-        int64_t count = 1;
-        for (const auto& d : op->buffer->shape) {
-          const int64_t* c = as_const_int(d);
-          if (!c) {
-            ok_ = false;
-            return;
-          }
-          count *= *c;
-        }
-        if (count * op->buffer->dtype.bytes() * kMaxLanes > kMaxStackBytes) ok_ = false;
-        if (op->init) check_expr(*op->init);
-        per_lane_.insert(op->buffer.get());
-        return visit(op->body);
-      }
-      case StmtKind::kEvaluate: {
-        const Expr& value = s.as<EvaluateNode>()->value;
-        if (as_barrier(value)) return;
-        if (as_bounds_call(value)) {  // an early return: no vector form
-          ok_ = false;
-          return;
-        }
-        check_expr(value);
-        if (varying(value)) ok_ = false;
-        return;
-      }
-      default:
+    dispatch_stmt(s);
+  }
+
+  void visit_stmt(const StoreNode* op, const Stmt&) override {
+    for (const auto& i : op->indices) check_expr(i);
+    check_expr(op->value);
+    widest_bits_ = std::max<int64_t>(widest_bits_, op->buffer->dtype.bits);
+    bool private_tile = per_lane_.count(op->buffer.get()) > 0;
+    bool varying_index = false;
+    for (const auto& i : op->indices) varying_index = varying_index || varying(i);
+    if (private_tile && varying_index) ok_ = false;  // lanes index their own tile alike
+    if (!private_tile && !varying_index && (varying(op->value) || masked_depth_)) ok_ = false;
+  }
+  void visit_stmt(const LetNode* op, const Stmt&) override {
+    check_expr(op->value);
+    if (varying(op->value)) varying_vars_.insert(op->var.get());
+    return visit(op->body);
+  }
+  void visit_stmt(const ForNode* op, const Stmt&) override {
+    if (masked_depth_) ok_ = false;  // a loop under a per-lane condition
+    check_expr(op->begin);
+    check_expr(op->end);
+    if (varying(op->begin) || varying(op->end)) ok_ = false;
+    return visit(op->body);
+  }
+  void visit_stmt(const IfNode* op, const Stmt&) override {
+    check_expr(op->cond);
+    // A lane-dependent condition masks its branches' loads and stores per lane.
+    bool masked = varying(op->cond);
+    masked_depth_ += masked;
+    visit(op->then_case);
+    visit(op->else_case);
+    masked_depth_ -= masked;
+  }
+  void visit_stmt(const SeqNode* op, const Stmt&) override {
+    for (const auto& child : op->stmts) visit(child);
+  }
+  void visit_stmt(const AllocateNode* op, const Stmt&) override {
+    if (masked_depth_) ok_ = false;
+    int64_t count = 1;
+    for (const auto& d : op->buffer->shape) {
+      const int64_t* c = as_const_int(d);
+      if (!c) {
         ok_ = false;
         return;
+      }
+      count *= *c;
     }
+    if (count * op->buffer->dtype.bytes() * kMaxLanes > kMaxStackBytes) ok_ = false;
+    if (op->init) check_expr(*op->init);
+    per_lane_.insert(op->buffer.get());
+    return visit(op->body);
   }
+  void visit_stmt(const EvaluateNode* op, const Stmt&) override {
+    const Expr& value = op->value;
+    if (as_barrier(value)) return;
+    if (as_bounds_call(value)) {  // an early return: no vector form
+      ok_ = false;
+      return;
+    }
+    check_expr(value);
+    if (varying(value)) ok_ = false;
+  }
+  void visit_stmt(const KernelNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const CopyNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const FillNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const GemmNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const ReduceNode*, const Stmt&) override { ok_ = false; }
+  void visit_stmt(const LaunchNode*, const Stmt&) override { ok_ = false; }
 
   std::unordered_set<const VarNode*> varying_vars_;
   std::unordered_set<const BufferNode*> per_lane_;
