@@ -4,6 +4,7 @@
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/codegen/codegen_c.h"
 #include "tilec/codegen/runtime_abi_text.h"
+#include "tilec/ir/index_type.h"
 #include "tilec/transform/bounds_check.h"
 #include "tilec/transform/split_host_device.h"
 
@@ -301,9 +302,19 @@ class CodeGenCHost : public CodeGenC {
       return print_device_launch(op);
     }
     std::string blocks = "(int64_t)1";
-    for (const auto& g : op->grid) blocks += " * (int64_t)(" + print_expr(g) + ")";
     std::string name = current_function()->name;
     open_scope_line();  // one scope per launch: a function may launch several grids
+    for (size_t d = 0; d < op->grid.size(); ++d) {
+      // docs/semantics.md "Integer widths": the block index is int32; a larger extent
+      // (from argument shapes or scalars) is refused, never wrapped.
+      std::string g = fmt::format("grid_{}", d);
+      line() << "const int64_t " << g << " = (int64_t)(" << print_expr(op->grid[d]) << ");\n";
+      line() << fmt::format(
+          "if ({} > INT64_C({})) return tilec_fail(err, err_len, \"kernel '{}': the grid has "
+          "%lld blocks along {} for these arguments, more than {} (2^31 - 1)\", (long long){});\n",
+          g, ir::kMaxGridExtent, name, "xyz"[d < 3 ? d : 0], ir::kMaxGridExtent, g);
+      blocks += " * " + g;
+    }
     line() << "const int64_t num_blocks = " << blocks << ";\n";
     line() << fmt::format(
         "if (num_blocks < 0) return tilec_fail(err, err_len, \"kernel '{}': the grid has a "

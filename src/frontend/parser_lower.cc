@@ -8,6 +8,7 @@
 #include "tilec/ir/const_fold.h"
 #include "tilec/ir/float8.h"
 #include "tilec/ir/gemm_policy.h"
+#include "tilec/ir/index_type.h"
 #include "tilec/ir/param_default.h"
 #include "tilec/ir/pipeline_schedule.h"
 #include "tilec/ir/structural.h"
@@ -4041,17 +4042,20 @@ class Lowering {
                  const std::string& thread, Expr begin = make_int(0)) {
     scopes_.emplace_back();
     std::vector<Var> vars;
-    for (const AstExpr* t : targets) {
-      Var v = make_var(t->name, DataType::Int32(), t->span);
+    for (size_t k = 0; k < targets.size(); ++k) {
+      const AstExpr* t = targets[k];
+      // docs/semantics.md "Integer widths": the variable's type holds every value it takes.
+      Expr lo = targets.size() == 1 ? begin : make_int(0);
+      Var v = make_var(t->name, loop_var_dtype(lo, extents[k], step), t->span);
       bind_loop_var(t->name, {Binding::kVar, v, "", {}}, t->span);
       vars.push_back(v);
     }
     Stmt body = block(s.body, s.span);
     scopes_.pop_back();
     for (size_t k = vars.size(); k-- > 0;) {
-      Expr lo = vars.size() == 1 ? begin : make_int(0);
-      body = guarded(s.span,
-                     [&] { return for_loop(vars[k], lo, extents[k], body, kind, step, s.span); });
+      Expr lo = as_index(vars.size() == 1 ? begin : make_int(0), vars[k].dtype());
+      Expr hi = as_index(extents[k], vars[k].dtype());
+      body = guarded(s.span, [&] { return for_loop(vars[k], lo, hi, body, kind, step, s.span); });
       if (num_stages || !thread.empty()) {
         auto n = copy_node(body.as<ForNode>());
         n->num_stages = num_stages;
@@ -4060,6 +4064,13 @@ class Lowering {
       }
     }
     return body;
+  }
+
+  // A loop bound in the loop variable's dtype (a widened constant stays a constant).
+  static Expr as_index(const Expr& e, DataType t) {
+    if (e.dtype() == t) return e;
+    if (const int64_t* c = as_const_int(e)) return make_int(*c, t);
+    return e.dtype().bits < t.bits ? cast(t, e) : e;
   }
 
   // T.get_thread_binding(d): the kernel's thread index along axis d, created on first use

@@ -4,6 +4,7 @@
 
 #include "interp_program.h"
 #include "tilec/ir/functor.h"
+#include "tilec/ir/index_type.h"
 #include "tilec/ir/param_default.h"
 #include "tilec/ir/scoped_bindings.h"
 
@@ -195,17 +196,28 @@ struct ForStmt : CStmt {
   CExprPtr begin, end;
   int64_t step;
   CStmtPtr body;
+  std::string name;
+  Span span;
   void run(Frame& frame) const override {
     int64_t b = begin->eval_int(frame), e = end->eval_int(frame);
     Slot& var = frame.vars[size_t(slot)];
+    // docs/semantics.md "Integer widths": the variable never wraps; a loop whose
+    // values its dtype cannot hold is refused before the first iteration.
+    int64_t last = step > 0 ? e - 1 : e + 1;
+    if ((step > 0 ? b < e : b > e) &&
+        (wrap_to_dtype(b, var_type) != b || wrap_to_dtype(last, var_type) != last)) {
+      throw IRError(fmt::format(
+          "{}loop variable '{}' is {} but the loop runs from {} to {}, past what {} holds",
+          where(span), name, var_type.str(), b, e, var_type.str()));
+    }
     if (step > 0) {
       for (int64_t i = b; i < e; i += step) {
-        var = int_slot(wrap_to_dtype(i, var_type));
+        var = int_slot(i);
         body->run(frame);
       }
     } else {
       for (int64_t i = b; i > e; i += step) {
-        var = int_slot(wrap_to_dtype(i, var_type));
+        var = int_slot(i);
         body->run(frame);
       }
     }
@@ -306,6 +318,12 @@ struct KernelStmt : CStmt {
       if (extent[d] < 0) {
         throw IRError(
             fmt::format("{}T.Kernel grid extent {} is negative ({})", where(span), d, extent[d]));
+      }
+      // docs/semantics.md "Integer widths": block indices are int32; never wrapped.
+      if (extent[d] > kMaxGridExtent) {
+        throw IRError(fmt::format(
+            "{}the grid has {} blocks along {}, more than {} (2^31 - 1) for these arguments",
+            where(span), extent[d], "xyz"[d], kMaxGridExtent));
       }
     }
     // Blocks are independent; run them in a fixed order (x fastest).
@@ -457,6 +475,8 @@ class Compiler : private ExprFunctor<CExprPtr()>, private StmtFunctor<CStmtPtr()
     out->begin = expr(n->begin);
     out->end = expr(n->end);
     out->step = n->step;
+    out->name = n->var.name();
+    out->span = s->span;
     if (n->step == 0) throw IRError(where(s->span) + "loop step must not be zero");
     Scope scope(*this);
     out->slot = bind_var(n->var);

@@ -11,6 +11,8 @@
 // accepted loops only when their iterations really are independent.
 #include "tilec/ir/check.h"
 
+#include "tilec/ir/index_type.h"
+#include "tilec/ir/printer.h"
 #include "tilec/ir/source_error.h"
 #include "tilec/ir/structural.h"
 #include "tilec/ir/visitor.h"
@@ -178,6 +180,14 @@ class Checker : public StmtVisitor {
       error(span_,
             fmt::format("loop variable '{}' has dtype {}", op->var.name(), op->var->dtype.str()),
             "loop variables are integers");
+    } else if (op->var.get() && !loop_var_holds(op->var->dtype, op->begin, op->end, op->step)) {
+      // docs/semantics.md "Integer widths": a loop variable never wraps.
+      error(span_,
+            fmt::format("loop variable '{}' is {} but the loop runs from {} to {}, past what {} "
+                        "holds",
+                        op->var.name(), op->var->dtype.str(), print(op->begin), print(op->end),
+                        op->var->dtype.str()),
+            "declare the loop variable int64");
     }
     visit(op->begin);
     visit(op->end);
@@ -222,8 +232,17 @@ class Checker : public StmtVisitor {
                         op->block_vars.size()),
             "give 1 to 3 grid extents and bind one block index per extent");
     }
-    for (const auto& g : op->grid) {
+    for (size_t d = 0; d < op->grid.size(); ++d) {
+      const Expr& g = op->grid[d];
       expect_integer(g, "grid extent");
+      // docs/semantics.md "Integer widths": block indices are int32 on every target.
+      if (const int64_t* c = as_const_int(g); c && *c > kMaxGridExtent) {
+        error(span_,
+              fmt::format("T.Kernel grid extent {} along {} is more blocks than any target runs "
+                          "(at most {} = 2^31 - 1 per axis)",
+                          *c, "xyz"[d < 3 ? d : 0], kMaxGridExtent),
+              "give each block more work (a larger tile) or split the grid over more axes");
+      }
       visit(g);
     }
     for (auto t : op->threads) {

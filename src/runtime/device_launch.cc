@@ -31,6 +31,13 @@ extern "C" int32_t tilec_rt_device_launch(const TilecRuntimeEnv* env, const char
                            "kernel '%s': the grid has a negative extent for these argument shapes",
                            kernel);
     }
+    // docs/semantics.md "Integer widths": device code's block index is int32.
+    if (grid[d] > 2147483647) {
+      return tilec_rt_fail(err, err_len,
+                           "kernel '%s': the grid has %lld blocks along %c for these arguments, "
+                           "more than 2147483647 (2^31 - 1)",
+                           kernel, (long long)grid[d], "xyz"[d]);
+    }
   }
   const size_t n = num_args > 0 ? size_t(num_args) : 0;
   // Placement first, so a misplaced tensor is reported before anything is allocated.

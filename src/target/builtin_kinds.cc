@@ -29,6 +29,23 @@ constexpr int64_t kOpenCLPrivateBytes = 32 * 1024;
 
 // Limits every GPU kind declares, so passes can read them without knowing the kind.
 // `shared_memory_description` replaces the plain one where the default is not a figure.
+// Grid limits per axis, in blocks, checked by split_host_device (transform/grid_limits.h):
+// CUDA gridDim.x 2^31-1, y/z 65535; HIP the same figures (hipDeviceProp_t.maxGridSize is
+// at least that on AMD GPUs); WebGPU maxComputeWorkgroupsPerDimension, 65535 by default;
+// Metal documents no smaller per-axis threadgroup count, and is given CUDA's figures as
+// the portable ones; OpenCL and the CPU: the int32 block index's 2^31-1 on every axis.
+constexpr int64_t kGridX = 2147483647;
+std::vector<AttrSchema> grid_limits(int64_t x, int64_t y, int64_t z) {
+  return {int_attr("max_grid_x", x, "most blocks along grid axis x"),
+          int_attr("max_grid_y", y, "most blocks along grid axis y"),
+          int_attr("max_grid_z", z, "most blocks along grid axis z")};
+}
+
+std::vector<AttrSchema> joined(std::vector<AttrSchema> a, std::vector<AttrSchema> b) {
+  for (auto& x : b) a.push_back(std::move(x));
+  return a;
+}
+
 std::vector<AttrSchema> gpu_limits(
     int64_t threads, int64_t shared_memory, int64_t warp, int64_t private_bytes,
     int64_t subgroup_reduce = 0,
@@ -54,14 +71,16 @@ std::vector<AttrSchema> gpu_limits(
 std::vector<TargetKind> builtin_target_kinds() {
   std::vector<TargetKind> kinds;
   kinds.push_back({"c",
-                   {string_attr("mcpu", "CPU to tune the C compiler for"),
-                    list_attr("mattr", "extra CPU features, e.g. +avx2")},
+                   joined({string_attr("mcpu", "CPU to tune the C compiler for"),
+                           list_attr("mattr", "extra CPU features, e.g. +avx2")},
+                          grid_limits(kGridX, kGridX, kGridX)),
                    {"cpu"},
                    "portable C, compiled by the system C compiler"});
   kinds.push_back({"llvm",
-                   {string_attr("mtriple", "LLVM target triple"),
-                    string_attr("mcpu", "LLVM CPU name, e.g. znver4"),
-                    list_attr("mattr", "LLVM CPU features, e.g. +avx2,-sse4.1")},
+                   joined({string_attr("mtriple", "LLVM target triple"),
+                           string_attr("mcpu", "LLVM CPU name, e.g. znver4"),
+                           list_attr("mattr", "LLVM CPU features, e.g. +avx2,-sse4.1")},
+                          grid_limits(kGridX, kGridX, kGridX)),
                    {"cpu"},
                    "CPU code generated through LLVM"});
 
@@ -71,6 +90,7 @@ std::vector<TargetKind> builtin_target_kinds() {
                   "NVIDIA GPUs"};
   for (auto& limit : gpu_limits(1024, 49152, 32, kCudaPrivateBytes, 1))
     cuda.attrs.push_back(std::move(limit));
+  for (auto& limit : grid_limits(kGridX, 65535, 65535)) cuda.attrs.push_back(std::move(limit));
   cuda.attrs.push_back(int_attr("registers_per_block", 65536, "32-bit registers per block"));
   kinds.push_back(std::move(cuda));
 
@@ -82,16 +102,19 @@ std::vector<TargetKind> builtin_target_kinds() {
   // arch's wavefront once the rocm module's normalizer has run (64 on CDNA, 32 on RDNA).
   for (auto& limit : gpu_limits(1024, 65536, 64, kHipPrivateBytes, 1))
     hip.attrs.push_back(std::move(limit));
+  for (auto& limit : grid_limits(kGridX, 65535, 65535)) hip.attrs.push_back(std::move(limit));
   kinds.push_back(std::move(hip));
 
   kinds.push_back({"metal",
-                   gpu_limits(1024, 32768, 32, kMetalPrivateBytes, 1),
+                   joined(gpu_limits(1024, 32768, 32, kMetalPrivateBytes, 1),
+                          grid_limits(kGridX, 65535, 65535)),
                    {"metal", "gpu"},
                    "Apple GPUs"});
-  kinds.push_back({"webgpu",
-                   gpu_limits(256, 16384, 32, kWebGpuPrivateBytes),
-                   {"webgpu", "gpu"},
-                   "WebGPU (WGSL)"});
+  kinds.push_back(
+      {"webgpu",
+       joined(gpu_limits(256, 16384, 32, kWebGpuPrivateBytes), grid_limits(65535, 65535, 65535)),
+       {"webgpu", "gpu"},
+       "WebGPU (WGSL)"});
   TargetKind opencl{"opencl",
                     {string_attr("device", "OpenCL device name to prefer")},
                     {"opencl", "gpu"},
@@ -103,6 +126,7 @@ std::vector<TargetKind> builtin_target_kinds() {
                                 "default): the selected device's CL_DEVICE_LOCAL_MEM_SIZE, "
                                 "16384 when no OpenCL device is found"))
     opencl.attrs.push_back(std::move(limit));
+  for (auto& limit : grid_limits(kGridX, kGridX, kGridX)) opencl.attrs.push_back(std::move(limit));
   kinds.push_back(std::move(opencl));
   return kinds;
 }

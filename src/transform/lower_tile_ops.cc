@@ -196,10 +196,16 @@ class GenericTileOps {
                         (src_point ? op->src : op->dst).buffer->name));
       }
       point_dims.clear();
-      size_t offset = point.size() - full_dims.size();
+      // The full side's whole shape, unit dimensions included, lines up with the point
+      // side's trailing dimensions (as the interpreter and TileLang read it: a (bm, 1)
+      // tile copied to C[i, j] fills rows i..i+bm of column j); only when the full side
+      // has more dimensions than the point side are its unit dimensions dropped first.
+      bool whole_shape = full.size() <= point.size();
+      size_t offset = point.size() - (whole_shape ? full.size() : full_dims.size());
       for (size_t k = 0; k < full_dims.size(); ++k) {
-        point[offset + k].extent = full[full_dims[k]].extent;
-        point_dims.push_back(int(offset + k));
+        size_t d = offset + (whole_shape ? size_t(full_dims[k]) : k);
+        point[d].extent = full[full_dims[k]].extent;
+        point_dims.push_back(int(d));
         extents.push_back(*full[full_dims[k]].extent);
       }
     }

@@ -3,6 +3,7 @@
 #include "tilec/ir/mutator.h"
 #include "tilec/ir/visitor.h"
 #include "tilec/transform/bounds_check.h"
+#include "tilec/transform/grid_limits.h"
 #include "tilec/transform/pass_context.h"
 
 #include <fmt/format.h>
@@ -173,6 +174,7 @@ IRModule split_host_device(const IRModule& mod, const SplitHostDeviceOptions& op
 
 Pass split_host_device_pass(SplitHostDeviceOptions options) {
   return Pass{"tilec.split_host_device", [options](const IRModule& mod, const PassInfo& info) {
+                check_grid_limits(mod, info.target);
                 return split_host_device(mod, options, info.context);
               }};
 }

@@ -4,6 +4,7 @@
 // process ended normally (never a signal), and that an error is printed once in
 // the CLI's one format ("tilec: error: ..."), so none of these can regress silently.
 #include "../cli_support.h"
+#include "../engine/cpu_backends.h"
 #include "build_paths.h"
 #include "tilec/ir/npy.h"
 
@@ -24,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Case {
-  const char* name;
+  std::string name;
   std::vector<std::string> args;  // $K/ = catalogue kernels, $EX/ = examples, $D/ = data dir
   int exit_code;
   std::vector<std::string> keywords;     // all must appear in the output
@@ -359,7 +360,9 @@ const std::vector<Case>& cases() {
        2,
        {"holds at most 2147483647"}},
       {"TensorsLargerThanMemorySayHowMuchTheyNeed",
-       {"run", "$EX/vector_add.py", "--target", "c", "-D", "N=1000000000000000", "--check"},
+       // block_N keeps the grid under the 2^31 - 1 blocks every target runs along an axis.
+       {"run", "$EX/vector_add.py", "--target", "c", "-D", "N=1000000000000000", "-D",
+        "block_N=1048576", "--check"},
        2,
        {"the arguments of 'vector_add' need", "PiB", "A float32[1000000000000000]",
         "--check keeps a copy", "available"}},
@@ -495,6 +498,67 @@ const std::vector<Case>& cases() {
   };
   return all;
 }
+
+// docs/semantics.md "Integer widths", on every runnable backend: a loop variable past
+// int32 is int64 (never wrapped), a grid no target runs and a shape its dtype cannot
+// hold are errors naming the extent and the limit, and a grid axis past one target's
+// limit (max_grid_y 65535 on cuda, hip, metal and webgpu) is refused there and run
+// elsewhere.
+std::vector<Case> integer_width_cases() {
+  std::vector<Case> out;
+  for (const auto& b : testing::runnable_backends()) {
+    std::vector<std::string> on = {"--target", b.target_string(), "--execution-backend",
+                                   b.execution_backend};
+    auto args = [&](std::vector<std::string> head) {
+      head.insert(head.end(), on.begin(), on.end());
+      return head;
+    };
+    if (b.target == "webgpu") {
+      out.push_back({"HugeLoopVariableIsInt64On_" + b.name(),
+                     args({"run", "$K/loop_past_int32.py", "--check"}),
+                     2,
+                     {"uses int64", "WGSL has no 64-bit integers"}});
+    } else {
+      out.push_back({"HugeLoopVariableIsInt64On_" + b.name(),
+                     args({"run", "$K/loop_past_int32.py", "--check"}),
+                     0,
+                     {"loop_past_int32: ok"}});
+    }
+    out.push_back(
+        {"HugeGridIsACompileTimeErrorOn_" + b.name(),
+         args({"run", "$K/grid_past_int32.py"}),
+         2,
+         {"grid_past_int32.py:10:", "grid extent 2147483664 along x", "at most 2147483647"}});
+    bool y_limited =
+        b.target == "cuda" || b.target == "hip" || b.target == "metal" || b.target == "webgpu";
+    if (y_limited) {
+      out.push_back(
+          {"GridYPastTheTargetLimitOn_" + b.name(),
+           args({"run", "$K/grid_y_70000.py"}),
+           2,
+           {"grid_y_70000.py:10:", "70000 blocks along y", "at most 65535", "max_grid_y"}});
+    } else {
+      out.push_back({"GridYPastTheTargetLimitOn_" + b.name(),
+                     args({"run", "$K/grid_y_70000.py", "--check"}),
+                     0,
+                     {"grid_y_70000: ok"}});
+    }
+    // WGSL refuses symbolic shapes (64-bit offsets) before any shape is bound.
+    out.push_back(
+        {"HugeShapeForAnInt32DimensionOn_" + b.name(),
+         args({"run", "$K/symbolic_add.py", "--shape", "N=3000000000"}), 2,
+         b.target == "webgpu"
+             ? std::vector<std::string>{"64-bit arithmetic", "WGSL has no 64-bit"}
+             : std::vector<std::string>{"--shape N=3000000000", "holds at most 2147483647"}});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(IntegerWidths, BadInputCatalogue,
+                         ::testing::ValuesIn(integer_width_cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.name);
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Cli, BadInputCatalogue, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {

@@ -3,6 +3,7 @@
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/codegen/host_codegen_c.h"
 #include "tilec/cpu/llvm_codegen.h"
+#include "tilec/ir/index_type.h"
 #include "tilec/runtime/abi.h"
 #include "tilec/runtime/device_launch.h"
 #include "tilec/runtime/dlpack_tensor.h"
@@ -152,8 +153,17 @@ class HostEmitter : public llvm_codegen::IREmitter {
     }
     const std::string name = format_literal(current_function()->name);
     llvm::Value* blocks = builder_.getInt64(1);
-    for (const auto& g : op->grid)
-      blocks = builder_.CreateMul(blocks, cast_value(DataType::Int64(), g));
+    for (size_t d = 0; d < op->grid.size(); ++d) {
+      // docs/semantics.md "Integer widths": the block index is int32; a larger extent
+      // (from argument shapes or scalars) is refused, never wrapped.
+      llvm::Value* g = cast_value(DataType::Int64(), op->grid[d]);
+      fail_if(builder_.CreateICmpSGT(g, builder_.getInt64(ir::kMaxGridExtent)),
+              fmt::format("kernel '{}': the grid has %lld blocks along {} for these arguments, "
+                          "more than {} (2^31 - 1)",
+                          name, "xyz"[d < 3 ? d : 0], ir::kMaxGridExtent),
+              {g});
+      blocks = builder_.CreateMul(blocks, g);
+    }
     fail_if(builder_.CreateICmpSLT(blocks, builder_.getInt64(0)),
             fmt::format("kernel '{}': the grid has a negative extent (%lld blocks) for these "
                         "argument shapes",
