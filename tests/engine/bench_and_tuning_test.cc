@@ -84,7 +84,7 @@ TEST(TuningCache, StoresLoadsAndKeysOnTarget) {
   fs::path dir = fs::temp_directory_path() / "tilec-tuning-cache-test";
   fs::remove_all(dir);
   testing::ScopedEnv cache("TILEC_CACHE_DIR", dir.string());
-  TuningKey key{"source text", "f", {{"N", "64"}}, "c -keys=cpu", "native", {}};
+  TuningKey key{"source text", "f", {{"N", "64"}}, "c -keys=cpu", "native", {}, {}};
   EXPECT_FALSE(load_tuned_config(key));
   ASSERT_TRUE(store_tuned_config(key, {{{"block", "32"}}, R"([{"status": "ok"}])"}));
   auto loaded = load_tuned_config(key);

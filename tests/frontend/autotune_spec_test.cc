@@ -156,11 +156,8 @@ TEST(AutotuneSpec, AStarParameterInAKernelIsRefusedWithWhy) {
   ParseOptions options;
   options.filename = "k.py";
   try {
-    parse_kernel_source(std::string("import tilelang
-import tilelang.language as T
-"
-                                    "@tilelang.jit
-def f(*sizes, N=64, block=16, threads=32):") +
+    parse_kernel_source(std::string("import tilelang\nimport tilelang.language as T\n"
+                                    "@tilelang.jit\ndef f(*sizes, N=64, block=16, threads=32):") +
                             kKernel,
                         options);
     FAIL() << "a *sizes parameter of a kernel factory was accepted";
