@@ -238,8 +238,12 @@ TEST(CliTune, SkipsAFailingConfigCachesTheBestAndRunUsesIt) {
             std::string::npos)
       << by_rule.output;
   for (const auto& row : json_array(by_rule.output)) {
-    if (row["config"]["block"] == "8") EXPECT_EQ(row["checked_at"], "N=16") << row;
-    if (row["config"]["block"] == "16") EXPECT_EQ(row["checked_at"], "the tuned size") << row;
+    if (row["config"]["block"] == "8") {
+      EXPECT_EQ(row["checked_at"], "N=16") << row;
+    }
+    if (row["config"]["block"] == "16") {
+      EXPECT_EQ(row["checked_at"], "the tuned size") << row;
+    }
   }
   // --bounds-check builds differently: its own tuning entry, not the one above.
   auto checked = cache.run(
