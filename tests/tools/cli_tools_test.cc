@@ -186,6 +186,10 @@ TEST(CliTune, SkipsAFailingConfigCachesTheBestAndRunUsesIt) {
   auto tune = cache.run({"tune", file.string(), "--target", "c", "-j", "2"});
   ASSERT_EQ(tune.exit_code, 0) << tune.output;
   EXPECT_NE(tune.output.find("3 configs on c"), std::string::npos) << tune.output;
+  // Off a terminal the progress is plain lines with the fraction (progress.h).
+  EXPECT_NE(tune.output.find("tilec: tune: compiling 3/3 (100%): "), std::string::npos)
+      << tune.output;
+  EXPECT_NE(tune.output.find("tilec: tune: timing 3/3 (100%): "), std::string::npos) << tune.output;
   // The refused config is in the table with its error; the two others are ranked.
   EXPECT_TRUE(
       std::regex_search(tune.output, std::regex("block=48 threads=32 +- +- +compile error: .*block "
