@@ -177,6 +177,13 @@ TEST(CliWebGPU, QuietWithoutXdgRuntimeDir) {
                          example("vector_add.py"), "--target", "webgpu", "-D", "N=64", "--check"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output.find("XDG_RUNTIME_DIR"), std::string::npos) << run.output;
+  // Where the adapter offers timestamp-query (lavapipe does), bench times each launch's
+  // compute pass on the device; elsewhere on the host, and the JSON says which.
+  auto bench = tilec_cli({"bench", example("vector_add.py"), "--target", "webgpu", "-D", "N=256",
+                          "--warmup", "0", "--rep", "2", "--json"});
+  ASSERT_EQ(bench.exit_code, 0) << bench.output;
+  std::string clock = json_array(bench.output)[0]["clock"];
+  EXPECT_TRUE(clock == "device (WebGPU timestamp queries)" || clock == "host wall") << clock;
 }
 
 TEST(CliTune, SkipsAFailingConfigCachesTheBestAndRunUsesIt) {
