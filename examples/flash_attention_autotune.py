@@ -1,7 +1,7 @@
 # FlashAttention forward (examples/flash_attention.py) under TileLang's @autotune, as
 # TileLang's examples/flash_attention/example_mha_fwd_bshd.py tunes it: get_configs
 # builds the block sizes, pipeline depths and thread counts with dict(zip(...)) over
-# itertools.product, and the decorator's configs= names them. `tilec tune` searches them;
+# itertools.product(*...), and the decorator's configs= names them. `tilec tune` searches them;
 # the factory's defaults apply until a tuned config is cached.
 # flops: 4 * batch * heads * seq_len * seq_len * dim // 2
 import itertools
@@ -13,12 +13,7 @@ from tilelang.autotuner import autotune
 
 def get_configs():
     iter_params = dict(block_M=[16, 32], block_N=[16, 32], num_stages=[1, 2], threads=[128])
-    return [
-        dict(zip(iter_params, values))
-        for values in itertools.product(
-            iter_params["block_M"], iter_params["block_N"], iter_params["num_stages"],
-            iter_params["threads"])
-    ]
+    return [dict(zip(iter_params, values)) for values in itertools.product(*iter_params.values())]
 
 
 @autotune(configs=get_configs(), warmup=10, rep=10)

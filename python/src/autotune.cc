@@ -55,6 +55,7 @@ void bind_autotune(nb::module_& m) {
           out["min_ms"] = result.timing->min_ms;
           out["max_ms"] = result.timing->max_ms;
           out["spread"] = result.timing->spread();
+          out["clock"] = result.timing->clock;
         }
         return out;
       },
@@ -63,40 +64,43 @@ void bind_autotune(nb::module_& m) {
 
   auto key_of = [](const std::string& source, const std::string& entry,
                    std::map<std::string, std::string> defines, const std::string& target,
-                   const std::string& execution_backend) {
+                   const std::string& execution_backend,
+                   std::map<std::string, std::string> pass_config) {
     TuningKey key;
     key.source = source;
     key.entry = entry;
     key.defines = std::move(defines);
     key.target = target;
     key.execution_backend = execution_backend;
+    key.pass_config = std::move(pass_config);  // as text: True -> "true", as `tilec tune` keys it
     return key;
   };
   m.def(
       "load_tuned_config",
       [key_of](const std::string& source, const std::string& entry,
                std::map<std::string, std::string> defines, const std::string& target,
-               const std::string& execution_backend)
+               const std::string& execution_backend, std::map<std::string, std::string> pass_config)
           -> std::optional<std::map<std::string, std::string>> {
-        auto tuned =
-            load_tuned_config(key_of(source, entry, std::move(defines), target, execution_backend));
+        auto tuned = load_tuned_config(key_of(source, entry, std::move(defines), target,
+                                              execution_backend, std::move(pass_config)));
         if (!tuned) return std::nullopt;
         return tuned->config;
       },
       nb::arg("source"), nb::arg("entry"), nb::arg("defines"), nb::arg("target"),
-      nb::arg("execution_backend"));
+      nb::arg("execution_backend"), nb::arg("pass_config") = std::map<std::string, std::string>{});
   m.def(
       "store_tuned_config",
       [key_of](const std::string& source, const std::string& entry,
                std::map<std::string, std::string> defines, const std::string& target,
                const std::string& execution_backend, std::map<std::string, std::string> config,
-               const std::string& table_json) {
-        return store_tuned_config(
-            key_of(source, entry, std::move(defines), target, execution_backend),
-            TunedConfig{std::move(config), table_json});
+               const std::string& table_json, std::map<std::string, std::string> pass_config) {
+        return store_tuned_config(key_of(source, entry, std::move(defines), target,
+                                         execution_backend, std::move(pass_config)),
+                                  TunedConfig{std::move(config), table_json});
       },
       nb::arg("source"), nb::arg("entry"), nb::arg("defines"), nb::arg("target"),
-      nb::arg("execution_backend"), nb::arg("config"), nb::arg("table_json"));
+      nb::arg("execution_backend"), nb::arg("config"), nb::arg("table_json"),
+      nb::arg("pass_config") = std::map<std::string, std::string>{});
 }
 
 }  // namespace tilec::python

@@ -69,7 +69,14 @@ def _resolve(target, target_host, execution_backend):
     return str(context.target), context.execution_backend.name
 
 
-def tuned_defines(source, filename, defines, target, target_host, execution_backend, quiet=False):
+def _pass_config_texts(pass_configs):
+    """Pass configs as the tuning key holds them (what changes the build: a bounds-checked
+    build times differently): True -> "true", as `tilec tune --bounds-check` keys it."""
+    return {k: ("true" if v is True else "false" if v is False else str(v)) for k, v in (pass_configs or {}).items()}
+
+
+def tuned_defines(source, filename, defines, target, target_host, execution_backend, quiet=False,
+                  pass_configs=None):
     """The defines with the stored best config added when the source declares autotune
     configs and no define sets one of their names (what `tilec run` does); a note says so."""
     spec = _core.autotune_spec(source, filename, defines, "")
@@ -79,7 +86,8 @@ def tuned_defines(source, filename, defines, target, target_host, execution_back
     if names & set(defines):
         return defines
     resolved_target, backend = _resolve(target, target_host, execution_backend)
-    config = _core.load_tuned_config(source, spec["function"], defines, resolved_target, backend)
+    config = _core.load_tuned_config(source, spec["function"], defines, resolved_target, backend,
+                                     _pass_config_texts(pass_configs))
     if config is None:
         config = spec["configs"][0]
         how = "none is tuned for this target yet; using the first config"
@@ -95,7 +103,7 @@ def tuned_defines(source, filename, defines, target, target_host, execution_back
 
 def autotune(kernel=None, *, configs=None, warmup=None, rep=None, target="auto", target_host=None,
              execution_backend="auto", check=True, retune=False, seed=0, dims=None, max_workers=None,
-             **defines):
+             pass_configs=None, **defines):
     """Tunes `kernel` (see the module's doc) and returns a TuneResult; without `kernel`,
     a decorator for a factory written in the kernel syntax."""
     if kernel is None:
@@ -121,7 +129,8 @@ def autotune(kernel=None, *, configs=None, warmup=None, rep=None, target="auto",
     rep = rep if rep is not None else (spec["rep"] if spec and spec["rep"] else 10)
     resolved_target, backend = _resolve(target, target_host, execution_backend)
     if not retune:
-        cached = _core.load_tuned_config(source, function, fixed, resolved_target, backend)
+        cached = _core.load_tuned_config(source, function, fixed, resolved_target, backend,
+                                         _pass_config_texts(pass_configs))
         if cached is not None:
             configs = [cached]
 
@@ -130,7 +139,7 @@ def autotune(kernel=None, *, configs=None, warmup=None, rep=None, target="auto",
             module = _core.parse_kernel_source(source, filename, {**fixed, **config})
             compiled = _core.compile_source(source, filename, {**fixed, **config}, str(target),
                                             None if target_host is None else str(target_host),
-                                            execution_backend or "auto", {})
+                                            execution_backend or "auto", dict(pass_configs or {}))
             return module, compiled, None
         except ValueError as err:  # tilec's errors are ValueErrors
             return None, None, str(err).splitlines()[0]
@@ -164,7 +173,8 @@ def autotune(kernel=None, *, configs=None, warmup=None, rep=None, target="auto",
     for row in rows:
         row["config"] = _typed(row["config"])
     best_texts = {name: _texts({name: v})[name] for name, v in best["config"].items()}
-    _core.store_tuned_config(source, function, fixed, resolved_target, backend, best_texts, stored_rows)
+    _core.store_tuned_config(source, function, fixed, resolved_target, backend, best_texts, stored_rows,
+                             _pass_config_texts(pass_configs))
     return TuneResult(kernel_obj, dict(best["config"]), rows)
 
 

@@ -200,7 +200,7 @@ def compile(kernel, target="auto", target_host=None, execution_backend="auto", p
 
     # An autotuned kernel without its tuned parameters given: the cached best config.
     texts = tuned_defines(source, filename, {name: _define_text(name, value) for name, value in defines.items()},
-                          target, target_host, execution_backend)
+                          target, target_host, execution_backend, pass_configs=pass_configs)
     compiled = _core.compile_source(
         source,
         filename,

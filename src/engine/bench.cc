@@ -1,5 +1,7 @@
 #include "tilec/engine/bench.h"
 
+#include "tilec/engine/kernel.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,13 +37,16 @@ BenchResult summarize_samples(std::vector<double> samples_ms) {
   return result;
 }
 
-BenchResult do_bench(const std::function<void()>& fn, const BenchOptions& options) {
+BenchResult do_bench(const std::function<void()>& fn, const BenchOptions& options,
+                     const std::optional<DeviceTimer>& timer) {
   if (options.warmup < 0)
     throw std::invalid_argument(fmt::format("warmup must be >= 0, got {}", options.warmup));
   if (options.rep < 1)
     throw std::invalid_argument(fmt::format("rep must be >= 1, got {}", options.rep));
   for (int i = 0; i < options.warmup; ++i) fn();
-  std::vector<double> samples;
+  if (timer) timer->take();  // drops the warm-up's launches
+  std::vector<double> samples, device_samples;
+  bool device_timed = bool(timer);
   samples.reserve(size_t(options.rep));
   for (int i = 0; i < options.rep; ++i) {
     auto start = std::chrono::steady_clock::now();
@@ -49,8 +54,24 @@ BenchResult do_bench(const std::function<void()>& fn, const BenchOptions& option
     samples.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
+    if (device_timed) {
+      std::optional<double> ms = timer->take();
+      if (ms)
+        device_samples.push_back(*ms);
+      else
+        device_timed = false;
+    }
   }
-  return summarize_samples(std::move(samples));
+  if (!device_timed) return summarize_samples(std::move(samples));
+  BenchResult result = summarize_samples(std::move(device_samples));
+  result.clock = "device (" + timer->name + ")";
+  return result;
+}
+
+std::optional<DeviceTimer> device_timer_of(const Kernel& kernel) {
+  std::string name = kernel.device_clock();
+  if (name.empty()) return std::nullopt;
+  return DeviceTimer{name, [kernel] { return kernel.take_device_time_ms(); }};
 }
 
 std::string format_timing(const BenchResult& result) {

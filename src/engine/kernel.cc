@@ -4,6 +4,7 @@
 
 #include "kernel_state.h"
 #include "tilec/engine/engine_error.h"
+#include "tilec/exec/device_timer.h"
 #include "tilec/runtime/dlpack_tensor.h"
 
 #include <fmt/format.h>
@@ -53,6 +54,18 @@ const std::string& Kernel::cache_key() const {
 }
 const std::filesystem::path& Kernel::library_path() const {
   return state_->library_path;
+}
+// The execution backend's optional hook (tilec/exec/device_timer.h).
+static const exec::DeviceTimedModule* device_timed(const KernelState& state) {
+  return dynamic_cast<const exec::DeviceTimedModule*>(state.module.get());
+}
+std::optional<double> Kernel::take_device_time_ms() const {
+  const exec::DeviceTimedModule* timed = device_timed(*state_);
+  return timed ? timed->take_device_time_ms() : std::nullopt;
+}
+std::string Kernel::device_clock() const {
+  const exec::DeviceTimedModule* timed = device_timed(*state_);
+  return timed ? timed->device_clock() : std::string();
 }
 
 std::vector<std::string> Kernel::function_names() const {

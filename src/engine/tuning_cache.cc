@@ -32,6 +32,7 @@ std::string TuningKey::key() const {
                            {"target", target},
                            {"execution_backend", execution_backend},
                            {"shapes", shapes},
+                           {"pass_config", pass_config},
                            {"tilec_version", version()}};
   return sha256_hex(fields.dump()).substr(0, 32);
 }
@@ -68,6 +69,7 @@ bool store_tuned_config(const TuningKey& key, const TunedConfig& tuned) {
       {"execution_backend", key.execution_backend},
       {"entry", key.entry},
       {"shapes", key.shapes},
+      {"pass_config", key.pass_config},
       {"tilec_version", version()},
       {"table", tuned.table_json.empty() ? nlohmann::json::array()
                                          : nlohmann::json::parse(tuned.table_json)}};

@@ -210,7 +210,14 @@ class ConfigEvaluator {
       case AstKind::kTuple:
       case AstKind::kList: {
         Value r = Value::list({});
-        for (const auto& c : e.children) r.items.push_back(eval(*c, scope));
+        for (const auto& c : e.children) {
+          if (c->kind == AstKind::kStarred) {  // [*a, *b]
+            for (Value& item : iterate(eval(*c->children[0], scope), c->span).items)
+              r.items.push_back(std::move(item));
+          } else {
+            r.items.push_back(eval(*c, scope));
+          }
+        }
         return r;
       }
       case AstKind::kDict: {
@@ -269,21 +276,47 @@ class ConfigEvaluator {
     if (++calls_ > 64) unsupported(span, "configs call functions too deeply");
     const AstStmt& def = *f.func;
     auto scope = new_scope(f.closure);
+    std::set<std::string> bound;  // keywords taken by a named parameter
+    size_t positional = 0;        // positional arguments taken
     for (size_t k = 0; k < def.params.size(); ++k) {
       const AstParam& p = def.params[k];
+      if (p.star == 1) {  // *args: the positional arguments no parameter took
+        Value rest = Value::list({});
+        for (; positional < args.size(); ++positional) rest.items.push_back(args[positional]);
+        scope->names[p.name] = std::move(rest);
+        continue;
+      }
+      if (p.star == 2) {  // **kwargs: the keywords no parameter took
+        Value rest;
+        rest.kind = Value::kDict;
+        for (auto& [name, value] : kwargs)
+          if (!bound.count(name)) rest.dict.push_back(DictEntry{Value::str(name), value});
+        scope->names[p.name] = std::move(rest);
+        bound.clear();
+        for (auto& [name, value] : kwargs) bound.insert(name);
+        continue;
+      }
       Value v;
       bool found = false;
-      if (k < args.size()) {
-        v = args[k], found = true;
+      bool after_star = false;  // a parameter after *args takes keywords only
+      for (size_t j = 0; j < k; ++j) after_star = after_star || def.params[j].star == 1;
+      if (!after_star && positional < args.size() && positional == k) {
+        v = args[positional++], found = true;
       } else {
         for (auto& [name, value] : kwargs)
-          if (name == p.name) v = value, found = true;
+          if (name == p.name) v = value, found = true, bound.insert(name);
       }
       if (!found && p.default_value) v = eval(*p.default_value, f.closure), found = true;
       if (!found)
         unsupported(span, "'" + def.name + "' is called without parameter '" + p.name + "'");
       scope->names[p.name] = std::move(v);
     }
+    bool takes_rest = false;
+    for (const auto& p : def.params) takes_rest = takes_rest || p.star == 1;
+    if (!takes_rest && positional < args.size())
+      unsupported(span, "'" + def.name + "' takes " + std::to_string(positional) +
+                            " positional argument(s) but " + std::to_string(args.size()) +
+                            " were given");
     std::optional<Value> result = run_block(def.body, scope);
     --calls_;
     return result ? *result : Value();
@@ -503,9 +536,34 @@ class ConfigEvaluator {
   Value call(const AstExpr& e, const ScopePtr& scope) {
     Value f = eval(*e.base, scope);
     std::vector<Value> args;
-    for (const auto& c : e.children) args.push_back(eval(*c, scope));
+    for (const auto& c : e.children) {
+      if (c->kind == AstKind::kStarred) {  // f(*iterable)
+        for (Value& item : iterate(eval(*c->children[0], scope), c->span).items)
+          args.push_back(std::move(item));
+      } else {
+        args.push_back(eval(*c, scope));
+      }
+    }
     std::vector<std::pair<std::string, Value>> kwargs;
-    for (const auto& kw : e.keywords) kwargs.emplace_back(kw.name, eval(*kw.value, scope));
+    auto add_keyword = [&](std::string name, Value value, Span span) {
+      for (const auto& [other, v] : kwargs)
+        if (other == name) unsupported(span, "keyword argument '" + name + "' repeated");
+      kwargs.emplace_back(std::move(name), std::move(value));
+    };
+    for (const auto& kw : e.keywords) {
+      Value v = eval(*kw.value, scope);
+      if (kw.name != "**") {
+        add_keyword(kw.name, std::move(v), kw.span);
+        continue;
+      }
+      // f(**mapping): each entry a keyword argument, its key a name.
+      if (v.kind != Value::kDict)
+        unsupported(kw.span, std::string("'**' needs a dict, not a ") + kind_name(v.kind));
+      for (auto& [key, value] : v.dict) {
+        if (key.kind != Value::kStr) unsupported(kw.span, "'**' needs a dict with string keys");
+        add_keyword(key.s, value, kw.span);
+      }
+    }
     return call_function(f, std::move(args), std::move(kwargs), e.span);
   }
 
@@ -610,7 +668,13 @@ class ConfigEvaluator {
           }
         }
       }
-      for (auto& [k, v] : kwargs) d.dict.push_back(DictEntry{Value::str(k), v});
+      // A keyword replaces an entry of the same key, as dict(base, key=v) does.
+      for (auto& [k, v] : kwargs) {
+        bool replaced = false;
+        for (auto& entry : d.dict)
+          if (entry.key.kind == Value::kStr && entry.key.s == k) entry.value = v, replaced = true;
+        if (!replaced) d.dict.push_back(DictEntry{Value::str(k), v});
+      }
       return d;
     }
     if (name == "dict.keys" || name == "dict.values" || name == "dict.items") {
@@ -908,6 +972,13 @@ class SpecFinder {
  private:
   void bind_parameters(const AstStmt& def, const ScopePtr& scope) {
     for (const auto& p : def.params) {
+      if (!p.star) bound_parameters_.insert(p.name);
+      if (p.star) {  // *args / **kwargs of a decorated function: none given
+        Value empty = Value::list({});
+        if (p.star == 2) empty.kind = Value::kDict;
+        scope->names[p.name] = std::move(empty);
+        continue;
+      }
       auto define = options_.defines.find(p.name);
       Value v;
       if (define != options_.defines.end()) {
@@ -950,7 +1021,8 @@ class SpecFinder {
           auto params = eval_.new_scope(scope);
           bind_parameters(*site.def, params);
           for (const auto& p : v.func->params)
-            if (const Value* given = params->find(p.name); given && given->kind != Value::kError)
+            if (const Value* given = params->find(p.name);
+                !p.star && given && given->kind != Value::kError)
               kwargs.emplace_back(p.name, *given);
         }
         v = eval_.call_function(v, {}, std::move(kwargs), site.configs->span);
@@ -982,12 +1054,24 @@ class SpecFinder {
     };
     out.warmup = integer(site.warmup);
     out.rep = integer(site.rep);
+    // The problem sizes: integer parameters in scope (the enclosing functions', the tuned
+    // function's) that no config sets.
+    std::set<std::string> tuned;
+    for (const auto& config : out.configs)
+      for (const auto& [name, value] : config) tuned.insert(name);
+    auto own = eval_.new_scope(scope);
+    if (site.def) bind_parameters(*site.def, own);
+    for (const auto& name : bound_parameters_) {
+      const Value* v = own->find(name);
+      if (v && v->kind == Value::kInt && !tuned.count(name)) out.sizes[name] = v->i;
+    }
     spec = std::move(out);
     return true;
   }
 
   ConfigEvaluator& eval_;
   const ParseOptions& options_;
+  std::set<std::string> bound_parameters_;  // every parameter name bound while walking
 };
 
 }  // namespace

@@ -36,6 +36,9 @@ enum class AstKind {
   // ops[i - 1]: "for" (a loop target: a name or a tuple of names), "in" (its iterable)
   // or "if" (a filter). Evaluated only in autotune configs (tilec/frontend/autotune.h).
   kListComp,
+  // `*children[0]`: an unpacked positional argument of a call or an item of a list/tuple
+  // display; `**value` is a Keyword named "**". Evaluated only in autotune configs.
+  kStarred,
 };
 
 struct AstExpr;
@@ -80,6 +83,7 @@ enum class AstStmtKind {
 
 struct AstParam {
   std::string name;
+  int star = 0;          // 1: `*name` (extra positional arguments), 2: `**name` (keywords)
   AstPtr annotation;     // may be null
   AstPtr default_value;  // `name=default` (factory parameters); may be null
   Span span;

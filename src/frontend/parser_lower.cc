@@ -776,6 +776,7 @@ class Lowering {
     if (def_kind(s) == DefKind::kEagerJit) return eager_jit(s, name);
     scopes_.emplace_back();
     out_of_scope_.clear();
+    no_star_parameters(s);
     std::vector<Param> params;
     AttrMap attrs;  // the scalar parameters' defaults
     for (const auto& p : s.params) {
@@ -871,6 +872,7 @@ class Lowering {
   void bind_parameters(const AstStmt& s, const std::vector<Binding>& args,
                        const std::map<std::string, Binding>& kwargs, ParamSource source,
                        const std::set<std::string>& skip = {}) {
+    no_star_parameters(s);
     const bool defines = source != ParamSource::kCallOnly;
     const bool tuned = source == ParamSource::kCallFirst && !s.decorators.empty();
     for (size_t i = 0; i < s.params.size(); ++i) {
@@ -1324,6 +1326,7 @@ class Lowering {
 
   Binding call_helper(const AstExpr& call, const Binding& helper) {
     const AstStmt& def = *helper.function;
+    no_star_parameters(def);
     std::vector<Binding> args;
     std::map<std::string, Binding> kwargs;
     for (const auto& c : call.children) args.push_back(const_value(*c, def.name));
@@ -1591,6 +1594,7 @@ class Lowering {
     out_of_scope_.clear();
     // `alpha: T.float32` / `layer: T.int32` in the signature: a runtime scalar argument of
     // the kernel (TileLang passes it at each call), unless -D fixes its value.
+    no_star_parameters(s);
     std::map<std::string, Param> inputs;
     AttrMap attrs;  // the scalar parameters' defaults
     for (const auto& p : s.params) {
@@ -1634,6 +1638,18 @@ class Lowering {
     scopes_.pop_back();
     require_kernel(body, s, name);
     return make_prim_func(name, std::move(params), std::move(body), std::move(attrs), s.span);
+  }
+
+  // `*args` / `**kwargs` parameters are for the helpers autotune configs call (evaluated
+  // by tilec/frontend/autotune.h), not for a function that is lowered.
+  void no_star_parameters(const AstStmt& s) {
+    for (const auto& p : s.params) {
+      if (!p.star) continue;
+      std::string spelled = (p.star == 2 ? "**" : "*") + p.name;
+      fail(p.span, "'" + spelled + "' parameters are not supported in '" + s.name + "'",
+           "unpacking is evaluated only in autotune config helpers; declare each "
+           "parameter by name");
+    }
   }
 
   // Whether a parameter is annotated T.Tensor(...) / T.Tensor[...] / T.Buffer(...).
@@ -2010,6 +2026,11 @@ class Lowering {
       case AstKind::kDict:
         fail(e.span, "a dict is not a value here",
              "dicts are layout maps (T.annotate_layout), attributes and annotations");
+      case AstKind::kStarred:
+        fail(e.span, "'*' unpacking is not a value here",
+             "unpacking (*args, **kwargs) is evaluated only where autotune configs are written "
+             "(@autotune(configs=...), AutoTuner.from_kernel(configs=...)); pass each "
+             "argument explicitly");
       case AstKind::kListComp:
         fail(e.span, "a list comprehension is not a value here",
              "comprehensions are evaluated only where autotune configs are written "
@@ -3246,6 +3267,7 @@ class Lowering {
   std::unordered_map<std::string, Binding> macro_arguments(const AstExpr& call,
                                                            const AstStmt& def) {
     if (++helper_depth_ > 64) fail(call.span, "macro calls nested too deeply (limit 64)");
+    no_star_parameters(def);
     if (call.children.size() > def.params.size())
       fail(call.span, "macro '" + def.name + "' takes " + std::to_string(def.params.size()) +
                           " argument(s), got " + std::to_string(call.children.size()));

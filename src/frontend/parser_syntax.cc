@@ -500,11 +500,21 @@ class SyntaxParser {
     s->decorators = std::move(decorators);
     expect_op("(", "after the function name");
     while (!at_op(")")) {
-      if (at_op("*") || at_op("**") || at_op("/"))
-        fail(peek().span, "'" + peek().text + "' parameters are not supported",
+      if (at_op("/"))
+        fail(peek().span, "'/' parameters are not supported",
              "declare each parameter as `name: T.Tensor(shape, dtype)` or `name: T.int32`");
       AstParam param;
       param.span = peek().span;
+      // `*args` / `**kwargs`: autotune config helpers take them (kernels refuse them when
+      // lowered); a bare `*` (keyword-only marker) changes nothing the evaluator needs.
+      if (at_op("*") || at_op("**")) {
+        param.star = at_op("**") ? 2 : 1;
+        next();
+        if (param.star == 1 && (at_op(",") || at_op(")"))) {
+          if (at_op(",")) next();
+          continue;
+        }
+      }
       param.name = expect_name("as a parameter");
       if (at_op(":")) {
         next();
@@ -806,9 +816,19 @@ class SyntaxParser {
 
   void call_arguments(AstExpr& call) {
     while (!at_op(")")) {
-      if (at_op("*") || at_op("**"))
-        fail(peek().span, "argument unpacking is not supported", "pass each argument explicitly");
-      if (peek().kind == TokenKind::kName && at_op("=", 1)) {
+      if (at_op("**")) {  // `**mapping`: a keyword named "**" (frontend_ast.h)
+        Keyword kw;
+        kw.span = next().span;
+        kw.name = "**";
+        kw.value = expression();
+        call.depth = std::max(call.depth, kw.value->depth + 1);
+        call.keywords.push_back(std::move(kw));
+      } else if (at_op("*")) {  // `*iterable`
+        if (!call.keywords.empty())
+          fail(peek().span, "positional argument follows keyword argument",
+               "put positional arguments first");
+        adopt(call, starred());
+      } else if (peek().kind == TokenKind::kName && at_op("=", 1)) {
         Keyword kw;
         kw.span = peek().span;
         kw.name = next().text;
@@ -828,6 +848,14 @@ class SyntaxParser {
       next();
     }
     expect_op(")", "to close the call");
+  }
+
+  // `*expr` where Python unpacks an iterable (a call's argument, a list/tuple item).
+  AstPtr starred() {
+    Span span = next().span;  // '*'
+    auto star = leaf(AstKind::kStarred, span, "*");
+    adopt(*star, expression());
+    return star;
   }
 
   AstPtr subscript() {
@@ -894,8 +922,8 @@ class SyntaxParser {
             next();
             return seq;
           }
-          AstPtr first = expression();
-          if (!list && at_op(")")) {
+          AstPtr first = at_op("*") ? starred() : expression();
+          if (!list && at_op(")") && first->kind != AstKind::kStarred) {
             next();
             return first;  // parenthesized expression
           }
@@ -909,7 +937,7 @@ class SyntaxParser {
           while (at_op(",")) {
             next();
             if (at_op(close)) break;
-            adopt(*seq, expression());
+            adopt(*seq, at_op("*") ? starred() : expression());
           }
           expect_op(close, list ? "to close the list" : "to close the tuple");
           return seq;

@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+namespace tilec::ir {
+struct InterpretProgress;  // tilec/interp/interpreter.h
+}
+
 namespace tilec::ir::interp {
 
 // A buffer while it is live: a parameter tensor or an allocation.
@@ -28,6 +32,7 @@ struct BufferSlot {
 struct Frame {
   std::vector<Slot> vars;
   std::vector<BufferSlot> buffers;
+  InterpretProgress* progress = nullptr;  // counted per block when a caller watches
 };
 
 struct CExpr {

@@ -326,6 +326,10 @@ struct KernelStmt : CStmt {
             where(span), extent[d], "xyz"[d], kMaxGridExtent));
       }
     }
+    if (frame.progress) {
+      frame.progress->blocks_total += extent[0] * extent[1] * extent[2];
+      ++frame.progress->kernels_started;
+    }
     // Blocks are independent; run them in a fixed order (x fastest).
     for (int64_t z = 0; z < extent[2]; ++z) {
       for (int64_t y = 0; y < extent[1]; ++y) {
@@ -334,6 +338,7 @@ struct KernelStmt : CStmt {
           for (size_t d = 0; d < block_slots.size(); ++d)
             frame.vars[size_t(block_slots[d])] = int_slot(ids[d]);
           body->run(frame);
+          if (frame.progress) frame.progress->blocks_done.fetch_add(1, std::memory_order_relaxed);
         }
       }
     }
@@ -702,7 +707,7 @@ Interpreter::~Interpreter() = default;
 Interpreter::Interpreter(Interpreter&&) noexcept = default;
 Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 
-void Interpreter::run(const std::vector<ArgValue>& args) const {
+void Interpreter::run(const std::vector<ArgValue>& args, InterpretProgress* progress) const {
   const Program& p = *program_;
   const std::string& fname = p.func->name;
   if (args.size() != p.params.size()) {
@@ -712,6 +717,7 @@ void Interpreter::run(const std::vector<ArgValue>& args) const {
                               names, args.size()));
   }
   Frame frame;
+  frame.progress = progress;
   frame.vars.assign(size_t(p.num_vars), int_slot(0));
   frame.buffers.resize(size_t(p.num_buffers));
   std::vector<bool> bound(size_t(p.num_vars), false);
@@ -802,8 +808,9 @@ void Interpreter::run(const std::vector<ArgValue>& args) const {
   p.body->run(frame);
 }
 
-void interpret(const PrimFunc& func, const std::vector<ArgValue>& args) {
-  Interpreter(func).run(args);
+void interpret(const PrimFunc& func, const std::vector<ArgValue>& args,
+               InterpretProgress* progress) {
+  Interpreter(func).run(args, progress);
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include "tilec/exec/device_build.h"
 #include "tilec/exec/device_module.h"
+#include "tilec/exec/device_timer.h"
 #include "tilec/exec/embedded_files.h"
 #include "tilec/exec/sanitizer_runtime.h"
 
@@ -221,6 +222,7 @@ struct DeviceContext {
   size_t max_work_group_size = 0;
   cl_ulong local_mem_size = 0;  // CL_DEVICE_LOCAL_MEM_SIZE: __local bytes one work-group may use
   std::mutex mutex;             // serializes launches and copies on the queue
+  bool profiling = false;       // the queue records launch times (CL_QUEUE_PROFILING_ENABLE)
 };
 
 std::shared_ptr<DeviceContext> device_context(const std::string& selector) {
@@ -236,18 +238,26 @@ std::shared_ptr<DeviceContext> device_context(const std::string& selector) {
     throw ExecError(
         fmt::format("cannot create an OpenCL context on {}: {}", entry.label, cl_error_name(err)));
   }
-  cl_command_queue queue = clCreateCommandQueue(context, entry.device, 0, &err);
+  // Profiling on, so `tilec bench`/`tune` time launches with the device's own clock
+  // (CL_PROFILING_COMMAND_START/END); a device that refuses it gets a plain queue.
+  bool profiling = true;
+  cl_command_queue queue =
+      clCreateCommandQueue(context, entry.device, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) {
+    profiling = false;
+    queue = clCreateCommandQueue(context, entry.device, 0, &err);
+  }
   if (err != CL_SUCCESS) {
     clReleaseContext(context);
     throw ExecError(fmt::format("cannot create an OpenCL command queue on {}: {}", entry.label,
                                 cl_error_name(err)));
   }
-  auto ctx = std::shared_ptr<DeviceContext>(new DeviceContext{entry, context, queue, 0, 0, {}},
-                                            [](DeviceContext* c) {
-                                              clReleaseCommandQueue(c->queue);
-                                              clReleaseContext(c->context);
-                                              delete c;
-                                            });
+  auto ctx = std::shared_ptr<DeviceContext>(
+      new DeviceContext{entry, context, queue, 0, 0, {}, profiling}, [](DeviceContext* c) {
+        clReleaseCommandQueue(c->queue);
+        clReleaseContext(c->context);
+        delete c;
+      });
   clGetDeviceInfo(entry.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t),
                   &ctx->max_work_group_size, nullptr);
   clGetDeviceInfo(entry.device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(cl_ulong), &ctx->local_mem_size,
@@ -326,7 +336,7 @@ std::string embed_source(const fs::path& binary, const fs::path& source,
 class OpenCLModule;
 
 // ---- TilecDeviceApi over one module (abi.h) ----
-class OpenCLModule final : public DeviceModule {
+class OpenCLModule final : public DeviceModule, public DeviceTimedModule {
  public:
   OpenCLModule(std::shared_ptr<runtime::KernelLibrary> library,
                std::shared_ptr<DeviceContext> device, cl_program program)
@@ -334,6 +344,19 @@ class OpenCLModule final : public DeviceModule {
   ~OpenCLModule() override {
     for (auto& [name, kernel] : kernels_) clReleaseKernel(kernel.kernel);
     clReleaseProgram(program_);
+  }
+
+  // The summed CL_PROFILING_COMMAND_START..END of this module's launches since the last take.
+  std::optional<double> take_device_time_ms() const override {
+    if (!device_->profiling) return std::nullopt;
+    std::lock_guard<std::mutex> lock(device_->mutex);
+    if (!timed_) return std::nullopt;
+    double ms = double(device_ns_) * 1e-6;
+    device_ns_ = 0;
+    return ms;
+  }
+  std::string device_clock() const override {
+    return device_->profiling ? "OpenCL profiling events" : "";
   }
 
  private:
@@ -504,9 +527,23 @@ class OpenCLModule final : public DeviceModule {
       local[d] = size_t(block[d]);
       global[d] = size_t(grid[d] * block[d]);
     }
+    cl_event event = nullptr;
     cl_int status = clEnqueueNDRangeKernel(m.device_->queue, kernel, 3, nullptr, global, local, 0,
-                                           nullptr, nullptr);
+                                           nullptr, m.device_->profiling ? &event : nullptr);
     if (status == CL_SUCCESS) status = clFinish(m.device_->queue);
+    if (event) {
+      cl_ulong start = 0, end = 0;
+      if (status == CL_SUCCESS &&
+          clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                  nullptr) == CL_SUCCESS &&
+          clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) ==
+              CL_SUCCESS &&
+          end >= start) {
+        m.device_ns_ += end - start;
+        m.timed_ = true;
+      }
+      clReleaseEvent(event);
+    }
     if (status_word) {
       if (status == CL_SUCCESS)
         status = clEnqueueReadBuffer(m.device_->queue, status_word, CL_TRUE, 0, sizeof word, &word,
@@ -534,6 +571,9 @@ class OpenCLModule final : public DeviceModule {
     cl_uint num_args;  // one more than a launch passes: the status word
   };
   std::map<std::string, Kernel, std::less<>> kernels_;  // guarded by device_->mutex
+  // Device time of the launches since the last take_device_time_ms (guarded likewise).
+  mutable cl_ulong device_ns_ = 0;
+  mutable bool timed_ = false;
 };
 
 class OpenCLBackend final : public ExecutionBackend {

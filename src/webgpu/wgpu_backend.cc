@@ -2,6 +2,7 @@
 
 #include "tilec/exec/device_build.h"
 #include "tilec/exec/device_module.h"
+#include "tilec/exec/device_timer.h"
 #include "tilec/exec/embedded_files.h"
 #include "tilec/exec/native_backend.h"
 #include "tilec/runtime/kernel_library.h"
@@ -117,7 +118,7 @@ wgpu::Device::Pipeline pipeline(wgpu::Device& d, const std::string& source, cons
   return p;
 }
 
-class WgpuModule final : public exec::DeviceModule {
+class WgpuModule final : public exec::DeviceModule, public exec::DeviceTimedModule {
  public:
   WgpuModule(std::shared_ptr<runtime::KernelLibrary> library, wgpu::Device& device,
              std::string source, std::string kept_at)
@@ -126,6 +127,19 @@ class WgpuModule final : public exec::DeviceModule {
         source_(std::move(source)),
         kept_at_(std::move(kept_at)),
         kernels_(parse_kernel_infos(source_)) {}
+
+  // The summed timestamp-query time of this module's launches since the last take.
+  std::optional<double> take_device_time_ms() const override {
+    if (!device_.timestamps) return std::nullopt;
+    std::lock_guard<std::mutex> lock(device_.mutex);
+    if (!timed_) return std::nullopt;
+    double ms = device_ns_ * 1e-6;
+    device_ns_ = 0;
+    return ms;
+  }
+  std::string device_clock() const override {
+    return device_.timestamps ? "WebGPU timestamp queries" : "";
+  }
 
  private:
   static int32_t api_alloc(void* self, int64_t nbytes, void** out, char* err, int32_t len) {
@@ -378,13 +392,22 @@ class WgpuModule final : public exec::DeviceModule {
       bg.entries = entries.data();
       WGPUBindGroup group = a.wgpuDeviceCreateBindGroup(d.device, &bg);
       WGPUCommandEncoder encoder = a.wgpuDeviceCreateCommandEncoder(d.device, nullptr);
-      WGPUComputePassEncoder pass = a.wgpuCommandEncoderBeginComputePass(encoder, nullptr);
+      // The pass's begin/end timestamps, where the device has timestamp-query.
+      WGPUPassTimestampWrites writes{};
+      writes.querySet = d.timestamps;
+      writes.beginningOfPassWriteIndex = 0;
+      writes.endOfPassWriteIndex = 1;
+      WGPUComputePassDescriptor pass_desc{};
+      if (d.timestamps) pass_desc.timestampWrites = &writes;
+      WGPUComputePassEncoder pass = a.wgpuCommandEncoderBeginComputePass(encoder, &pass_desc);
       a.wgpuComputePassEncoderSetPipeline(pass, p.pipeline);
       a.wgpuComputePassEncoderSetBindGroup(pass, 0, group, 0, nullptr);
       a.wgpuComputePassEncoderDispatchWorkgroups(pass, uint32_t(grid[0]), uint32_t(grid[1]),
                                                  uint32_t(grid[2]));
       a.wgpuComputePassEncoderEnd(pass);
       a.wgpuComputePassEncoderRelease(pass);
+      if (d.timestamps)
+        a.wgpuCommandEncoderResolveQuerySet(encoder, d.timestamps, 0, 2, d.resolved, 0);
       WGPUCommandBuffer commands = a.wgpuCommandEncoderFinish(encoder, nullptr);
       WGPUSubmissionIndex index = a.wgpuQueueSubmitForIndex(d.queue, 1, &commands);
       a.wgpuCommandBufferRelease(commands);
@@ -394,6 +417,13 @@ class WgpuModule final : public exec::DeviceModule {
     });
     int32_t word = 0;
     if (error.empty() && status) error = read_back(d, status, &word, 4);
+    if (error.empty() && d.timestamps) {
+      uint64_t ticks[2] = {0, 0};
+      if (read_back(d, d.resolved, ticks, sizeof ticks).empty() && ticks[1] >= ticks[0]) {
+        m.device_ns_ += double(ticks[1] - ticks[0]) * double(d.timestamp_period);
+        m.timed_ = true;
+      }
+    }
     for (WGPUBuffer b : owned) {
       a.wgpuBufferDestroy(b);
       a.wgpuBufferRelease(b);
@@ -415,6 +445,9 @@ class WgpuModule final : public exec::DeviceModule {
   std::string source_;
   std::string kept_at_;
   std::map<std::string, KernelInfo> kernels_;
+  // Device time of the launches since the last take_device_time_ms (under device_.mutex).
+  mutable double device_ns_ = 0;
+  mutable bool timed_ = false;
 };
 
 class WgpuBackend final : public exec::ExecutionBackend {

@@ -8,8 +8,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace tilec::webgpu::wgpu {
 
@@ -19,11 +24,39 @@ std::string library_path() {
   return TILEC_WGPU_DEFAULT_LIBRARY;
 }
 
+namespace {
+
+// Mesa's Vulkan drivers (lavapipe among them) probe Wayland's window-system integration
+// when wgpu-native creates its instance, and libwayland prints "error: XDG_RUNTIME_DIR is
+// invalid or not set in the environment." once per probe when the variable is unset (a
+// CI job, a container, ssh without a login session) -- noise on every webgpu use that a
+// compute-only tilec has no use for. Before the driver is loaded, an unset variable is
+// pointed at a private directory of this user (created 0700, as the XDG base-directory
+// spec requires; the process's environment only, never a set one).
+void give_the_driver_a_runtime_dir() {
+  const char* set = std::getenv("XDG_RUNTIME_DIR");
+  if (set && *set) return;
+  std::error_code error;
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path(error) / fmt::format("tilec-runtime-{}", getuid());
+  if (error) return;
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return;
+  struct stat st {};
+  // Only a directory this user owns and no one else can enter (not another user's plant).
+  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+      (st.st_mode & 077) != 0)
+    return;
+  setenv("XDG_RUNTIME_DIR", dir.c_str(), 0);
+}
+
+}  // namespace
+
 const Api* api(std::string* why) {
   static std::once_flag once;
   static Api loaded;
   static std::string error;
   std::call_once(once, [] {
+    give_the_driver_a_runtime_dir();
     std::string path = library_path();
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
@@ -156,6 +189,9 @@ Device& device(const std::string& selector) {
     features.push_back(WGPUFeatureName_Subgroups);
   else if (d->subgroups)
     features.push_back(subgroup);
+  // Device timers for tilec bench/tune (lavapipe has them); without, they time on the host.
+  bool timestamps = a.wgpuAdapterHasFeature(adapter.adapter, WGPUFeatureName_TimestampQuery);
+  if (timestamps) features.push_back(WGPUFeatureName_TimestampQuery);
   WGPUDeviceDescriptor desc{};
   desc.requiredFeatureCount = features.size();
   desc.requiredFeatures = features.data();
@@ -188,6 +224,18 @@ Device& device(const std::string& selector) {
   }
   d->device = result.device;
   d->queue = a.wgpuDeviceGetQueue(d->device);
+  if (timestamps) {
+    WGPUQuerySetDescriptor qs{};
+    qs.type = WGPUQueryType_Timestamp;
+    qs.count = 2;
+    d->timestamps = a.wgpuDeviceCreateQuerySet(d->device, &qs);
+    WGPUBufferDescriptor resolved{};
+    resolved.usage = WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc;
+    resolved.size = 2 * sizeof(uint64_t);
+    if (d->timestamps) d->resolved = a.wgpuDeviceCreateBuffer(d->device, &resolved);
+    if (!d->resolved) d->timestamps = nullptr;
+    d->timestamp_period = a.wgpuQueueGetTimestampPeriod(d->queue);
+  }
   a.wgpuAdapterGetLimits(adapter.adapter, &d->limits);
   slot = std::move(d);
   return *slot;

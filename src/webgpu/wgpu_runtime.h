@@ -1,9 +1,9 @@
 // wgpu-native, loaded with dlopen at first use (TILEC_WGPU_LIBRARY, else the library that
 // scripts/setup.sh unpacked from the pinned PyPI `wgpu` wheel, whose webgpu.h/wgpu.h this
 // file is compiled against), and the process's WebGPU devices: one instance, and per
-// selected adapter one device (requested with the adapter's own limits and its shader-f16
-// and subgroups features), created once and shared by every module. Only built with the headers
-// (TILEC_HAVE_WGPU_HEADERS); private to src/webgpu/.
+// selected adapter one device (requested with the adapter's own limits and its shader-f16,
+// subgroups and timestamp-query features), created once and shared by every module. Only built with
+// the headers (TILEC_HAVE_WGPU_HEADERS); private to src/webgpu/.
 #pragma once
 
 #include <webgpu.h>
@@ -59,7 +59,10 @@ namespace tilec::webgpu::wgpu {
   X(wgpuComputePassEncoderSetBindGroup)       \
   X(wgpuComputePassEncoderDispatchWorkgroups) \
   X(wgpuComputePassEncoderEnd)                \
-  X(wgpuComputePassEncoderRelease)
+  X(wgpuComputePassEncoderRelease)            \
+  X(wgpuDeviceCreateQuerySet)                 \
+  X(wgpuCommandEncoderResolveQuerySet)        \
+  X(wgpuQueueGetTimestampPeriod)
 
 // The entry points used, resolved from the loaded library.
 struct Api {
@@ -94,6 +97,12 @@ struct Device {
   WGPULimits limits{};
   bool shader_f16 = false;
   bool subgroups = false;
+  // timestamp-query, where the adapter has it: each launch's compute pass writes a begin
+  // and an end timestamp into `timestamps` (2 queries), resolved into `resolved` (16
+  // bytes); the device time is (end - begin) * timestamp_period nanoseconds.
+  WGPUQuerySet timestamps = nullptr;
+  WGPUBuffer resolved = nullptr;
+  float timestamp_period = 1.0f;
   std::mutex mutex;  // serializes queue work and the pipeline cache
   // Pipelines by (WGSL source, entry point), for the life of the process.
   struct Pipeline {

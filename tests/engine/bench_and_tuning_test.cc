@@ -29,6 +29,44 @@ TEST(DoBench, CallsWarmupThenRepAndSummarizes) {
   EXPECT_THROW(do_bench([] {}, BenchOptions{-1, 1}), std::invalid_argument);
 }
 
+// A device timer's readings are the samples (the host wall times are not), and the
+// clock says so; one call it cannot time makes the whole run host wall.
+TEST(DoBench, UsesTheDeviceTimerWhereThereIsOne) {
+  int calls = 0, takes = 0;
+  DeviceTimer timer{"test clock", [&]() -> std::optional<double> {
+                      ++takes;
+                      return calls * 10.0;  // a device time known per call
+                    }};
+  BenchResult r = do_bench([&] { ++calls; }, BenchOptions{1, 3}, timer);
+  EXPECT_EQ(takes, 4) << "once after the warm-up, once per timed call";
+  EXPECT_EQ(r.samples_ms, (std::vector<double>{20, 30, 40}));
+  EXPECT_EQ(r.clock, "device (test clock)");
+  DeviceTimer blind{"blind", []() -> std::optional<double> { return std::nullopt; }};
+  BenchResult host = do_bench([] {}, BenchOptions{0, 2}, blind);
+  EXPECT_EQ(host.clock, "host wall");
+  EXPECT_EQ(host.samples_ms.size(), 2u);
+  EXPECT_EQ(do_bench([] {}, BenchOptions{0, 1}).clock, "host wall");
+}
+
+// The small problem tune checks each config on (tuning.h): sizes that are multiples of the
+// blocks' lcm shrink to two tiles; the others, and configs without block sizes, stay.
+TEST(SmallCheckSizes, TwoTilesOfTheLcmOfTheBlockSizes) {
+  std::map<std::string, int64_t> sizes = {
+      {"M", 256}, {"N", 256}, {"K", 128}, {"dim", 48}, {"heads", 4}};
+  auto small = small_check_sizes({{"block_M", "64"},
+                                  {"block_N", "32"},
+                                  {"BLOCK_K", "32"},
+                                  {"num_stages", "2"},
+                                  {"threads", "128"}},
+                                 sizes);
+  EXPECT_EQ(small, (std::map<std::string, int64_t>{{"M", 128}, {"N", 128}}))
+      << "K=128 is already two tiles; dim is no multiple of 64; heads is smaller";
+  EXPECT_EQ(small_check_sizes({{"tile_m", "16"}, {"block_n", "24"}}, {{"S", 480}}),
+            (std::map<std::string, int64_t>{{"S", 96}}));
+  EXPECT_TRUE(small_check_sizes({{"threads", "128"}}, sizes).empty());
+  EXPECT_TRUE(small_check_sizes({{"block_M", "512"}}, sizes).empty());
+}
+
 TEST(DoBench, SummaryIsTheMedianAndPercentilesOfTheSamples) {
   BenchResult r = summarize_samples({5, 1, 4, 2, 3});
   EXPECT_DOUBLE_EQ(r.median_ms, 3);
@@ -46,7 +84,7 @@ TEST(TuningCache, StoresLoadsAndKeysOnTarget) {
   fs::path dir = fs::temp_directory_path() / "tilec-tuning-cache-test";
   fs::remove_all(dir);
   testing::ScopedEnv cache("TILEC_CACHE_DIR", dir.string());
-  TuningKey key{"source text", "f", {{"N", "64"}}, "c -keys=cpu", "native", {}};
+  TuningKey key{"source text", "f", {{"N", "64"}}, "c -keys=cpu", "native", {}, {}};
   EXPECT_FALSE(load_tuned_config(key));
   ASSERT_TRUE(store_tuned_config(key, {{{"block", "32"}}, R"([{"status": "ok"}])"}));
   auto loaded = load_tuned_config(key);
@@ -59,6 +97,11 @@ TEST(TuningCache, StoresLoadsAndKeysOnTarget) {
   EXPECT_FALSE(load_tuned_config(other));
   other = key;
   other.source += " ";
+  EXPECT_FALSE(load_tuned_config(other));
+  // A checked build (--bounds-check, --racecheck) times differently: another entry.
+  other = key;
+  other.pass_config["tilec.bounds_check"] = "true";
+  EXPECT_NE(other.key(), key.key());
   EXPECT_FALSE(load_tuned_config(other));
   testing::ScopedEnv disabled("TILEC_DISABLE_CACHE", "1");
   EXPECT_FALSE(store_tuned_config(key, {{{"block", "16"}}, ""}));

@@ -108,6 +108,7 @@ def best(M=64):
   auto spec = spec_of(source, {{"M", "32"}});
   ASSERT_TRUE(spec);
   EXPECT_EQ(spec->function, "kernel");
+  EXPECT_EQ(spec->sizes, (std::map<std::string, int64_t>{{"M", 32}})) << "the factory's, by -D";
   ASSERT_EQ(spec->configs.size(), 2u);
   EXPECT_EQ(spec->warmup, 2);
   EXPECT_EQ(spec->rep, 4);
@@ -120,6 +121,51 @@ def best(M=64):
           source,
       options);
   EXPECT_EQ(mod.size(), 1u);
+}
+
+// TileLang's examples unpack: itertools.product(*params.values()), dict(**base, k=v), a
+// helper taking *args / **kwargs, and [*a, *b] displays (issue 36).
+TEST(AutotuneSpec, StarArgsAndKeywordUnpacking) {
+  auto spec = spec_of(std::string(R"(
+def merged(*dicts, **extra):
+    out = {}
+    for d in dicts:
+        out = dict(out, **d)
+    return dict(out, **extra)
+
+def get_configs():
+    iter_params = dict(block=[16, 32], threads=[32, 64])
+    keys = [*iter_params.keys()]
+    combos = [dict(zip(keys, values)) for values in itertools.product(*iter_params.values())]
+    return [merged(c, {"fast": True}, **{"threads": c["threads"] * 2}) for c in combos if c["block"] == 16]
+
+@autotune(configs=get_configs())
+def f(N=64, block=16, threads=32, fast=False):)") +
+                      kKernel);
+  ASSERT_TRUE(spec);
+  ASSERT_EQ(spec->configs.size(), 2u) << "product of 2 x 2, filtered to block=16";
+  EXPECT_EQ(spec->configs[0].at("block"), "16");
+  EXPECT_EQ(spec->configs[0].at("threads"), "64");
+  EXPECT_EQ(spec->configs[1].at("threads"), "128");
+  EXPECT_EQ(spec->configs[1].at("fast"), "True");
+  // The problem size is the one integer parameter no config sets.
+  EXPECT_EQ(spec->sizes, (std::map<std::string, int64_t>{{"N", 64}}));
+}
+
+TEST(AutotuneSpec, AStarParameterInAKernelIsRefusedWithWhy) {
+  ParseOptions options;
+  options.filename = "k.py";
+  try {
+    parse_kernel_source(std::string("import tilelang\nimport tilelang.language as T\n"
+                                    "@tilelang.jit\ndef f(*sizes, N=64, block=16, threads=32):") +
+                            kKernel,
+                        options);
+    FAIL() << "a *sizes parameter of a kernel factory was accepted";
+  } catch (const SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("'*sizes' parameters are not supported"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(AutotuneSpec, NoneWithoutAutotuneAndErrorsForBadConfigs) {

@@ -5,6 +5,8 @@
 // short, and nothing asserts a timing.
 #include "../cli_support.h"
 #include "build_paths.h"
+#include "tilec/engine/initialize.h"
+#include "tilec/exec/execution_backend.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -137,6 +139,53 @@ def scale(N=32, block=8, threads=32):
     return main
 )";
 
+// `tilec bench` on opencl times with the queue's profiling events and says so (issue 36:
+// device timers where the backend has them); the CPU backends time on the host.
+TEST(CliBench, OpenCLUsesTheDeviceClock) {
+  auto host = tilec_cli({"bench", example("vector_add.py"), "--target", "c", "-D", "N=256",
+                         "--warmup", "0", "--rep", "1", "--json"});
+  ASSERT_EQ(host.exit_code, 0) << host.output;
+  EXPECT_EQ(json_array(host.output)[0]["clock"], "host wall");
+  tilec::initialize();
+  if (!exec::is_execution_backend_available("opencl"))
+    GTEST_SKIP() << "the opencl execution backend is not available here (no OpenCL driver; "
+                    "scripts/setup.sh installs PoCL)";
+  auto r = tilec_cli({"bench", example("vector_add.py"), "--target", "opencl", "-D", "N=4096",
+                      "--warmup", "1", "--rep", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto rows = json_array(r.output);
+  EXPECT_EQ(rows[0]["clock"], "device (OpenCL profiling events)") << r.output;
+  EXPECT_GT(rows[0]["median_ms"].get<double>(), 0.0);
+  auto text = tilec_cli({"bench", example("vector_add.py"), "--target", "opencl", "-D", "N=256",
+                         "--warmup", "0", "--rep", "1"});
+  EXPECT_NE(text.output.find("device (OpenCL profiling events) clock"), std::string::npos)
+      << text.output;
+}
+
+// wgpu-native's Vulkan drivers print "XDG_RUNTIME_DIR is invalid or not set" when it is
+// unset; the webgpu module gives the process a private one first (wgpu_runtime.cc).
+TEST(CliWebGPU, QuietWithoutXdgRuntimeDir) {
+  auto r = exec::run_process({"env", "-u", "XDG_RUNTIME_DIR", TILEC_EXECUTABLE, "backends"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("XDG_RUNTIME_DIR"), std::string::npos) << r.output;
+  tilec::initialize();
+  if (!exec::is_execution_backend_available("wgpu"))
+    GTEST_SKIP() << "the wgpu execution backend is not available here (scripts/setup.sh "
+                    "installs wgpu-native and lavapipe)";
+  auto run =
+      exec::run_process({"env", "-u", "XDG_RUNTIME_DIR", TILEC_EXECUTABLE, "run",
+                         example("vector_add.py"), "--target", "webgpu", "-D", "N=64", "--check"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("XDG_RUNTIME_DIR"), std::string::npos) << run.output;
+  // Where the adapter offers timestamp-query (lavapipe does), bench times each launch's
+  // compute pass on the device; elsewhere on the host, and the JSON says which.
+  auto bench = tilec_cli({"bench", example("vector_add.py"), "--target", "webgpu", "-D", "N=256",
+                          "--warmup", "0", "--rep", "2", "--json"});
+  ASSERT_EQ(bench.exit_code, 0) << bench.output;
+  std::string clock = json_array(bench.output)[0]["clock"];
+  EXPECT_TRUE(clock == "device (WebGPU timestamp queries)" || clock == "host wall") << clock;
+}
+
 TEST(CliTune, SkipsAFailingConfigCachesTheBestAndRunUsesIt) {
   PrivateCache cache("tune");
   fs::path file = cache.dir() / "scaled.py";
@@ -144,6 +193,10 @@ TEST(CliTune, SkipsAFailingConfigCachesTheBestAndRunUsesIt) {
   auto tune = cache.run({"tune", file.string(), "--target", "c", "-j", "2"});
   ASSERT_EQ(tune.exit_code, 0) << tune.output;
   EXPECT_NE(tune.output.find("3 configs on c"), std::string::npos) << tune.output;
+  // Off a terminal the progress is plain lines with the fraction (progress.h).
+  EXPECT_NE(tune.output.find("tilec: tune: compiling 3/3 (100%): "), std::string::npos)
+      << tune.output;
+  EXPECT_NE(tune.output.find("tilec: tune: timing 3/3 (100%): "), std::string::npos) << tune.output;
   // The refused config is in the table with its error; the two others are ranked.
   EXPECT_TRUE(
       std::regex_search(tune.output, std::regex("block=48 threads=32 +- +- +compile error: .*block "
@@ -186,6 +239,28 @@ TEST(CliTune, SkipsAFailingConfigCachesTheBestAndRunUsesIt) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0]["status"], "ok") << small.output;
   EXPECT_EQ(rows[1]["status"], "ok") << small.output;
+
+  // By default each config is checked on a small problem: N=32 shrinks to two tiles of
+  // block=8 (16); block=16 already has two tiles at N=32 (tilec/engine/tuning.h).
+  auto by_rule = cache.run({"tune", file.string(), "--target", "c", "--retune", "--rep", "1",
+                            "--warmup", "0", "--json"});
+  ASSERT_EQ(by_rule.exit_code, 0) << by_rule.output;
+  EXPECT_NE(by_rule.output.find("checked against the interpreter on a small problem"),
+            std::string::npos)
+      << by_rule.output;
+  for (const auto& row : json_array(by_rule.output)) {
+    if (row["config"]["block"] == "8") {
+      EXPECT_EQ(row["checked_at"], "N=16") << row;
+    }
+    if (row["config"]["block"] == "16") {
+      EXPECT_EQ(row["checked_at"], "the tuned size") << row;
+    }
+  }
+  // --bounds-check builds differently: its own tuning entry, not the one above.
+  auto checked = cache.run(
+      {"tune", file.string(), "--target", "c", "--bounds-check", "--rep", "1", "--warmup", "0"});
+  ASSERT_EQ(checked.exit_code, 0) << checked.output;
+  EXPECT_EQ(checked.output.find("was tuned before"), std::string::npos) << checked.output;
 
   auto none = cache.run({"tune", example("vector_add.py")});
   EXPECT_EQ(none.exit_code, 2);

@@ -1,5 +1,6 @@
 // `tilec bench FILE`: times every kernel function of the file with do_bench (warm-up,
-// repeats, median and spread) on random inputs, on any execution backend; GFLOP/s and
+// repeats, median and spread) on random inputs, on any execution backend, with the
+// backend's device timer where it has one (the output names the clock); GFLOP/s and
 // GB/s where the kernel states its work (kernel_work.h). `--compare T1,T2` compiles and
 // times the same kernel for several targets in one process and prints each one's time
 // relative to the first.
@@ -62,8 +63,9 @@ int run_bench(const BenchCommandOptions& options) {
     for (const auto& func : mod.functions()) {
       ir::RandomArgs inputs = random_args_with(func, values, values.integers, options.seed);
       std::vector<KernelArg> args(inputs.args.begin(), inputs.args.end());
-      BenchResult timing = do_bench([&] { kernel.call(func->name, args); },
-                                    BenchOptions{options.warmup, options.rep});
+      BenchResult timing =
+          do_bench([&] { kernel.call(func->name, args); },
+                   BenchOptions{options.warmup, options.rep}, device_timer_of(kernel));
       rows.push_back({func->name, kernel.context().target().str(), kernel.execution_backend(),
                       std::move(timing)});
     }
@@ -90,7 +92,8 @@ int run_bench(const BenchCommandOptions& options) {
                             {"max_ms", t.max_ms},
                             {"p20_ms", t.p20_ms},
                             {"p80_ms", t.p80_ms},
-                            {"spread", t.spread()}};
+                            {"spread", t.spread()},
+                            {"clock", t.clock}};
     std::string rate;
     if (work.flops && seconds > 0) {
       entry["gflops"] = *work.flops / seconds / 1e9;
@@ -111,9 +114,9 @@ int run_bench(const BenchCommandOptions& options) {
     if (!options.json)
       std::cout << fmt::format(
           "{}  [{} / {}]  median {:.4f} ms  (min {:.4f}, max {:.4f}, p20-p80 {:.4f}-{:.4f}, "
-          "±{:.1f}%; {} warm-up, {} reps){}{}\n",
+          "±{:.1f}%; {} warm-up, {} reps; {} clock){}{}\n",
           row.function, row.target, row.execution_backend, t.median_ms, t.min_ms, t.max_ms,
-          t.p20_ms, t.p80_ms, 100 * t.spread(), options.warmup, options.rep, rate, ratio);
+          t.p20_ms, t.p80_ms, 100 * t.spread(), options.warmup, options.rep, t.clock, rate, ratio);
   }
   if (options.json) std::cout << out.dump(2) << "\n";
   return kExitOk;
@@ -133,7 +136,8 @@ TILEC_REGISTER_COMMAND(Command{
           ->capture_default_str();
       sub.add_flag("--json", options->json,
                    "print a JSON array: function, target, execution_backend, warmup, rep, "
-                   "median_ms, mean_ms, min_ms, max_ms, p20_ms, p80_ms, spread, and gflops, "
+                   "median_ms, mean_ms, min_ms, max_ms, p20_ms, p80_ms, spread, clock (\"host "
+                   "wall\" or \"device (...)\"), and gflops, "
                    "gbps, speedup_vs_first where known");
       sub.add_option("--compare", options->compare,
                      "time the kernel on each of these targets in one process: T1,T2,... "

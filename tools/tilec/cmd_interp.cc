@@ -4,6 +4,7 @@
 // "function.arg dtype[shape] checksum=0x...", the same for the same seed on every run.
 #include "compile_options.h"
 #include "error_report.h"
+#include "progress.h"
 #include "shape_values.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/interp/interpreter.h"
@@ -42,7 +43,7 @@ std::function<int()> setup_interp(CLI::App& sub) {
       }
       for (const auto& func : module.functions()) {
         ir::RandomArgs args = random_args_with(func, values, values.integers, *seed);
-        ir::interpret(func, args.args);
+        interpret_with_progress(func, args.args, "interpreting");
         size_t t = 0;
         for (const auto& param : func->params) {
           if (!param.is_buffer()) continue;

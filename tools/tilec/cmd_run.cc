@@ -3,6 +3,7 @@
 // reference interpreter run first on copies of the same inputs (exit 1 on
 // mismatch). Without --check nothing is compared and the report says so.
 #include "compile_options.h"
+#include "progress.h"
 #include "shape_values.h"
 
 #include "tilec/interp/interpreter.h"
@@ -135,40 +136,6 @@ void save_tensors(const ir::PrimFunc& func, const ir::RandomArgs& args, const st
   }
 }
 
-// Runs the reference interpreter on `args`; when it takes longer than a couple of
-// seconds, says so on stderr every few seconds so a long check is not silent.
-void interpret_with_progress(const ir::PrimFunc& func, const std::vector<ir::ArgValue>& args) {
-  std::mutex mutex;
-  std::condition_variable done_cv;
-  bool done = false;
-  auto start = std::chrono::steady_clock::now();
-  std::thread progress([&] {
-    std::unique_lock lock(mutex);
-    auto next = start + std::chrono::seconds(2);
-    while (!done_cv.wait_until(lock, next, [&] { return done; })) {
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::cerr << fmt::format("tilec: checking '{}': reference interpreter running ({:.0f} s)\n",
-                               func->name, s);
-      next += std::chrono::seconds(3);
-    }
-  });
-  auto finish = [&] {
-    {
-      std::lock_guard lock(mutex);
-      done = true;
-    }
-    done_cv.notify_all();
-    progress.join();
-  };
-  try {
-    ir::interpret(func, args);
-  } catch (...) {
-    finish();
-    throw;
-  }
-  finish();
-}
-
 RunReport run_function(const Kernel& kernel, const ir::PrimFunc& func, const ShapeValues& values,
                        const RunOptions& options,
                        const std::map<std::string, ir::HostTensor>& given) {
@@ -184,7 +151,7 @@ RunReport run_function(const Kernel& kernel, const ir::PrimFunc& func, const Sha
     // reported as an error before compiled code touches memory with it.
     report.checked = true;
     expected_tensors = inputs.tensors;
-    interpret_with_progress(func, rebind(inputs.args, expected_tensors));
+    interpret_with_progress(func, rebind(inputs.args, expected_tensors), "checking");
   }
   std::vector<KernelArg> kernel_args(inputs.args.begin(), inputs.args.end());
   auto start = std::chrono::steady_clock::now();

@@ -3,10 +3,13 @@
 // compiled by a worker process (`tilec compile` of this same binary, several at once),
 // which fills the kernel cache; a config whose compile fails is reported with its error
 // and skipped. Then each compiled config is loaded from the cache, checked against the
-// reference interpreter (unless --no-check) and timed with do_bench; the table is printed
+// reference interpreter on a small problem (unless --no-check; check_overrides) and timed
+// at the tuned size with do_bench (the backend's device timer where it has one); the table
+// is printed
 // sorted by median time, the best marked, and the best config stored (tuning_cache.h)
 // for `tilec run`/`compile`/`bench` to use.
 #include "compile_options.h"
+#include "progress.h"
 #include "shape_values.h"
 #include "tuned_config.h"
 
@@ -25,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -38,6 +42,7 @@ namespace fs = std::filesystem;
 struct TuneOptions : CompileOptions {
   bool no_check = false;
   std::vector<std::string> check_defines;  // -D overrides of the check build (a small problem)
+  bool check_full = false;                 // check at the tuned size, not a small problem
   bool retune = false;
   int warmup = -1;  // -1: the source's warmup=, else 3
   int rep = -1;     // -1: the source's rep=, else 10
@@ -52,6 +57,7 @@ struct Candidate {
   std::string error;          // first line of the error
   std::optional<BenchResult> timing;
   double max_abs_err = 0;
+  std::string checked_at;  // "M=64 N=64", "the tuned size"; "" when not checked
 };
 
 std::string config_text(const std::map<std::string, std::string>& config) {
@@ -78,30 +84,16 @@ std::string first_line(const std::string& text) {
   return lines[0];
 }
 
-// Progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise.
+// Tune's steps (one per config) on the shared progress bar.
 class Progress {
  public:
-  Progress(std::string what, size_t total) : what_(std::move(what)), total_(total) {
-    tty_ = isatty(2) != 0;
-  }
-  void step(const std::string& detail) {
-    ++done_;
-    if (!tty_) {
-      std::cerr << fmt::format("tilec: tune: {} {}/{}: {}\n", what_, done_, total_, detail);
-      return;
-    }
-    const size_t width = 30;
-    size_t filled = total_ ? done_ * width / total_ : width;
-    std::cerr << fmt::format("\r{:<10} [{}{}] {}/{} {:<60.60}", what_, std::string(filled, '#'),
-                             std::string(width - filled, '.'), done_, total_, detail);
-    if (done_ == total_) std::cerr << "\n";
-    std::cerr.flush();
-  }
+  Progress(std::string what, size_t total)
+      : bar_(std::move(what), "tilec: tune: "), total_(total) {}
+  void step(const std::string& detail) { bar_.draw(++done_, total_, detail); }
 
  private:
-  std::string what_;
+  ProgressBar bar_;
   size_t total_, done_ = 0;
-  bool tty_;
 };
 
 std::vector<std::string> worker_arguments(const TuneOptions& options,
@@ -181,9 +173,21 @@ void compile_in_workers(const TuneOptions& options, std::vector<Candidate>& cand
   fs::remove_all(logs, ignored);
 }
 
-// Loads the (cached) build of one config, checks it and times it.
-void measure(const TuneOptions& options, const ShapeValues& values, Candidate& c, int warmup,
-             int rep) {
+// The -D overrides of a config's check build: --check-define when given, else the small
+// problem of small_check_sizes (tilec/engine/tuning.h), none with --check-full.
+std::vector<std::string> check_overrides(const TuneOptions& options, const ir::AutotuneSpec& spec,
+                                         const Candidate& c) {
+  if (!options.check_defines.empty() || options.check_full) return options.check_defines;
+  std::vector<std::string> out;
+  for (const auto& [name, value] : small_check_sizes(c.config, spec.sizes))
+    out.push_back(fmt::format("{}={}", name, value));
+  return out;
+}
+
+// Loads the (cached) build of one config, checks it (on a small problem: check_overrides)
+// and times it at the tuned size.
+void measure(const TuneOptions& options, const ir::AutotuneSpec& spec, const ShapeValues& values,
+             Candidate& c, int warmup, int rep) {
   CompileOptions one = options;
   one.use_tuned_config = false;
   for (const auto& [name, value] : c.config) one.defines.push_back(name + "=" + value);
@@ -192,22 +196,37 @@ void measure(const TuneOptions& options, const ShapeValues& values, Candidate& c
       return random_args_with(func, values, values.integers, options.seed);
     };
     bool check_here = !options.no_check;
-    if (check_here && !options.check_defines.empty()) {
-      // Checked on the smaller problem --check-define gives (a later -D wins), timed below.
+    std::vector<std::string> small_defines = check_overrides(options, spec, c);
+    if (check_here && !small_defines.empty()) {
+      // Checked on the smaller problem (a later -D wins), timed below at the tuned size.
       CompileOptions small = one;
-      small.defines.insert(small.defines.end(), options.check_defines.begin(),
-                           options.check_defines.end());
-      auto [check_mod, check_kernel] = compile_kernel_file(small);
-      ConfigMeasurement checked =
-          measure_config(check_mod, check_kernel, true, BenchOptions{0, 1}, args);
-      c.max_abs_err = checked.max_abs_err;
-      if (checked.status != "ok") {
-        c.status = checked.status;
-        c.error = checked.error;
-        return;
+      small.quiet = true;
+      small.defines.insert(small.defines.end(), small_defines.begin(), small_defines.end());
+      std::optional<CompiledFile> check_build;
+      try {
+        check_build.emplace(compile_kernel_file(small));
+      } catch (const std::exception&) {
+        // --check-define was the user's: its failure is the config's. The automatic small
+        // problem may not suit a kernel (an assert on the sizes): checked at full size then.
+        if (!options.check_defines.empty()) throw;
+        small_defines.clear();
       }
-      check_here = false;
+      if (check_build) {
+        ConfigMeasurement checked = measure_config(check_build->module, check_build->kernel, true,
+                                                   BenchOptions{0, 1}, args);
+        c.max_abs_err = checked.max_abs_err;
+        std::string at;
+        for (const auto& d : small_defines) at += (at.empty() ? "" : " ") + d;
+        c.checked_at = at;
+        if (checked.status != "ok") {
+          c.status = checked.status;
+          c.error = checked.error + " (checked at " + at + ")";
+          return;
+        }
+        check_here = false;
+      }
     }
+    if (check_here) c.checked_at = "the tuned size";
     auto [mod, kernel] = compile_kernel_file(one);
     ConfigMeasurement m = measure_config(mod, kernel, check_here, BenchOptions{warmup, rep}, args);
     c.status = m.status;
@@ -225,11 +244,13 @@ nlohmann::json table_json(const std::vector<Candidate>& sorted) {
   for (const auto& c : sorted) {
     nlohmann::json row = {{"config", c.config}, {"status", c.status}};
     if (!c.error.empty()) row["error"] = c.error;
+    if (!c.checked_at.empty()) row["checked_at"] = c.checked_at;
     if (c.timing) {
       row["median_ms"] = c.timing->median_ms;
       row["min_ms"] = c.timing->min_ms;
       row["max_ms"] = c.timing->max_ms;
       row["spread"] = c.timing->spread();
+      row["clock"] = c.timing->clock;
     }
     table.push_back(row);
   }
@@ -256,11 +277,17 @@ void print_table(const nlohmann::json& table) {
       config += (config.empty() ? "" : " ") + k + "=" + v.get<std::string>();
     std::string status = row["status"].get<std::string>();
     if (row.contains("error")) status += ": " + row["error"].get<std::string>();
+    if (status == "ok" && row.contains("checked_at"))
+      status += ", checked at " + row["checked_at"].get<std::string>();
     std::cout << fmt::format(
         "{} {:<4} {:<{}} {:>10} {:>8}  {}\n", best ? "*" : " ", timed ? std::to_string(rank) : "-",
         config, width, timed ? fmt::format("{:.4f}", row["median_ms"].get<double>()) : "-",
         timed ? fmt::format("±{:.1f}%", 100 * row["spread"].get<double>()) : "-", status);
   }
+  std::set<std::string> clocks;
+  for (const auto& row : table)
+    if (row.contains("clock")) clocks.insert(row["clock"].get<std::string>());
+  for (const auto& clock : clocks) std::cout << fmt::format("  timed with the {} clock\n", clock);
 }
 
 int run_tune(const TuneOptions& options) {
@@ -291,8 +318,9 @@ int run_tune(const TuneOptions& options) {
                            spec->function, spec->configs.size(), key.target, key.execution_backend,
                            warmup, rep,
                            options.no_check ? ", not checked"
-                                            : ", each checked against the "
-                                              "interpreter");
+                           : options.check_full || !options.check_defines.empty()
+                               ? ", each checked against the interpreter"
+                               : ", each checked against the interpreter on a small problem");
   std::vector<Candidate> candidates;
   for (const auto& config : spec->configs) {
     Candidate c;
@@ -302,7 +330,7 @@ int run_tune(const TuneOptions& options) {
   compile_in_workers(options, candidates);
   Progress progress("timing", candidates.size());
   for (auto& c : candidates) {
-    if (c.status == "ok") measure(options, values, c, warmup, rep);
+    if (c.status == "ok") measure(options, *spec, values, c, warmup, rep);
     progress.step(config_text(c.config) +
                   (c.timing ? fmt::format(": {:.4f} ms", c.timing->median_ms) : ": " + c.status));
   }
@@ -341,9 +369,16 @@ TILEC_REGISTER_COMMAND(Command{
       sub.add_flag("--no-check", options->no_check,
                    "do not check each config against the reference interpreter");
       sub.add_option("--check-define", options->check_defines,
-                     "check each config on a smaller problem: NAME=VALUE overrides -D for the "
-                     "check build only (e.g. -D M=4096 to time, --check-define M=256 to check); "
-                     "repeatable");
+                     "check each config on this problem instead of the automatic small one: "
+                     "NAME=VALUE overrides -D for the check build only (e.g. -D M=4096 to "
+                     "time, --check-define M=256 to check); repeatable");
+      sub.add_flag("--check-full", options->check_full,
+                   "check each config at the tuned size. By default it is checked on a small "
+                   "problem: each integer parameter of the factory and its enclosing functions "
+                   "that no config sets (M, N, K, seq_len, ...) and that is a multiple of L, "
+                   "the least common multiple of the config's block*/tile* values, and larger "
+                   "than 2*L, becomes 2*L (two tiles); a config whose small build fails is "
+                   "checked at the tuned size");
       sub.add_flag("--retune", options->retune, "search again even when a best config is cached");
       sub.add_option("--warmup", options->warmup,
                      "untimed calls per config (default: the source's warmup=, else 3)");

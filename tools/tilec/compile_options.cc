@@ -112,6 +112,13 @@ void warn_about_failed_plugins() {
   });
 }
 
+PassConfig pass_config_of(const CompileOptions& options) {
+  PassConfig pass_config;
+  if (options.bounds_check) pass_config[transform::kBoundsCheckConfigKey] = true;
+  if (options.race_check) pass_config[exec::kEmulatorRaceCheckConfigKey] = true;
+  return pass_config;
+}
+
 CompiledFile compile_kernel_file(const CompileOptions& given) {
   warn_about_failed_plugins();
   CompileOptions options = given;
@@ -122,9 +129,7 @@ CompiledFile compile_kernel_file(const CompileOptions& given) {
   ir::check_module_or_throw(mod, options.file, read_source(options.file));
   std::optional<std::string> host;
   if (!options.target_host.empty()) host = options.target_host;
-  PassConfig pass_config;
-  if (options.bounds_check) pass_config[transform::kBoundsCheckConfigKey] = true;
-  if (options.race_check) pass_config[exec::kEmulatorRaceCheckConfigKey] = true;
+  PassConfig pass_config = pass_config_of(options);
   std::optional<transform::ScopedPassContext> instruments;
   if (!options.instruments.empty()) {
     const transform::PassContext& outer = transform::PassContext::current();

@@ -56,6 +56,9 @@ struct CompileOptions : KernelFileOptions {
 // Adds FILE, --target, --target-host, --execution-backend, --bounds-check and -D/--define.
 void add_compile_options(CLI::App& sub, CompileOptions& options);
 
+// The pass config the options ask for (--bounds-check, --racecheck); part of the tuning key.
+PassConfig pass_config_of(const CompileOptions& options);
+
 struct CompiledFile {
   ir::IRModule module;
   Kernel kernel;

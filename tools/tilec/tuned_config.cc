@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <type_traits>
+#include <variant>
 
 namespace tilec::cli {
 
@@ -37,6 +39,15 @@ TuningKey tuning_key(const CompileOptions& options) {
   key.defines = defines_of(options);
   key.target = context.target().str();
   key.execution_backend = context.execution_backend().name;
+  for (const auto& [name, value] : pass_config_of(options))
+    key.pass_config[name] = std::visit(
+        [](const auto& v) -> std::string {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>)
+            return v;
+          else
+            return fmt::format("{}", v);
+        },
+        value);
   for (const auto& shape : options.shapes) {
     auto eq = shape.find('=');
     if (eq != std::string::npos) key.shapes[shape.substr(0, eq)] = shape.substr(eq + 1);

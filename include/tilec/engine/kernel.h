@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,6 +58,10 @@ class Kernel {
   const std::string& cache_key() const;
   // The built artifact (the shared library for `native`); valid while this Kernel lives.
   const std::filesystem::path& library_path() const;
+  // The execution backend's device timer (tilec/exec/device_timer.h): the
+  // device time of the launches since the previous take; nullopt without one.
+  std::optional<double> take_device_time_ms() const;
+  std::string device_clock() const;  // the device timer's name, "" without one
 
   // Callable functions in module order, and the lowered host function (its
   // params are the source function's).

@@ -8,7 +8,9 @@
 #include "tilec/interp/interpreter.h"
 #include "tilec/ir/function.h"
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -26,5 +28,15 @@ struct ConfigMeasurement {
 ConfigMeasurement measure_config(
     const ir::IRModule& mod, const Kernel& kernel, bool check, const BenchOptions& bench,
     const std::function<ir::RandomArgs(const ir::PrimFunc&)>& make_args);
+
+// The small problem `tilec tune` checks a config on (README, "tilec tune"): the config's
+// block sizes are its integer entries named block*/tile* (any case: block_M, BLOCK_N,
+// tile_k); L is their least common multiple. Each problem size (AutotuneSpec::sizes) that
+// is a multiple of L and larger than two tiles (2*L) becomes 2*L, the smallest multiple
+// of every block size that still holds two tiles, so each config's tiling, its edges and
+// its loops over tiles are all exercised. Other sizes keep their value. Returns the
+// sizes to change, NAME -> value (empty: no block sizes, or nothing to shrink).
+std::map<std::string, int64_t> small_check_sizes(const std::map<std::string, std::string>& config,
+                                                 const std::map<std::string, int64_t>& sizes);
 
 }  // namespace tilec

@@ -1,7 +1,9 @@
 // The best config `tilec tune` (or tilec.autotune) found, kept in the kernel cache
 // directory as <cache>/tuned/<key>.json. The key covers everything the choice depends
 // on: the kernel file's text, the entry, the -D values that are not tuned, the
-// resolved target and execution backend, the --shape values and the tilec version.
+// resolved target and execution backend, the --shape values, the pass config that changes
+// the build (--bounds-check, --racecheck: a checked build times differently) and the
+// tilec version.
 // With TILEC_DISABLE_CACHE nothing is stored or found.
 #pragma once
 
@@ -18,7 +20,9 @@ struct TuningKey {
   std::string target;                          // canonical, resolved
   std::string execution_backend;               // resolved name
   std::map<std::string, std::string> shapes;   // --shape NAME=VALUE as written
-  std::string key() const;                     // 32 hex digits, includes tilec::version()
+  // The compile's pass config (tilec.bounds_check=true, ...), each value as text.
+  std::map<std::string, std::string> pass_config;
+  std::string key() const;  // 32 hex digits, includes tilec::version()
 };
 
 struct TunedConfig {

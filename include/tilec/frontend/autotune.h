@@ -12,6 +12,7 @@
 
 #include "tilec/frontend/parser.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,10 @@ struct AutotuneSpec {
   int warmup = 0;  // as the source writes them; 0 where it does not
   int rep = 0;
   int line = 0;  // where the configs are written
+  // The problem sizes: the integer parameters of the tuned function and the functions
+  // enclosing the site that no config sets, with their values (-D, else the defaults).
+  // `tilec tune` shrinks them to check each config on a small problem.
+  std::map<std::string, int64_t> sizes;
 };
 
 // The first autotune site of the file (within `entry` when given): nullopt when there is

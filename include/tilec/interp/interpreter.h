@@ -10,6 +10,7 @@
 #include "tilec/ir/function.h"
 #include "tilec/ir/tensor.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <variant>
@@ -19,6 +20,15 @@ namespace tilec::ir {
 // One argument per PrimFunc parameter, in parameter order: a tensor for a buffer
 // parameter, a number for a scalar one (converted to the parameter's dtype).
 using ArgValue = std::variant<TensorView, int64_t, double>;
+
+// How far a run has got, read from another thread while it runs (a progress bar): the
+// blocks of its T.Kernel launches done, and the blocks of the launches started so far
+// (a function's later launches add theirs when they start).
+struct InterpretProgress {
+  std::atomic<int64_t> blocks_done{0};
+  std::atomic<int64_t> blocks_total{0};
+  std::atomic<int64_t> kernels_started{0};
+};
 
 // Resolves variables and buffers to slots once, so run() does no name lookups per
 // element. Construction throws IRError on IR the interpreter cannot execute (a name
@@ -32,7 +42,7 @@ class Interpreter {
 
   // Symbolic dims are bound from the tensor shapes; a shape, dtype or count that does
   // not match throws IRError naming the argument.
-  void run(const std::vector<ArgValue>& args) const;
+  void run(const std::vector<ArgValue>& args, InterpretProgress* progress = nullptr) const;
 
   struct Program;
 
@@ -40,7 +50,8 @@ class Interpreter {
   std::unique_ptr<Program> program_;
 };
 
-void interpret(const PrimFunc& func, const std::vector<ArgValue>& args);
+void interpret(const PrimFunc& func, const std::vector<ArgValue>& args,
+               InterpretProgress* progress = nullptr);
 
 // Random arguments for `func`: tensors for buffer parameters (dims from their
 // constants or `values` by symbolic name), scalars from `values` by name. Tensors the
