@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # AddressSanitizer + UndefinedBehaviorSanitizer run of the whole CTest suite:
-# configures build-asan (shares ccache with build/), -O1 and no benchmarks to keep
+# configures build-asan (shares ccache with build/) at -O1 with line tables only
+# (-g1: a sanitizer report needs file:line, not variables) and no benchmarks, to keep
 # CI time down, and runs every test with the generated kernels compiled by the
 # native execution backend under the same sanitizers ($CC carries the flags, and
 # the kernel cache keys on $CC, so sanitized kernels never mix with plain ones).
@@ -12,7 +13,7 @@ export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE
 build=${TILEC_ASAN_BUILD_DIR:-build-asan}
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILEC_BUILD_BENCH=OFF \
-  -DCMAKE_CXX_FLAGS="-O1 -g $flags" -DCMAKE_C_FLAGS="-O1 -g $flags" \
+  -DCMAKE_CXX_FLAGS="-O1 -g1 $flags" -DCMAKE_C_FLAGS="-O1 -g1 $flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
   -DCMAKE_MODULE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$build" -j "$(nproc)"
