@@ -78,7 +78,7 @@ codegen::CodeGenC::Printed CodeGenCUDA::print_extern_call(const CallNode* op) {
   bool warp_collective =
       op->name.rfind(kLdmatrixPrefix, 0) == 0 || op->name.rfind(kMmaPrefix, 0) == 0;
   if (gpu::is_subgroup_call(op->name)) {
-    // Defined in the preamble (helper_text("subgroups")).
+    // Defined in the preamble (the section "subgroups").
     require_helper("subgroups");
     std::string args;
     for (const auto& a : op->args) args += (args.empty() ? "" : ", ") + print(a).text;

@@ -1,7 +1,7 @@
 #include "tilec/opencl/codegen_opencl.h"
 
-#include "tilec/codegen/device_source.h"
 #include "tilec/codegen/c_preamble.h"
+#include "tilec/codegen/device_source.h"
 #include "tilec/codegen/narrow_float.h"
 #include "tilec/codegen/text_sections.h"
 #include "tilec/gpu/subgroup.h"
