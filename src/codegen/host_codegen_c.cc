@@ -4,6 +4,7 @@
 #include "tilec/codegen/c_launch_abi.h"
 #include "tilec/codegen/codegen_c.h"
 #include "tilec/codegen/runtime_abi_text.h"
+#include "tilec/codegen/text_sections.h"
 #include "tilec/ir/index_type.h"
 #include "tilec/transform/bounds_check.h"
 #include "tilec/transform/split_host_device.h"
@@ -19,179 +20,6 @@ namespace tilec::codegen {
 using namespace ir;
 
 namespace {
-
-// The DLPack v0.6 structs runtime/abi.h uses (with DLPack 1.1's two float8 codes),
-// embedded so the generated library needs no DLPack header; abi.h itself follows, from
-// runtime_abi_c_declarations().
-const char* kDLPackDeclarations = R"C(
-#ifndef DLPACK_DLPACK_H_
-#define DLPACK_DLPACK_H_
-typedef enum {
-  kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLOpenCL = 4, kDLVulkan = 7, kDLMetal = 8,
-  kDLVPI = 9, kDLROCM = 10, kDLROCMHost = 11, kDLExtDev = 12, kDLCUDAManaged = 13,
-  kDLOneAPI = 14, kDLWebGPU = 15, kDLHexagon = 16
-} DLDeviceType;
-typedef struct {
-  DLDeviceType device_type;
-  int device_id;
-} DLDevice;
-typedef enum {
-  kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U, kDLComplex = 5U,
-  kDLFloat8_e4m3fn = 10U, kDLFloat8_e5m2 = 12U
-} DLDataTypeCode;
-typedef struct {
-  uint8_t code;
-  uint8_t bits;
-  uint16_t lanes;
-} DLDataType;
-typedef struct {
-  void* data;
-  DLDevice device;
-  int ndim;
-  DLDataType dtype;
-  int64_t* shape;
-  int64_t* strides;
-  uint64_t byte_offset;
-} DLTensor;
-#endif
-)C";
-
-// Argument checking helpers: each writes the message into err and returns 0/NULL.
-const char* kCheckHelpers = R"C(
-#ifndef TILEC_HELPER_ARG_CHECKS
-#define TILEC_HELPER_ARG_CHECKS
-#include <stdarg.h>
-#include <stdio.h>
-static inline __attribute__((unused)) int32_t tilec_fail(char* err, int32_t err_len, const char* fmt, ...) {
-  if (err != NULL && err_len > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, (size_t)err_len, fmt, ap);
-    va_end(ap);
-  }
-  return 1;
-}
-static inline __attribute__((unused)) void tilec_dtype_name(DLDataType t, char* out, size_t len) {
-  const char* base = t.code == kDLInt ? "int" : t.code == kDLUInt ? "uint"
-                   : t.code == kDLFloat ? "float" : t.code == kDLBfloat ? "bfloat"
-                   : t.code == 6 ? "bool" : "code";
-  if (t.code == 6 || (t.code == kDLUInt && t.bits == 1)) {
-    snprintf(out, len, "bool");
-  } else if (t.code == 10 || t.code == 12) {
-    snprintf(out, len, "%s", t.code == 10 ? "float8_e4m3" : "float8_e5m2");
-  } else if (t.lanes != 1) {
-    snprintf(out, len, "%s%dx%d", base, (int)t.bits, (int)t.lanes);
-  } else {
-    snprintf(out, len, "%s%d", base, (int)t.bits);
-  }
-}
-static inline __attribute__((unused)) const char* tilec_device_name(int device_type) {
-  switch (device_type) {
-    case 1: return "kDLCPU";
-    case 2: return "kDLCUDA";
-    case 3: return "kDLCUDAHost";
-    case 4: return "kDLOpenCL";
-    case 7: return "kDLVulkan";
-    case 8: return "kDLMetal";
-    case 10: return "kDLROCM";
-    case 13: return "kDLCUDAManaged";
-    case 14: return "kDLOneAPI";
-    case 15: return "kDLWebGPU";
-    default: return "unknown";
-  }
-}
-static inline __attribute__((unused)) const char* tilec_arg_kind_name(int32_t kind) {
-  return kind == kTilecArgTensor ? "a tensor" : kind == kTilecArgInt ? "an integer"
-       : kind == kTilecArgFloat ? "a float" : "an unknown kind";
-}
-/* The tensor of argument #index, checked for kind, dtype, rank, layout and device
- * (device_type -1: a device kernel's, placed by tilec_device_resident_check instead). */
-static inline __attribute__((unused)) const DLTensor* tilec_tensor_arg(const TilecArg* args, int32_t index, const char* name,
-                                        const char* dtype, uint8_t code, uint8_t bits,
-                                        int32_t ndim, int32_t device_type,
-                                        char* err, int32_t err_len) {
-  if (args[index].kind != kTilecArgTensor || args[index].v.tensor == NULL) {
-    tilec_fail(err, err_len, "argument '%s' (#%d): expected a %s tensor, got %s", name,
-               (int)index, dtype,
-               args[index].kind == kTilecArgTensor ? "a NULL tensor" : tilec_arg_kind_name(args[index].kind));
-    return NULL;
-  }
-  const DLTensor* t = args[index].v.tensor;
-  int bool_ok = strcmp(dtype, "bool") == 0 &&
-                ((t->dtype.code == kDLUInt && (t->dtype.bits == 8 || t->dtype.bits == 1)) ||
-                 (t->dtype.code == 6 && t->dtype.bits == 8));
-  /* NumPy has no float8: a uint8 tensor passes a float8 parameter its bit patterns. */
-  bool_ok = bool_ok || (strncmp(dtype, "float8_", 7) == 0 && t->dtype.code == kDLUInt &&
-                        t->dtype.bits == 8);
-  if (!bool_ok && (t->dtype.code != code || t->dtype.bits != bits || t->dtype.lanes != 1)) {
-    char got[32];
-    tilec_dtype_name(t->dtype, got, sizeof got);
-    tilec_fail(err, err_len, "argument '%s' (#%d): expected dtype %s, got %s", name, (int)index,
-               dtype, got);
-    return NULL;
-  }
-  if (t->ndim != ndim) {
-    tilec_fail(err, err_len, "argument '%s' (#%d): expected a %d-D tensor, got %d-D", name,
-               (int)index, (int)ndim, (int)t->ndim);
-    return NULL;
-  }
-  if (device_type >= 0 && (int)t->device.device_type != device_type) {
-    tilec_fail(err, err_len,
-               "argument '%s' (#%d): expected a tensor on device type %d (%s), got device type "
-               "%d (%s)", name, (int)index, (int)device_type, tilec_device_name(device_type),
-               (int)t->device.device_type, tilec_device_name((int)t->device.device_type));
-    return NULL;
-  }
-  if (t->strides != NULL) {
-    int64_t expected = 1;
-    for (int32_t d = ndim - 1; d >= 0; --d) {
-      if (t->shape[d] != 1 && t->strides[d] != expected) {
-        tilec_fail(err, err_len,
-                   "argument '%s' (#%d): expected a contiguous row-major tensor, but dimension %d "
-                   "has stride %lld where %lld was expected; pass a contiguous copy",
-                   name, (int)index, (int)d, (long long)t->strides[d], (long long)expected);
-        return NULL;
-      }
-      expected *= t->shape[d];
-    }
-  }
-  int64_t numel = 1;
-  for (int32_t d = 0; d < ndim; ++d) numel *= t->shape[d];
-  if (t->data == NULL && numel != 0) {
-    tilec_fail(err, err_len, "argument '%s' (#%d): tensor data pointer is NULL", name, (int)index);
-    return NULL;
-  }
-  return t;
-}
-static inline __attribute__((unused)) int tilec_check_dim(const DLTensor* t, int32_t index, const char* name, int32_t dim,
-                           int64_t expected, char* err, int32_t err_len) {
-  if (t->shape[dim] == expected) return 1;
-  tilec_fail(err, err_len, "argument '%s' (#%d): expected shape[%d] == %lld, got %lld", name,
-             (int)index, (int)dim, (long long)expected, (long long)t->shape[dim]);
-  return 0;
-}
-/* Binds symbolic dimension `sym` on first sight (*value < 0) and checks it after. */
-static inline __attribute__((unused)) int tilec_bind_dim(const DLTensor* t, int32_t index, const char* name, int32_t dim,
-                          const char* sym, int64_t* value, char* err, int32_t err_len) {
-  int64_t got = t->shape[dim];
-  if (got < 0 || got > INT32_MAX) {
-    tilec_fail(err, err_len, "argument '%s' (#%d): shape[%d] = %lld is out of range for "
-               "dimension '%s' (0 .. %d)", name, (int)index, (int)dim, (long long)got, sym,
-               (int)INT32_MAX);
-    return 0;
-  }
-  if (*value < 0) {
-    *value = got;
-    return 1;
-  }
-  if (got == *value) return 1;
-  tilec_fail(err, err_len, "argument '%s' (#%d): shape[%d] is %lld, but dimension '%s' was "
-             "bound to %lld by an earlier argument", name, (int)index, (int)dim, (long long)got,
-             sym, (long long)*value);
-  return 0;
-}
-#endif
-)C";
 
 struct DLCode {
   int code;
@@ -354,9 +182,9 @@ class CodeGenCHost : public CodeGenC {
     }
     line() << fmt::format(
         "if (status != 0) return tilec_fail(err, err_len, \"kernel '{}': device function '{}' "
-        "failed with status %d%s\", (int)status, status == 3 ? \" (out of memory for a "
+        "failed with status %d%s\", (int)status, status == {} ? \" (out of memory for a "
         "block-local tile)\" : \"\");\n",
-        name, op->callee);
+        name, op->callee, kStatusOutOfMemory);
     close_scope();
     close_scope();
     callees_.insert(op->callee);
@@ -579,9 +407,14 @@ backend::CodeArtifact generate_c_host(const IRModule& mod, const target::Target&
         "c host codegen: the module has no host function (attr tilec.function_kind = \"host\"); "
         "run the backend's lowering pipeline, whose last pass splits host and device, first");
   }
-  std::string decls = std::string(kDLPackDeclarations) + runtime_abi_c_declarations() +
-                      kernel_arg_c_declaration() + kCheckHelpers +
-                      std::string(device_resident_c_text());
+  // The DLPack v0.6 structs runtime/abi.h uses (with DLPack 1.1's two float8 codes),
+  // so the generated library needs no DLPack header; abi.h itself; the argument checks,
+  // which the runtime compiles too (runtime/host_arg_checks.inc).
+  static const std::string checks =
+      TextSections("include/tilec/runtime/host_arg_checks.inc", host_arg_checks_c_text())
+          .get("checks");
+  std::string decls = c_helper_section("dlpack") + runtime_abi_c_declarations() +
+                      kernel_arg_c_declaration() + checks + std::string(device_resident_c_text());
   std::string protos;
   for (const auto& callee : gen.callees()) {
     protos +=

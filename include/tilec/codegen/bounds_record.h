@@ -10,12 +10,13 @@
 #pragma once
 
 #include "tilec/ir/bounds_call.h"
+#include "tilec/runtime/abi.h"
 
 #include <string>
 
 namespace tilec::codegen {
 
-inline constexpr int kStatusOutOfBounds = 5;
+inline constexpr int kStatusOutOfBounds = TILEC_STATUS_OUT_OF_BOUNDS;  // runtime/abi.h
 // struct TilecBoundsRecord { int32_t claimed; int32_t reserved; char message[512]; }
 inline constexpr int kBoundsRecordMessageOffset = 8;
 inline constexpr int kBoundsRecordMessageBytes = 512;

@@ -16,5 +16,8 @@ std::string runtime_abi_c_declarations();
 // include/tilec/runtime/device_resident.inc exactly: the placement check of a device
 // kernel's tensors, which the runtime compiles too (tilec_rt_device_resident).
 std::string_view device_resident_c_text();
+// include/tilec/runtime/host_arg_checks.inc exactly (its section "checks" is what the C
+// host codegen embeds; the runtime compiles the same file).
+std::string_view host_arg_checks_c_text();
 
 }  // namespace tilec::codegen

@@ -26,9 +26,20 @@ extern "C" {
 
 #define TILEC_ABI_VERSION 3
 
-/* Status of a kernel that divided an integer by zero (its result there is 0). */
+/* Statuses a device function returns to its host entry (and a GPU kernel reports
+ * through its status word), defined here once: the printers print these values into the
+ * helper text they embed, and the runtime decodes them. */
+/* A block-local tile's heap allocation failed. */
+#ifndef TILEC_STATUS_OUT_OF_MEMORY
+#define TILEC_STATUS_OUT_OF_MEMORY 3
+#endif
+/* A kernel divided an integer by zero (its result there is 0). */
 #ifndef TILEC_STATUS_DIVISION_BY_ZERO
 #define TILEC_STATUS_DIVISION_BY_ZERO 4
+#endif
+/* A bounds-checked kernel indexed out of range (codegen/bounds_record.h). */
+#ifndef TILEC_STATUS_OUT_OF_BOUNDS
+#define TILEC_STATUS_OUT_OF_BOUNDS 5
 #endif
 
 enum TilecArgKind { kTilecArgTensor = 0, kTilecArgInt = 1, kTilecArgFloat = 2 };

@@ -1,7 +1,7 @@
 /* The argument checks of a host entry (runtime/abi.h) as functions of the runtime, for
  * host codegens that call them instead of embedding them (the `llvm` host codegen; the
- * `c` one embeds the same checks as C text, with the same messages). Each returns 0 or
- * NULL after writing the NUL-terminated message into err (when err_len > 0); the
+ * `c` one embeds the same text, runtime/host_arg_checks.inc, which these wrap). Each
+ * returns 0 or NULL after writing the NUL-terminated message into err (when err_len > 0); the
  * execution backends that load such code resolve these names to this library.
  */
 #ifndef TILEC_RUNTIME_HOST_ARG_CHECKS_H_

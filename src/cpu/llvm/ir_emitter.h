@@ -17,6 +17,9 @@
 // launch. Internal to src/cpu/llvm: the only headers that include LLVM's.
 #pragma once
 
+#include "tilec/codegen/bounds_record.h"
+#include "tilec/codegen/c_preamble.h"
+#include "tilec/codegen/codegen_c.h"
 #include "tilec/cpu/transpose_tile.h"
 #include "tilec/ir/bounds_call.h"
 #include "tilec/ir/function.h"
@@ -37,13 +40,13 @@
 namespace tilec::cpu::llvm_codegen {
 
 // The status a device function returns after an integer division met a zero divisor,
-// and after a heap tile could not be allocated (the C preamble's values).
-inline constexpr int kStatusOutOfMemory = 3;
-inline constexpr int kStatusDivisionByZero = 4;
-// After a bounds violation (codegen/bounds_record.h).
-inline constexpr int kStatusOutOfBounds = 5;
-// An allocation larger than this lives on the heap (codegen::kMaxStackAllocationBytes).
-inline constexpr int64_t kMaxStackBytes = 256 * 1024;
+// after a heap tile could not be allocated, and after a bounds violation: runtime/abi.h's
+// values, which the C preamble prints too.
+inline constexpr int kStatusOutOfMemory = codegen::kStatusOutOfMemory;
+inline constexpr int kStatusDivisionByZero = codegen::kStatusDivisionByZero;
+inline constexpr int kStatusOutOfBounds = codegen::kStatusOutOfBounds;
+// An allocation larger than this lives on the heap, as in the C codegen.
+inline constexpr int64_t kMaxStackBytes = codegen::kMaxStackAllocationBytes;
 
 // The module's textual IR after llvm::verifyModule; a broken module throws ir::IRError
 // naming `what` and the verifier's message (a codegen bug, never a user error).
