@@ -43,7 +43,7 @@ TEST(ManifestValidationTest, ExactlyOnePipelinePerOwnedKind) {
   missing.pipelines.clear();
   expect_invalid(missing, "declares no pipeline for its target kind 'vdev'");
   auto extra = make_manifest("pipe_extra", "vdev");
-  extra.pipelines.emplace("cuda", transform::PassPipeline("stray", {}));
+  extra.pipelines.emplace("gpu_test", transform::PassPipeline("stray", {}));
   expect_invalid(extra, "declares a pipeline for target kind 'cuda', which it does not own");
 }
 
@@ -61,7 +61,7 @@ TEST(ManifestValidationTest, HooksOnlyForOwnedKindsAndNeverEmpty) {
       "h", [](const ir::IRModule& m, const target::Target&, const target::Target*) { return m; },
       std::nullopt};
   auto foreign = make_manifest("hook_foreign", "vdev");
-  foreign.host_codegen_hooks["cuda"] = {hook};
+  foreign.host_codegen_hooks["gpu_test"] = {hook};
   expect_invalid(foreign, "host codegen hooks for target kind 'cuda', which it does not own");
   auto empty = make_manifest("hook_empty", "vdev");
   empty.host_codegen_hooks["vdev"] = {};
