@@ -1,6 +1,7 @@
 #include "tilec/target/target_kind.h"
 
 #include "tilec/target/kind_loader.h"
+#include "tilec/target/registry_loader.h"
 
 #include "schema_check.h"
 #include "text_util.h"
@@ -128,42 +129,19 @@ KindRegistry& registry() {
   return instance;
 }
 
-struct Loader {
-  std::mutex mutex;
-  std::function<void()> load;
-};
-
-Loader& loader() {
-  static Loader instance;
+RegistryLoader& loader() {
+  static RegistryLoader instance;
   return instance;
-}
-
-// Runs the installed loader unless this thread is already inside it: a module init that
-// looks a kind up (BackendModule::validate) must not start loading the modules again.
-void run_loader() {
-  static thread_local bool loading = false;
-  if (loading) return;
-  std::function<void()> load;
-  {
-    std::lock_guard<std::mutex> lock(loader().mutex);
-    load = loader().load;
-  }
-  if (!load) return;
-  loading = true;
-  struct Reset {
-    ~Reset() { loading = false; }
-  } reset;
-  load();
 }
 
 std::shared_ptr<const TargetKind> find_loading(std::string_view name) {
   if (auto kind = registry().find(name)) return kind;
-  run_loader();
+  loader().run();
   return registry().find(name);
 }
 
 std::vector<std::shared_ptr<const TargetKind>> all_loaded() {
-  run_loader();
+  loader().run();
   return registry().all();
 }
 
@@ -225,8 +203,7 @@ std::vector<std::string> target_kinds_with_attr(std::string_view attr_name) {
 }
 
 void set_target_kind_loader(std::function<void()> load) {
-  std::lock_guard<std::mutex> lock(loader().mutex);
-  loader().load = std::move(load);
+  loader().set(std::move(load));
 }
 
 }  // namespace tilec::target

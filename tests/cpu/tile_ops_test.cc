@@ -12,6 +12,8 @@
 #include "tilec/transform/lower_tile_ops.h"
 #include "tilec/transform/pass_context.h"
 
+#include "ir_support.h"
+
 #include <gtest/gtest.h>
 
 #include <tuple>
@@ -20,6 +22,8 @@ namespace tilec::cpu {
 namespace {
 
 using namespace ir;
+using test::count_kind;
+using test::expect_same_results;
 using transform::lower_tile_ops;
 using transform::tile_op_impls_for;
 using transform::TileOpKind;
@@ -28,29 +32,6 @@ const target::Target kCpu = target::Target::parse("c");
 // AVX-512 (64-byte vectors, 32 registers) and AVX2 (32 bytes, 16 registers).
 const target::Target kAvx512 = target::Target::parse("c -mcpu=skylake-avx512");
 const target::Target kAvx2 = target::Target::parse("c -mcpu=haswell");
-
-int count_kind(const Stmt& s, StmtKind kind) {
-  int n = 0;
-  post_order_visit(s, [&](const Stmt* node, const Expr*) {
-    if (node && node->kind() == kind) ++n;
-  });
-  return n;
-}
-
-// Runs the original and the lowered function on the same random inputs.
-void expect_same_results(const IRModule& mod, const IRModule& lowered,
-                         const std::map<std::string, int64_t>& values = {}) {
-  for (const auto& f : mod.functions()) {
-    RandomArgs expected = make_random_args(f, values, 11);
-    RandomArgs actual = make_random_args(lowered.lookup(f->name), values, 11);
-    interpret(f, expected.args);
-    interpret(lowered.lookup(f->name), actual.args);
-    for (size_t t = 0; t < expected.tensors.size(); ++t) {
-      CompareResult r = compare_tensors(actual.tensors[t].view(), expected.tensors[t].view());
-      EXPECT_TRUE(r.ok) << f->name << " tensor #" << t << ": " << r.first_mismatch;
-    }
-  }
-}
 
 std::vector<std::string> names(const std::vector<transform::TileOpImplPtr>& impls) {
   std::vector<std::string> out;

@@ -7,11 +7,11 @@
 #include "test_support.h"
 
 #include "tilec/exec/execution_backend.h"
-#include "tilec/target/target_kind.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/interp/interpreter.h"
 #include "tilec/ir/printer.h"
 #include "tilec/ir/source_error.h"
+#include "tilec/target/target_kind.h"
 
 namespace tilec {
 namespace {
@@ -92,8 +92,7 @@ TEST_F(BlockSwizzleCompiled, TheLoweredIRBindsTheLaunchIndices) {
   Kernel c = compile(mod, "c", std::nullopt, "native");
   EXPECT_NE(c.device_source().find("bx_launch"), std::string::npos) << c.device_source();
   // Where the opencl backend is built (-DTILEC_OPENCL=ON) and has a device.
-  if (target::find_target_kind("opencl") &&
-      exec::get_execution_backend("opencl")->available()) {
+  if (target::find_target_kind("opencl") && exec::get_execution_backend("opencl")->available()) {
     Kernel cl = compile(mod, "opencl", std::nullopt, "opencl");
     EXPECT_NE(cl.device_source().find("bx_launch"), std::string::npos) << cl.device_source();
   }

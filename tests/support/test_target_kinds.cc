@@ -65,7 +65,11 @@ void register_test_target_kinds() {
 }
 
 namespace {
-[[maybe_unused]] const bool kRegistered = (register_test_target_kinds(), true);
+// Before any other static of the test binary (some tests parse targets at namespace scope).
+struct RegisterFirst {
+  RegisterFirst() { register_test_target_kinds(); }
+};
+__attribute__((init_priority(101))) const RegisterFirst kRegistered;
 }  // namespace
 
 }  // namespace tilec::test

@@ -11,6 +11,8 @@
 #include "tilec/transform/lower_tile_ops.h"
 
 #include <gmock/gmock.h>
+#include "ir_support.h"
+
 #include <gtest/gtest.h>
 
 namespace tilec::transform {
@@ -36,11 +38,7 @@ std::vector<std::string> names(const std::vector<TileOpImplPtr>& impls) {
 }
 
 int count_evaluates(const IRModule& mod) {
-  int n = 0;
-  post_order_visit(mod.lookup("f")->body, [&](const Stmt* s, const Expr*) {
-    if (s && s->kind() == StmtKind::kEvaluate) ++n;
-  });
-  return n;
+  return test::count_kind(mod.lookup("f")->body, StmtKind::kEvaluate);
 }
 
 // A recognisable lowering: the fill becomes `T.evaluate(7)`.
