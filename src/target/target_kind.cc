@@ -202,6 +202,16 @@ std::vector<std::string> target_kinds_with_attr(std::string_view attr_name) {
   return names;
 }
 
+std::shared_ptr<const TargetKind> find_registered_target_kind(std::string_view name) {
+  return registry().find(name);
+}
+
+std::vector<std::string> registered_target_kind_names() {
+  std::vector<std::string> names;
+  for (const auto& kind : registry().all()) names.push_back(kind->name);
+  return names;
+}
+
 void set_target_kind_loader(std::function<void()> load) {
   loader().set(std::move(load));
 }

@@ -3,7 +3,13 @@
 // backend modules and plugins (tilec::initialize()).
 #pragma once
 
+#include "tilec/target/target_kind.h"
+
 #include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace tilec::target {
 
@@ -12,5 +18,11 @@ namespace tilec::target {
 // asks the target layer directly sees the kinds backends register. Core-only programs
 // install none and see only the kinds they register.
 void set_target_kind_loader(std::function<void()> loader);
+
+// The registry as it is, without running the loader: for module inits (a backend's
+// manifest checks the kinds it owns, which it registered itself), which must not start
+// loading the other modules and plugins.
+std::shared_ptr<const TargetKind> find_registered_target_kind(std::string_view name);
+std::vector<std::string> registered_target_kind_names();  // sorted
 
 }  // namespace tilec::target
