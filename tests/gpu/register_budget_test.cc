@@ -44,7 +44,7 @@ TEST(RegisterBudget, FragmentsAboveTheBudgetAreALocatedError) {
     EXPECT_NE(what.find("kernel 'scale': the fragments need 1024 bytes of private memory"),
               std::string::npos)
         << what;
-    EXPECT_NE(what.find("above the 1020 bytes target 'cuda"), std::string::npos) << what;
+    EXPECT_NE(what.find("above the 1020 bytes target 'gpu_test"), std::string::npos) << what;
     EXPECT_NE(what.find("'R_l': 768 bytes per thread, R_l[3, 64] float32: replicated"),
               std::string::npos)
         << what;
