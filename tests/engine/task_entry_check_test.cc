@@ -69,7 +69,7 @@ TEST(TaskEntryCheck, APlainCodeGenCDeviceIsRefusedAtCodegenNamingTheTaskFunction
     } catch (const EngineError& e) {
       std::string message = e.what();
       for (const char* part :
-           {"'doubled_task'", "'plain_c_device' does not define", "cpu::CodeGenCDevice"})
+           {"'doubled_kernel_task'", "'plain_c_device' does not define", "cpu::CodeGenCDevice"})
         EXPECT_NE(message.find(part), std::string::npos) << part << " not in: " << message;
     }
   }
