@@ -1,6 +1,7 @@
 #include "tilec/backend/module.h"
 
 #include "tilec/target/callable_identity.h"
+#include "tilec/target/kind_loader.h"
 #include "tilec/target/nearest_name.h"
 #include "tilec/target/target_kind.h"
 
@@ -29,8 +30,9 @@ void BackendModule::validate() const {
   for (const auto& kind : target_kinds) {
     if (kind.empty()) fail("has an empty target kind in target_kinds");
     if (!owned.insert(kind).second) fail("lists target kind '" + kind + "' twice");
-    if (!target::find_target_kind(kind)) {
-      auto known = target::list_target_kind_names();
+    // Not find_target_kind: a module's init must not start loading the other modules.
+    if (!target::find_registered_target_kind(kind)) {
+      auto known = target::registered_target_kind_names();
       fail("target kind '" + kind + "' is not a registered target kind" +
            target::did_you_mean(kind, known) + "; known kinds: " + target::join_names(known) +
            "; register new kinds with target::register_target_kind first");

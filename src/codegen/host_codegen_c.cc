@@ -12,6 +12,7 @@
 #include "tilec/codegen/c_preamble.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
@@ -430,6 +431,10 @@ backend::CodeArtifact generate_c_host(const IRModule& mod, const target::Target&
   artifact.source = std::move(source);
   artifact.entry_points = std::move(entries);
   artifact.metadata["target_host"] = target_host.str();
+  std::vector<std::string> task_calls;
+  for (const auto& callee : gen.callees()) task_calls.push_back(task_entry_name(callee));
+  if (!task_calls.empty())
+    artifact.metadata[kTaskCallsMetadata] = fmt::format("{}", fmt::join(task_calls, ","));
   return artifact;
 }
 

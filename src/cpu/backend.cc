@@ -1,5 +1,6 @@
 #include "tilec/cpu/backend.h"
 #include "tilec/cpu/module.h"
+#include "tilec/cpu/target_kinds.h"
 
 #include "tilec/backend/backend_error.h"
 #include "tilec/backend/module_registrations.h"
@@ -97,6 +98,7 @@ backend::BackendModule make_cpu_backend_module() {
 }
 
 void register_cpu_backend() {
+  register_cpu_target_kinds();
   backend::register_module_target_detector(kCpuDetectorName, detect_cpu,
                                            target::kHostDetectorPriority);
   register_cpu_pass_config_keys();

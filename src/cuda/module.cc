@@ -1,4 +1,5 @@
 #include "tilec/cuda/module.h"
+#include "tilec/cuda/target_kind.h"
 
 #include "tilec/backend/module_registrations.h"
 #include "tilec/cuda/backend.h"
@@ -11,6 +12,7 @@
 namespace tilec::cuda {
 
 void register_cuda_backend() {
+  register_cuda_target_kind();
   backend::register_module_target_detector(kCudaDetectorName, detect_cuda,
                                            target::kAcceleratorDetectorPriority);
   for (auto& impl : gpu::simt_tile_op_impls())

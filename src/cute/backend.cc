@@ -1,4 +1,5 @@
 #include "tilec/cute/backend.h"
+#include "tilec/cuda/target_kind.h"
 #include "tilec/cute/module.h"
 
 #include "tilec/backend/module_registrations.h"
@@ -45,6 +46,8 @@ backend::BackendModule make_cute_backend_module() {
 }
 
 void register_cute_backend() {
+  // The cuda kind, which this module lowers too, whether or not tilec.cuda loaded first.
+  cuda::register_cuda_target_kind();
   for (auto& impl : gpu::simt_tile_op_impls())
     backend::register_module_tile_op_impl(std::move(impl));
   for (auto& impl : cute_tile_op_impls()) backend::register_module_tile_op_impl(std::move(impl));

@@ -1,6 +1,7 @@
 #include "tilec/engine/compile.h"
 
 #include "kernel_state.h"
+#include "tilec/codegen/c_launch_abi.h"
 #include "tilec/engine/initialize.h"
 #include "tilec/engine/kernel_cache.h"
 #include "tilec/exec/failed_build.h"
@@ -102,12 +103,43 @@ struct GeneratedCode {
   backend::CodeArtifact device;
 };
 
+// Every task function the host entries call (codegen/c_launch_abi.h) must be one the
+// device code defines; otherwise the kernel would fail only when loaded, with the linker's
+// "undefined symbol".
+void check_task_calls(const backend::BackendContext& context, const GeneratedCode& code) {
+  auto calls = code.host.metadata.find(codegen::kTaskCallsMetadata);
+  if (calls == code.host.metadata.end()) return;
+  const auto& defined = code.device.entry_points;
+  auto codegen = context.module().device_codegens.find(context.target().kind());
+  std::string codegen_name = codegen == context.module().device_codegens.end()
+                                 ? context.target().kind()
+                                 : codegen->second.name;
+  size_t begin = 0;
+  const std::string& list = calls->second;
+  while (begin <= list.size()) {
+    size_t end = std::min(list.find(',', begin), list.size());
+    std::string symbol = list.substr(begin, end - begin);
+    begin = end + 1;
+    if (symbol.empty() || std::find(defined.begin(), defined.end(), symbol) != defined.end())
+      continue;
+    throw EngineError(fmt::format(
+        "backend '{}': the host code calls device task function '{}', which device codegen "
+        "'{}' does not define (its entries: {}); a CPU-family device codegen whose kernels "
+        "run through `native` or `llvm_jit` must subclass cpu::CodeGenCDevice "
+        "(tilec/cpu/codegen_c_device.h), which adds the task function <kernel>_task of "
+        "tilec/codegen/c_launch_abi.h to each device function, not plain codegen::CodeGenC",
+        context.name(), symbol, codegen_name,
+        defined.empty() ? std::string("none") : fmt::format("{}", fmt::join(defined, ", "))));
+  }
+}
+
 GeneratedCode generate_code(const backend::BackendContext& context, const SplitModule& split) {
   GeneratedCode code;
   if (!split.device.empty()) code.device = context.codegen_device(split.device);
   if (context.execution_backend().enable_host_codegen) {
     code.host = context.codegen_host(context.preprocess_host_codegen(split.host));
   }
+  if (!split.device.empty()) check_task_calls(context, code);
   return code;
 }
 

@@ -4,6 +4,7 @@
 #include "tilec/backend/module_loader.h"
 #include "tilec/exec/emulator.h"
 #include "tilec/exec/execution_backend.h"
+#include "tilec/target/kind_loader.h"
 #include "tilec/transform/bounds_check.h"
 
 #include <mutex>
@@ -23,6 +24,13 @@ thread_local bool initializing = false;
        if (!initializing) initialize();
      }),
      true);
+
+// Target kinds are registered by the backends that own them, so a lookup of a kind
+// (Target::parse("cuda")) loads the built-in modules and plugins first, the same way.
+[[maybe_unused]] const bool kTargetKindLoaderInstalled = (target::set_target_kind_loader([] {
+                                                            if (!initializing) initialize();
+                                                          }),
+                                                          true);
 
 struct InitializingScope {
   bool outer = initializing;

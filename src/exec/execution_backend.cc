@@ -2,6 +2,7 @@
 
 #include "builtin_execution_backends.h"
 #include "tilec/target/registration_journal.h"
+#include "tilec/target/registry_loader.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -35,35 +36,9 @@ std::string registered_names_locked(const Registry& reg) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-struct Loader {
-  std::mutex mutex;
-  std::function<void()> load;
-};
-
-Loader& loader() {
-  static Loader instance;
+target::RegistryLoader& loader() {
+  static target::RegistryLoader instance;
   return instance;
-}
-
-// Runs the installed loader unless this thread is already inside it (a module init that
-// looks an execution backend up must not start loading the modules again).
-void run_loader() {
-  static thread_local bool loading = false;
-  if (loading) return;
-  std::function<void()> load;
-  {
-    std::lock_guard<std::mutex> lock(loader().mutex);
-    load = loader().load;
-  }
-  if (!load) return;
-  loading = true;
-  try {
-    load();
-  } catch (...) {
-    loading = false;
-    throw;
-  }
-  loading = false;
 }
 
 bool is_registered(std::string_view name) {
@@ -75,8 +50,7 @@ bool is_registered(std::string_view name) {
 }  // namespace
 
 void set_execution_backend_loader(std::function<void()> load) {
-  std::lock_guard<std::mutex> lock(loader().mutex);
-  loader().load = std::move(load);
+  loader().set(std::move(load));
 }
 
 ExecutionBackendPtr register_execution_backend(ExecutionBackendPtr backend, bool override) {
@@ -117,7 +91,7 @@ ExecutionBackendPtr register_execution_backend(ExecutionBackendPtr backend, bool
 }
 
 ExecutionBackendPtr get_execution_backend(std::string_view name) {
-  if (!is_registered(name)) run_loader();
+  if (!is_registered(name)) loader().run();
   Registry& reg = registry();
   std::lock_guard<std::mutex> lock(reg.mutex);
   auto found = reg.backends.find(name);
@@ -129,7 +103,7 @@ ExecutionBackendPtr get_execution_backend(std::string_view name) {
 }
 
 std::vector<std::string> list_execution_backends() {
-  run_loader();
+  loader().run();
   Registry& reg = registry();
   std::lock_guard<std::mutex> lock(reg.mutex);
   std::vector<std::string> names;
@@ -140,7 +114,7 @@ std::vector<std::string> list_execution_backends() {
 bool is_execution_backend_available(std::string_view name) {
   if (!is_registered(name)) {
     try {
-      run_loader();
+      loader().run();
     } catch (...) {
       return false;
     }

@@ -1,5 +1,6 @@
 #include "tilec/metal/backend.h"
 #include "tilec/metal/module.h"
+#include "tilec/metal/target_kind.h"
 
 #include "tilec/backend/module_registrations.h"
 #include "tilec/codegen/host_codegen_c.h"
@@ -62,6 +63,7 @@ backend::BackendModule make_metal_backend_module() {
 }
 
 void register_metal_backend() {
+  register_metal_target_kind();
   for (auto& impl : gpu::simt_tile_op_impls())
     backend::register_module_tile_op_impl(std::move(impl));
   backend::register_module_tile_op_impl(simdgroup_gemm_impl());

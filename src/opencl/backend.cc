@@ -1,5 +1,6 @@
 #include "tilec/opencl/backend.h"
 #include "tilec/opencl/module.h"
+#include "tilec/opencl/target_kind.h"
 
 #include "tilec/backend/module_registrations.h"
 #include "tilec/codegen/host_codegen_c.h"
@@ -50,6 +51,7 @@ backend::BackendModule make_opencl_backend_module() {
 }
 
 void register_opencl_backend() {
+  register_opencl_target_kind();
   for (auto& impl : gpu::simt_tile_op_impls())
     backend::register_module_tile_op_impl(std::move(impl));
   target::register_target_normalizer(kDeviceLimitsNormalizerName, fill_opencl_device_limits);

@@ -1,4 +1,5 @@
 #include "tilec/rocm/module.h"
+#include "tilec/rocm/target_kind.h"
 
 #include "tilec/backend/global_function.h"
 #include "tilec/backend/module_registrations.h"
@@ -15,6 +16,7 @@
 namespace tilec::rocm {
 
 void register_rocm_backend() {
+  register_hip_target_kind();
   backend::register_module_target_detector(kHipDetectorName, detect_hip,
                                            target::kAcceleratorDetectorPriority);
   target::register_target_normalizer(kWavefrontNormalizerName, normalize_hip_wavefront);

@@ -1,6 +1,8 @@
 #include "tilec/target/target_kind.h"
 
-#include "builtin_kinds.h"
+#include "tilec/target/kind_loader.h"
+#include "tilec/target/registry_loader.h"
+
 #include "schema_check.h"
 #include "text_util.h"
 #include "tilec/target/nearest_name.h"
@@ -72,10 +74,6 @@ void validate(const TargetKind& kind) {
 
 class KindRegistry {
  public:
-  KindRegistry() {
-    for (auto& kind : detail::builtin_target_kinds()) add(std::move(kind), false);
-  }
-
   std::shared_ptr<const TargetKind> add(TargetKind kind, bool override) {
     validate(kind);
     std::shared_ptr<const TargetKind> published, previous;
@@ -131,6 +129,22 @@ KindRegistry& registry() {
   return instance;
 }
 
+RegistryLoader& loader() {
+  static RegistryLoader instance;
+  return instance;
+}
+
+std::shared_ptr<const TargetKind> find_loading(std::string_view name) {
+  if (auto kind = registry().find(name)) return kind;
+  loader().run();
+  return registry().find(name);
+}
+
+std::vector<std::shared_ptr<const TargetKind>> all_loaded() {
+  loader().run();
+  return registry().all();
+}
+
 }  // namespace
 
 const AttrSchema* TargetKind::find_attr(std::string_view attr_name) const {
@@ -156,11 +170,11 @@ std::shared_ptr<const TargetKind> register_target_kind(TargetKind kind, bool ove
 }
 
 std::shared_ptr<const TargetKind> find_target_kind(std::string_view name) {
-  return registry().find(name);
+  return find_loading(name);
 }
 
 std::shared_ptr<const TargetKind> get_target_kind(std::string_view name) {
-  if (auto kind = registry().find(name)) return kind;
+  if (auto kind = find_loading(name)) return kind;
   std::vector<std::string> names = list_target_kind_names();
   throw TargetError(fmt::format(
       "unknown target kind '{}'{}; known kinds: {} (or \"auto\" to "
@@ -171,21 +185,35 @@ std::shared_ptr<const TargetKind> get_target_kind(std::string_view name) {
 }
 
 std::vector<std::shared_ptr<const TargetKind>> list_target_kinds() {
-  return registry().all();
+  return all_loaded();
 }
 
 std::vector<std::string> list_target_kind_names() {
   std::vector<std::string> names;
-  for (const auto& kind : registry().all()) names.push_back(kind->name);
+  for (const auto& kind : all_loaded()) names.push_back(kind->name);
   return names;
 }
 
 std::vector<std::string> target_kinds_with_attr(std::string_view attr_name) {
   std::vector<std::string> names;
-  for (const auto& kind : registry().all()) {
+  for (const auto& kind : all_loaded()) {
     if (kind->find_attr(attr_name)) names.push_back(kind->name);
   }
   return names;
+}
+
+std::shared_ptr<const TargetKind> find_registered_target_kind(std::string_view name) {
+  return registry().find(name);
+}
+
+std::vector<std::string> registered_target_kind_names() {
+  std::vector<std::string> names;
+  for (const auto& kind : registry().all()) names.push_back(kind->name);
+  return names;
+}
+
+void set_target_kind_loader(std::function<void()> load) {
+  loader().set(std::move(load));
 }
 
 }  // namespace tilec::target

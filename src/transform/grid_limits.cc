@@ -1,5 +1,7 @@
 #include "tilec/transform/grid_limits.h"
 
+#include "tilec/target/kind_schema.h"
+
 #include "tilec/ir/index_type.h"
 #include "tilec/ir/source_error.h"
 #include "tilec/ir/visitor.h"
@@ -9,6 +11,9 @@
 namespace tilec::transform {
 
 using namespace ir;
+
+static_assert(target::kMaxGridAxis == kMaxGridExtent,
+              "a kind may declare up to the int32 block index's extent, no more");
 
 void check_grid_limits(const IRModule& mod, const target::Target& target) {
   static const char* const kAttrs[] = {"max_grid_x", "max_grid_y", "max_grid_z"};

@@ -8,7 +8,7 @@
 #include "tilec/gpu/simt_pipeline.h"
 #include "tilec/gpu/simt_tile_ops.h"
 #include "tilec/target/detect.h"
-#include "tilec/target/target_kind.h"
+#include "tilec/target/kind_schema.h"
 #include "tilec/webgpu/codegen_wgsl.h"
 #include "tilec/webgpu/device_limits.h"
 #include "tilec/webgpu/wgpu_backend.h"
@@ -48,39 +48,46 @@ backend::BackendModule build_webgpu_backend_module() {
   };
 }
 
-// The webgpu kind as this backend defines it: a `device` attribute (which WebGPU adapter
-// the wgpu backend runs on), and the limits that are the device's (device_limits.h): shared
-// memory, threads per block and subgroup reductions default to "the device's" (0, 0, -1),
-// and the subgroup size is not a constant (WebGPU devices have 4 to 128 lanes).
-void define_webgpu_kind() {
-  auto kind = target::get_target_kind("webgpu");
-  if (kind->find_attr("device")) return;
-  target::TargetKind defined = *kind;
-  for (auto& attr : defined.attrs) {
+// The webgpu kind: the limits every SIMT kind declares, but those that are the device's
+// (device_limits.h) default to "the device's": shared memory, threads per block and
+// subgroup reductions (0, 0, -1), and the subgroup size is not a constant (WebGPU devices
+// have 4 to 128 lanes); a `device` attribute says which WebGPU adapter the wgpu backend
+// runs on. WebGPU documents no per-thread register limit; the CUDA-sized figure is a
+// conservative stand-in.
+void register_webgpu_target_kind() {
+  target::TargetKind kind{"webgpu",
+                          target::gpu_limit_attrs({.max_threads_per_block = 0,
+                                                   .max_shared_memory_per_block = 0,
+                                                   .thread_warp_size = 1,
+                                                   .private_bytes_per_thread = 255 * 4,
+                                                   .subgroup_reduce = -1}),
+                          {"webgpu", "gpu"},
+                          "WebGPU (WGSL)"};
+  for (auto& attr : kind.attrs) {
     if (attr.name == "max_shared_memory_per_block") {
-      attr.default_value = target::TargetAttr{int64_t(0)};
       attr.description =
           "bytes of workgroup memory one block may use; 0 (the default): the selected device's "
           "maxComputeWorkgroupStorageSize, 16384 (WebGPU's guaranteed minimum) without a device";
     } else if (attr.name == "max_threads_per_block") {
-      attr.default_value = target::TargetAttr{int64_t(0)};
       attr.description =
           "most threads in one block; 0 (the default): the selected device's "
           "maxComputeInvocationsPerWorkgroup, 256 (WebGPU's guaranteed minimum) without a device";
     } else if (attr.name == "thread_warp_size") {
-      attr.default_value = target::TargetAttr{int64_t(1)};
       attr.description = "threads that execute in lockstep; 1: not a constant on WebGPU";
     } else if (attr.name == "subgroup_reduce") {
-      attr.default_value = target::TargetAttr{int64_t(-1)};
       attr.description =
           "1: T.reduce_* combines across threads with WGSL's subgroupAdd/Max/Min; 0: the "
           "shared-memory tree; -1 (the default): 1 where the selected device has `subgroups`";
     }
   }
-  defined.attrs.push_back({"device", target::AttrType::kString, std::nullopt,
-                           "WebGPU adapter to run on: an index or a name fragment (tilec's wgpu "
-                           "execution backend); empty: the first adapter"});
-  target::register_target_kind(std::move(defined), true);
+  kind.attrs.push_back(target::string_attr(
+      "device",
+      "WebGPU adapter to run on: an index or a name fragment (tilec's wgpu execution "
+      "backend); empty: the first adapter"));
+  // maxComputeWorkgroupsPerDimension: 65535 by default on every axis.
+  for (auto& limit : target::grid_limit_attrs(65535, 65535, 65535))
+    kind.attrs.push_back(std::move(limit));
+  target::register_target_kind(std::move(kind));
 }
 
 }  // namespace
@@ -91,7 +98,7 @@ backend::BackendModule make_webgpu_backend_module() {
 }
 
 void register_webgpu_backend() {
-  define_webgpu_kind();
+  register_webgpu_target_kind();
   target::register_target_normalizer(kDeviceLimitsNormalizerName, fill_webgpu_device_limits);
   exec::register_execution_backend(wgpu_execution_backend());
   for (auto& impl : gpu::simt_tile_op_impls())

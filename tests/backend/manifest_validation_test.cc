@@ -34,8 +34,8 @@ TEST(ManifestValidationTest, TargetKindsMustBeNonEmptyUniqueAndKnown) {
   twice.target_kinds.push_back("vdev");
   expect_invalid(twice, "lists target kind 'vdev' twice");
   auto unknown = make_manifest("kinds_unknown", "vdev");
-  unknown.target_kinds = {"cudaa"};
-  expect_invalid(unknown, "'cudaa' is not a registered target kind (did you mean 'cuda'?)");
+  unknown.target_kinds = {"gpu_tset"};
+  expect_invalid(unknown, "'gpu_tset' is not a registered target kind (did you mean 'gpu_test'?)");
 }
 
 TEST(ManifestValidationTest, ExactlyOnePipelinePerOwnedKind) {
@@ -43,8 +43,8 @@ TEST(ManifestValidationTest, ExactlyOnePipelinePerOwnedKind) {
   missing.pipelines.clear();
   expect_invalid(missing, "declares no pipeline for its target kind 'vdev'");
   auto extra = make_manifest("pipe_extra", "vdev");
-  extra.pipelines.emplace("cuda", transform::PassPipeline("stray", {}));
-  expect_invalid(extra, "declares a pipeline for target kind 'cuda', which it does not own");
+  extra.pipelines.emplace("gpu_test", transform::PassPipeline("stray", {}));
+  expect_invalid(extra, "declares a pipeline for target kind 'gpu_test', which it does not own");
 }
 
 TEST(ManifestValidationTest, DeviceCodegenPerOwnedKind) {
@@ -61,8 +61,8 @@ TEST(ManifestValidationTest, HooksOnlyForOwnedKindsAndNeverEmpty) {
       "h", [](const ir::IRModule& m, const target::Target&, const target::Target*) { return m; },
       std::nullopt};
   auto foreign = make_manifest("hook_foreign", "vdev");
-  foreign.host_codegen_hooks["cuda"] = {hook};
-  expect_invalid(foreign, "host codegen hooks for target kind 'cuda', which it does not own");
+  foreign.host_codegen_hooks["gpu_test"] = {hook};
+  expect_invalid(foreign, "host codegen hooks for target kind 'gpu_test', which it does not own");
   auto empty = make_manifest("hook_empty", "vdev");
   empty.host_codegen_hooks["vdev"] = {};
   expect_invalid(empty, "empty host codegen hook list for 'vdev'");

@@ -7,6 +7,8 @@
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/visitor.h"
 
+#include "ir_support.h"
+
 #include <gtest/gtest.h>
 
 namespace tilec::cpu {
@@ -27,11 +29,7 @@ struct GuardedLoop {
 };
 
 int count_ifs(const Stmt& s) {
-  int n = 0;
-  post_order_visit(s, [&](const Stmt* st, const Expr*) {
-    if (st && st->kind() == StmtKind::kIf) ++n;
-  });
-  return n;
+  return test::count_kind(s, StmtKind::kIf);
 }
 
 TEST(CpuGuardedLoopBounds, LinearGuardsBecomeTheLoopsBounds) {

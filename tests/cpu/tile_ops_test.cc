@@ -9,8 +9,11 @@
 #include "tilec/frontend/parser.h"
 #include "tilec/interp/interpreter.h"
 #include "tilec/ir/visitor.h"
+#include "tilec/target/target_kind.h"
 #include "tilec/transform/lower_tile_ops.h"
 #include "tilec/transform/pass_context.h"
+
+#include "ir_support.h"
 
 #include <gtest/gtest.h>
 
@@ -20,6 +23,8 @@ namespace tilec::cpu {
 namespace {
 
 using namespace ir;
+using test::count_kind;
+using test::expect_same_results;
 using transform::lower_tile_ops;
 using transform::tile_op_impls_for;
 using transform::TileOpKind;
@@ -28,29 +33,6 @@ const target::Target kCpu = target::Target::parse("c");
 // AVX-512 (64-byte vectors, 32 registers) and AVX2 (32 bytes, 16 registers).
 const target::Target kAvx512 = target::Target::parse("c -mcpu=skylake-avx512");
 const target::Target kAvx2 = target::Target::parse("c -mcpu=haswell");
-
-int count_kind(const Stmt& s, StmtKind kind) {
-  int n = 0;
-  post_order_visit(s, [&](const Stmt* node, const Expr*) {
-    if (node && node->kind() == kind) ++n;
-  });
-  return n;
-}
-
-// Runs the original and the lowered function on the same random inputs.
-void expect_same_results(const IRModule& mod, const IRModule& lowered,
-                         const std::map<std::string, int64_t>& values = {}) {
-  for (const auto& f : mod.functions()) {
-    RandomArgs expected = make_random_args(f, values, 11);
-    RandomArgs actual = make_random_args(lowered.lookup(f->name), values, 11);
-    interpret(f, expected.args);
-    interpret(lowered.lookup(f->name), actual.args);
-    for (size_t t = 0; t < expected.tensors.size(); ++t) {
-      CompareResult r = compare_tensors(actual.tensors[t].view(), expected.tensors[t].view());
-      EXPECT_TRUE(r.ok) << f->name << " tensor #" << t << ": " << r.first_mismatch;
-    }
-  }
-}
 
 std::vector<std::string> names(const std::vector<transform::TileOpImplPtr>& impls) {
   std::vector<std::string> out;
@@ -67,11 +49,13 @@ int count_acc_tiles(const IRModule& mod, const std::string& function) {
 }
 
 TEST(CpuTileOps, ChosenForTargetsWithTheCpuKeyOnly) {
+  // A kind without the `cpu` key (this binary links no GPU backend to own one).
+  target::register_target_kind({"no_cpu_key_test", {}, {"no_cpu_key_test", "gpu"}, "test kind"});
   EXPECT_EQ(names(tile_op_impls_for(TileOpKind::kGemm, kCpu)),
             (std::vector<std::string>{"cpu.gemm_register_blocked", "generic.gemm"}));
   EXPECT_EQ(names(tile_op_impls_for(TileOpKind::kScheduledLoop, target::Target::parse("llvm"))),
             (std::vector<std::string>{"cpu.scheduled_loop_serial", "generic.scheduled_loop"}));
-  EXPECT_EQ(names(tile_op_impls_for(TileOpKind::kGemm, target::Target::parse("metal"))),
+  EXPECT_EQ(names(tile_op_impls_for(TileOpKind::kGemm, target::Target::parse("no_cpu_key_test"))),
             std::vector<std::string>{"generic.gemm"});
   const char* source = R"(
 import tilelang.language as T
@@ -82,7 +66,8 @@ def mm(A: T.Tensor((16, 5), "float32"), B: T.Tensor((5, 64), "float32"), C: T.Te
 )";
   IRModule mod = parse_kernel_source(source);
   EXPECT_GT(count_acc_tiles(lower_tile_ops(mod, kCpu), "mm"), 0);
-  EXPECT_EQ(count_acc_tiles(lower_tile_ops(mod, target::Target::parse("metal")), "mm"), 0);
+  EXPECT_EQ(count_acc_tiles(lower_tile_ops(mod, target::Target::parse("no_cpu_key_test")), "mm"),
+            0);
 }
 
 // A 5 x 7 C is smaller than any block: remainder blocks (fewer rows, a narrower vector)

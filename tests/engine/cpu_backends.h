@@ -12,6 +12,7 @@
 
 #include "tilec/exec/emulator.h"
 #include "tilec/exec/execution_backend.h"
+#include "tilec/target/target_kind.h"
 #include "tilec/tilec.h"
 
 #include <gtest/gtest.h>
@@ -99,6 +100,9 @@ inline std::string refused_by_design(const CpuBackend& backend, const std::strin
     TILEC_SKIP_UNLESS_BUILT((::tilec::testing::CpuBackend{                                  \
         (backend).target == "llvm" ? "llvm" : "c", (backend).execution_backend}));          \
     ::tilec::initialize(); /* execution backends that target modules register (wgpu) */     \
+    if (!::tilec::target::find_target_kind((backend).target))                               \
+      GTEST_SKIP() << "this build has no backend for target kind '" << (backend).target     \
+                   << "' (configured off, e.g. -DTILEC_OPENCL=OFF)";                        \
     auto tilec_builder = ::tilec::exec::get_execution_backend((backend).execution_backend); \
     if (!tilec_builder->available()) GTEST_SKIP() << tilec_builder->unavailable_reason();   \
   } while (0)

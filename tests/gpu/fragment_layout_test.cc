@@ -114,7 +114,7 @@ def wide(A: T.Tensor((1024,), "float32")):
         for i in T.Parallel(1024):
             A[i] = 1.0
 )PY",
-                                          "opencl -max_threads_per_block=1024"));
+                                          "cl_test -max_threads_per_block=1024"));
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ TEST(PlanBarriers, NoBarrierWhereEachThreadReadsWhatItWrote) {
   // The copy and the T.Parallel split the same 32x32 space the same way (element by
   // element: with vectorized copies a thread writes 4 elements and reads 1, which needs
   // a barrier, see vector_split_test.cc).
-  ir::IRModule mod = testing::lower_for_simt(tile_kernel("A_tile[i, j]"), "opencl -vector_bytes=0");
+  ir::IRModule mod =
+      testing::lower_for_simt(tile_kernel("A_tile[i, j]"), "cl_test -vector_bytes=0");
   EXPECT_EQ(testing::count_barriers(mod.functions().front()->body), 0) << ir::print(mod);
 }
 
@@ -103,7 +104,8 @@ def rs(X: T.Tensor((32, 64), "float32"), Y: T.Tensor((32,), "float32")):
 
 TEST(CooperativeCopy, SplitOverTheThreadsCoalescedAndMaskedAtTheEdges) {
   // The scalar split (vector_split_test.cc covers the vectorized one).
-  ir::IRModule mod = testing::lower_for_simt(tile_kernel("A_tile[i, j]"), "opencl -vector_bytes=0");
+  ir::IRModule mod =
+      testing::lower_for_simt(tile_kernel("A_tile[i, j]"), "cl_test -vector_bytes=0");
   std::string text = ir::print(mod);
   // Thread tid takes flat elements tid, tid + 128, ...: consecutive threads, consecutive
   // columns of the tile and of A.

@@ -36,7 +36,7 @@ TEST(RegisterBudget, FragmentsAboveTheBudgetAreALocatedError) {
   // plus A_l's 256: 1024 bytes, above cuda's 1020; the shared memory left (512 bytes)
   // cannot hold R_l either.
   try {
-    testing::lower_for_simt(elementwise_source(3), "cuda -max_shared_memory_per_block=512");
+    testing::lower_for_simt(elementwise_source(3), "gpu_test -max_shared_memory_per_block=512");
     FAIL() << "expected an error";
   } catch (const ir::LocatedError& e) {
     std::string what = e.what();
@@ -44,7 +44,7 @@ TEST(RegisterBudget, FragmentsAboveTheBudgetAreALocatedError) {
     EXPECT_NE(what.find("kernel 'scale': the fragments need 1024 bytes of private memory"),
               std::string::npos)
         << what;
-    EXPECT_NE(what.find("above the 1020 bytes target 'cuda"), std::string::npos) << what;
+    EXPECT_NE(what.find("above the 1020 bytes target 'gpu_test"), std::string::npos) << what;
     EXPECT_NE(what.find("'R_l': 768 bytes per thread, R_l[3, 64] float32: replicated"),
               std::string::npos)
         << what;
@@ -53,18 +53,18 @@ TEST(RegisterBudget, FragmentsAboveTheBudgetAreALocatedError) {
     EXPECT_NE(what.find("raise -private_bytes_per_thread"), std::string::npos) << what;
   }
   // Within the budget, raised, or turned off: it lowers.
-  EXPECT_NO_THROW(testing::lower_for_simt(elementwise_source(2), "cuda"));
-  EXPECT_NO_THROW(testing::lower_for_simt(elementwise_source(3), "opencl"));
+  EXPECT_NO_THROW(testing::lower_for_simt(elementwise_source(2), "gpu_test"));
+  EXPECT_NO_THROW(testing::lower_for_simt(elementwise_source(3), "cl_test"));
   EXPECT_NO_THROW(
-      testing::lower_for_simt(elementwise_source(3), "cuda -private_bytes_per_thread=4096"));
+      testing::lower_for_simt(elementwise_source(3), "gpu_test -private_bytes_per_thread=4096"));
   EXPECT_NO_THROW(
-      testing::lower_for_simt(elementwise_source(3), "cuda -private_bytes_per_thread=0"));
+      testing::lower_for_simt(elementwise_source(3), "gpu_test -private_bytes_per_thread=0"));
 }
 
 TEST(RegisterBudget, TheLargestReplicatedFragmentIsStagedWhenAllTogetherExceedTheBudget) {
   // R_l (768 bytes replicated) fits the budget alone, but with A_l's 256 the fragments
   // need 1024 bytes per thread, above cuda's 1020: R_l goes to shared memory.
-  ir::IRModule mod = testing::lower_for_simt(elementwise_source(3), "cuda");
+  ir::IRModule mod = testing::lower_for_simt(elementwise_source(3), "gpu_test");
   std::string r = testing::layout_of(mod, "R_l");
   EXPECT_NE(r.find("R_l[3, 64] float32: staged in shared memory (768 bytes)"), std::string::npos)
       << r;
@@ -75,7 +75,7 @@ TEST(RegisterBudget, TheLargestReplicatedFragmentIsStagedWhenAllTogetherExceedTh
 TEST(RegisterBudget, AReplicatedFragmentAboveTheBudgetAloneIsStagedInShared) {
   // R_l replicated would be 8 x 64 x 4 = 2048 bytes per thread: it goes to shared memory,
   // where the block's threads read the rows they need.
-  ir::IRModule mod = testing::lower_for_simt(elementwise_source(8), "cuda");
+  ir::IRModule mod = testing::lower_for_simt(elementwise_source(8), "gpu_test");
   std::string r = testing::layout_of(mod, "R_l");
   EXPECT_NE(r.find("R_l[8, 64] float32: staged in shared memory (2048 bytes)"), std::string::npos)
       << r;
@@ -85,7 +85,7 @@ TEST(RegisterBudget, AReplicatedFragmentAboveTheBudgetAloneIsStagedInShared) {
   EXPECT_NE(ir::print(mod).find("R_l = T.alloc_shared("), std::string::npos) << ir::print(mod);
   // Unless the shared memory left cannot hold it either.
   EXPECT_THROW(
-      testing::lower_for_simt(elementwise_source(8), "cuda -max_shared_memory_per_block=1024"),
+      testing::lower_for_simt(elementwise_source(8), "gpu_test -max_shared_memory_per_block=1024"),
       ir::LocatedError);
 }
 
@@ -104,7 +104,7 @@ def big(A: T.Tensor((128, 128), "float32")):
             A_l[i, j] = A_l[i, j] * 2.0
         T.copy(A_l, A)
 )PY",
-                            "cuda");
+                            "gpu_test");
     FAIL() << "expected an error";
   } catch (const ir::LocatedError& e) {
     std::string what = e.what();
@@ -133,7 +133,7 @@ def mm(A: T.Tensor((64, 32), "float32"), B: T.Tensor((32, 64), "float32"), C: T.
         T.gemm(A_s, B_f, C_l, clear_accum=True)
         T.copy(C_l, C)
 )PY",
-                                             "opencl -private_bytes_per_thread=4096");
+                                             "cl_test -private_bytes_per_thread=4096");
   std::string b = testing::layout_of(mod, "B_f");
   EXPECT_NE(b.find("B_f[32, 64] float32: staged in shared memory (8192 bytes)"), std::string::npos)
       << b;

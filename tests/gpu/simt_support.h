@@ -1,5 +1,6 @@
-// Kernels for the SIMT lowering tests: parsed from DSL text, lowered for an opencl target
-// by the first passes of the SIMT pipeline, with helpers to look at the result.
+// Kernels for the SIMT lowering tests: parsed from DSL text, lowered for an opencl-like target
+// (cl_test, tests/support/test_target_kinds.h) by the first passes of the SIMT pipeline, with
+// helpers to look at the result.
 #pragma once
 
 #include "tilec/frontend/parser.h"
@@ -24,7 +25,7 @@ inline void register_simt_tile_ops() {
 }
 
 inline ir::IRModule lower_for_simt(const std::string& source,
-                                   const std::string& target = "opencl") {
+                                   const std::string& target = "cl_test") {
   register_simt_tile_ops();
   ir::IRModule mod = ir::parse_kernel_source(source);
   target::Target t = target::Target::parse(target);

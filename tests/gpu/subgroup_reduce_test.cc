@@ -31,7 +31,7 @@ bool uses_subgroups(const ir::IRModule& mod) {
 }
 
 TEST(SubgroupReduce, UsedWhereTheTargetHasIt) {
-  ir::IRModule mod = testing::lower_for_simt(row_max_source(64), "opencl -subgroup_reduce=1");
+  ir::IRModule mod = testing::lower_for_simt(row_max_source(64), "cl_test -subgroup_reduce=1");
   std::string text = ir::print(mod);
   EXPECT_NE(text.find("\"tilec_subgroup_reduce_max\", m_acc)"), std::string::npos) << text;
   EXPECT_NE(text.find("lane = T.call_extern(\"int32\", \"tilec_subgroup_local_id\")"),
@@ -48,11 +48,11 @@ TEST(SubgroupReduce, UsedWhereTheTargetHasIt) {
 TEST(SubgroupReduce, SharedMemoryTreeElsewhere) {
   // opencl's default (PoCL has no cl_khr_subgroups), a cuda block that is not whole
   // warps, and 16-bit elements (the subgroup functions take 32- and 64-bit types).
-  EXPECT_FALSE(uses_subgroups(testing::lower_for_simt(row_max_source(64), "opencl")));
-  EXPECT_FALSE(uses_subgroups(testing::lower_for_simt(row_max_source(48), "cuda")));
-  EXPECT_TRUE(uses_subgroups(testing::lower_for_simt(row_max_source(64), "cuda")));
+  EXPECT_FALSE(uses_subgroups(testing::lower_for_simt(row_max_source(64), "cl_test")));
+  EXPECT_FALSE(uses_subgroups(testing::lower_for_simt(row_max_source(48), "gpu_test")));
+  EXPECT_TRUE(uses_subgroups(testing::lower_for_simt(row_max_source(64), "gpu_test")));
   EXPECT_FALSE(uses_subgroups(
-      testing::lower_for_simt(row_max_source(64, "float16"), "opencl -subgroup_reduce=1")));
+      testing::lower_for_simt(row_max_source(64, "float16"), "cl_test -subgroup_reduce=1")));
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ namespace {
 using namespace ir;
 
 // The module after the SIMT passes up to and including gpu.vectorize_lanes.
-IRModule lower_vectorized(const std::string& source, const std::string& target = "opencl") {
+IRModule lower_vectorized(const std::string& source, const std::string& target = "cl_test") {
   IRModule mod = testing::lower_for_simt(source, target);
   mod = transform::flatten_buffers(mod);
   mod = transform::simplify(mod);
@@ -227,12 +227,12 @@ def k(A: T.Tensor((64, 64), "float32"), C: T.Tensor((64, 64), "float32")):
   // vector_bytes=0 turns vectorized splits off.
   IRModule off =
       lower_vectorized(copy_kernel("float32", "(64, 128)", "(16, 32)", "A[by * 16, bx * 32]"),
-                       "opencl -vector_bytes=0");
+                       "cl_test -vector_bytes=0");
   EXPECT_TRUE(vector_moves(off).empty()) << print(off);
   // vector_bytes=8 halves the float32 width.
   IRModule eight =
       lower_vectorized(copy_kernel("float32", "(64, 128)", "(16, 32)", "A[by * 16, bx * 32]"),
-                       "opencl -vector_bytes=8");
+                       "cl_test -vector_bytes=8");
   EXPECT_EQ(vector_moves(eight)[2], 2) << print(eight);
 }
 
@@ -291,7 +291,7 @@ def mm(A: T.Tensor((64, 32), "float32"), B: T.Tensor((32, 64), "float32"),
         T.gemm(A_s, B_s, C_l, clear_accum=True)
         T.copy(C_l, C)
 )PY",
-                                  "opencl -vector_bytes=0");
+                                  "cl_test -vector_bytes=0");
   EXPECT_TRUE(vector_moves(off).empty()) << print(off);
 }
 

@@ -113,4 +113,22 @@ if out=$(installed_tilec run "$source_dir/examples/vector_add.py" --target "acme
 $out"
 fi
 expect "$out" "vector_width must be a power of two" "the acme width check"
+# README's smallest CPU-family and GPU-family plugins: quoted whole by README, built
+# above, and they run (mingpu on the emulator, without a GPU).
+for name in cpu gpu; do
+  file=$source_dir/examples/plugin/minimal_$name.cc
+  python3 - "$source_dir/README.md" "$file" <<'PY' || fail "README does not quote $file whole"
+import sys
+readme, source = (open(path).read() for path in sys.argv[1:])
+sys.exit(0 if "```c++\n" + source + "```" in readme else 1)
+PY
+done
+out=$(step installed_tilec run "$source_dir/examples/vector_add.py" --target mincpu --check --json)
+expect "$out" '"backend": "mincpu"' "tilec run --target mincpu --check"
+out=$(step installed_tilec run "$source_dir/examples/vector_add.py" --target mingpu \
+  --execution-backend emulator --check --json)
+expect "$out" '"backend": "mingpu"' "tilec run --target mingpu --execution-backend emulator --check"
+out=$(step installed_tilec compile "$source_dir/examples/vector_add.py" --target mingpu --emit device)
+expect "$out" "__global__" "tilec compile --target mingpu --emit device (CUDA source)"
+
 echo "package.install_and_plugin: ok"

@@ -90,8 +90,8 @@ TEST(CallableIdentity, DetectorsRegisteredAgainAreTheSameOnlyForTheSameObject) {
   EXPECT_FALSE(registry.add("d", first));  // a copy of the registered object: a no-op
   EXPECT_TARGET_ERROR(registry.add("d", made("c")), "'d' is already registered", "override=true");
   EXPECT_EQ(registry.detect(), Target::parse("c"));  // the refused one left no trace
-  registry.add("d", made("metal"), /*override=*/true);
-  EXPECT_EQ(registry.detect(), Target::parse("metal"));
+  registry.add("d", made("plain_gpu_test"), /*override=*/true);
+  EXPECT_EQ(registry.detect(), Target::parse("plain_gpu_test"));
   // override always replaces, even with the registered object.
   registry.add("d", first, /*override=*/true);
   EXPECT_EQ(registry.detect(), Target::parse("c"));
@@ -103,19 +103,19 @@ TEST(CallableIdentity, NormalizersRegisteredAgainAreTheSameOnlyForTheSameObject)
   TargetNormalizerRegistry registry;
   auto tagging = [](const std::string& arch) -> TargetNormalizerFunc {
     return [arch](const Target& target) -> std::optional<Target> {
-      if (target.kind() != "cuda") return std::nullopt;
+      if (target.kind() != "gpu_test") return std::nullopt;
       auto attrs = target.attrs();
       attrs["arch"] = arch;
-      return Target::make("cuda", attrs, target.keys());
+      return Target::make("gpu_test", attrs, target.keys());
     };
   };
   TargetNormalizerFunc sm80 = tagging("sm_80");
   registry.add("arch", sm80);
   registry.add("arch", sm80);  // the same object: a no-op
   EXPECT_TARGET_ERROR(registry.add("arch", tagging("sm_80")), "'arch' is already registered");
-  EXPECT_EQ(registry.normalize(Target::parse("cuda")).get_string("arch"), "sm_80");
+  EXPECT_EQ(registry.normalize(Target::parse("gpu_test")).get_string("arch"), "sm_80");
   registry.add("arch", tagging("sm_90"), /*override=*/true);
-  EXPECT_EQ(registry.normalize(Target::parse("cuda")).get_string("arch"), "sm_90");
+  EXPECT_EQ(registry.normalize(Target::parse("gpu_test")).get_string("arch"), "sm_90");
   EXPECT_EQ(registry.names(), std::vector<std::string>{"arch"});
 }
 

@@ -13,7 +13,7 @@ std::optional<Target> detect_nothing() {
   return std::nullopt;
 }
 std::optional<Target> detect_metal() {
-  return Target::parse("metal");
+  return Target::parse("plain_gpu_test");
 }
 
 TEST(TargetDetectors, AskedInOrderUntilOneAnswers) {
@@ -25,28 +25,28 @@ TEST(TargetDetectors, AskedInOrderUntilOneAnswers) {
   });
   registry.add("second", [&]() -> std::optional<Target> {
     asked.push_back("second");
-    return Target::parse("hip -mcpu=gfx942");
+    return Target::parse("wave_test -mcpu=gfx942");
   });
   registry.add("third", [&]() -> std::optional<Target> {
     asked.push_back("third");
     return Target::parse("c");
   });
   EXPECT_EQ(registry.names(), (std::vector<std::string>{"first", "second", "third"}));
-  EXPECT_EQ(registry.detect(), Target::parse("hip -mcpu=gfx942"));
+  EXPECT_EQ(registry.detect(), Target::parse("wave_test -mcpu=gfx942"));
   EXPECT_EQ(asked, (std::vector<std::string>{"first", "second"}));
 }
 
 TEST(TargetDetectors, ThrowingDetectorIsRecordedAndDetectionFallsThrough) {
   TargetDetectorRegistry registry;
   registry.add("broken", []() -> std::optional<Target> { throw std::runtime_error("boom"); });
-  registry.add("metal", detect_metal);
-  EXPECT_EQ(registry.detect(), Target::parse("metal"));
+  registry.add("plain_gpu_test", detect_metal);
+  EXPECT_EQ(registry.detect(), Target::parse("plain_gpu_test"));
   auto reports = registry.probe_all();
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_TRUE(reports[0].failed);
   EXPECT_EQ(reports[0].reason, "failed: boom");
   EXPECT_FALSE(reports[1].failed);
-  EXPECT_EQ(reports[1].target, Target::parse("metal"));
+  EXPECT_EQ(reports[1].target, Target::parse("plain_gpu_test"));
 }
 
 TEST(TargetDetectors, WhenNoneAnswersTheErrorListsEveryDetectorAndReason) {
@@ -72,7 +72,7 @@ TEST(TargetDetectors, DuplicateNamesNeedOverrideWhichKeepsThePosition) {
   EXPECT_TARGET_ERROR(registry.add("a", detect_metal), "'a' is already registered", "a, b",
                       "override=true");
   EXPECT_TARGET_ERROR(registry.add("a", [] { return detect_nothing(); }), "already registered");
-  EXPECT_EQ(registry.detect(), Target::parse("metal"));  // the failed adds left no trace
+  EXPECT_EQ(registry.detect(), Target::parse("plain_gpu_test"));  // the failed adds left no trace
   registry.add(
       "a", [] { return std::optional<Target>(Target::parse("c")); }, /*override=*/true);
   EXPECT_EQ(registry.names(), (std::vector<std::string>{"a", "b"}));
@@ -104,9 +104,10 @@ TEST(TargetDetectors, HigherPriorityIsAskedFirstWhateverTheRegistrationOrder) {
   registry.add("host", answer("host", Target::parse("c")), false, kHostDetectorPriority);
   registry.add("late_host", answer("late_host", Target::parse("c")));  // default: host priority
   registry.add("gpu", answer("gpu", std::nullopt), false, kAcceleratorDetectorPriority);
-  registry.add("npu", answer("npu", Target::parse("metal")), false, kAcceleratorDetectorPriority);
+  registry.add("npu", answer("npu", Target::parse("plain_gpu_test")), false,
+               kAcceleratorDetectorPriority);
   EXPECT_EQ(registry.names(), (std::vector<std::string>{"gpu", "npu", "host", "late_host"}));
-  EXPECT_EQ(registry.detect(), Target::parse("metal"));
+  EXPECT_EQ(registry.detect(), Target::parse("plain_gpu_test"));
   EXPECT_EQ(asked, (std::vector<std::string>{"gpu", "npu"}));
   // An override that changes the priority moves the detector to its new place.
   registry.add("host", answer("host", Target::parse("c")), /*override=*/true, 200);
@@ -159,7 +160,7 @@ TEST(TargetDetectors, ConcurrentRegistrationAndDetection) {
       for (int i = 0; i < 100; ++i) {
         std::string name = "t" + std::to_string(t) + "_" + std::to_string(i % 4);
         registry.add(name, detect_nothing, /*override=*/true);
-        if (registry.detect() != Target::parse("metal")) ++failures;
+        if (registry.detect() != Target::parse("plain_gpu_test")) ++failures;
         registry.remove(name);
       }
     });

@@ -44,7 +44,7 @@ class ScopedHostDetector {
 };
 
 TEST(DetermineTarget, ExplicitSpecsAreParsed) {
-  EXPECT_EQ(determine_target("cuda -arch=sm_90"), Target::parse("cuda -arch=sm_90"));
+  EXPECT_EQ(determine_target("gpu_test -arch=sm_90"), Target::parse("gpu_test -arch=sm_90"));
   EXPECT_EQ(determine_target(R"({"kind": "c"})"), Target::parse("c"));
   EXPECT_TARGET_ERROR(determine_target("nope"), "unknown target kind 'nope'");
   EXPECT_TARGET_ERROR(determine_target(""), "empty target string");
@@ -58,9 +58,10 @@ TEST(DetermineTarget, AutoWithoutScopeOrEnvDetects) {
 }
 
 TEST(DetermineTarget, EnvironmentOverridesDetection) {
-  ScopedTargetEnv env("hip -mcpu=gfx942");
-  EXPECT_EQ(determine_target("auto"), Target::parse("hip -mcpu=gfx942"));
-  EXPECT_EQ(determine_target("metal"), Target::parse("metal"));  // explicit beats env
+  ScopedTargetEnv env("wave_test -mcpu=gfx942");
+  EXPECT_EQ(determine_target("auto"), Target::parse("wave_test -mcpu=gfx942"));
+  EXPECT_EQ(determine_target("plain_gpu_test"),
+            Target::parse("plain_gpu_test"));  // explicit beats env
 }
 
 TEST(DetermineTarget, EnvironmentAutoOrEmptyMeansDetect) {
@@ -75,34 +76,34 @@ TEST(DetermineTarget, EnvironmentAutoOrEmptyMeansDetect) {
 }
 
 TEST(DetermineTarget, BadEnvironmentValueIsNamed) {
-  ScopedTargetEnv env("cuda -arch");
+  ScopedTargetEnv env("gpu_test -arch");
   EXPECT_TARGET_ERROR(determine_target("auto"), "$TILEC_TARGET does not hold a usable target",
                       "needs a value", "unset it");
 }
 
 TEST(DetermineTarget, ScopedTargetComesFirstAndNests) {
-  ScopedTargetEnv env("hip");
+  ScopedTargetEnv env("wave_test");
   EXPECT_FALSE(current_target().has_value());
   {
-    ScopedTarget outer(Target::parse("cuda -arch=sm_80"));
-    EXPECT_EQ(determine_target("auto"), Target::parse("cuda -arch=sm_80"));
+    ScopedTarget outer(Target::parse("gpu_test -arch=sm_80"));
+    EXPECT_EQ(determine_target("auto"), Target::parse("gpu_test -arch=sm_80"));
     {
-      ScopedTarget inner("metal");
-      EXPECT_EQ(current_target(), Target::parse("metal"));
-      EXPECT_EQ(determine_target("auto"), Target::parse("metal"));
+      ScopedTarget inner("plain_gpu_test");
+      EXPECT_EQ(current_target(), Target::parse("plain_gpu_test"));
+      EXPECT_EQ(determine_target("auto"), Target::parse("plain_gpu_test"));
     }
-    EXPECT_EQ(determine_target("auto"), Target::parse("cuda -arch=sm_80"));
+    EXPECT_EQ(determine_target("auto"), Target::parse("gpu_test -arch=sm_80"));
   }
   EXPECT_FALSE(current_target().has_value());
-  EXPECT_EQ(determine_target("auto"), Target::parse("hip"));
+  EXPECT_EQ(determine_target("auto"), Target::parse("wave_test"));
 }
 
 TEST(DetermineTarget, ScopedTargetIsPerThread) {
-  ScopedTarget scope("metal");
+  ScopedTarget scope("plain_gpu_test");
   std::optional<Target> seen_elsewhere = Target::parse("c");
   std::thread([&] { seen_elsewhere = current_target(); }).join();
   EXPECT_FALSE(seen_elsewhere.has_value());
-  EXPECT_EQ(current_target(), Target::parse("metal"));
+  EXPECT_EQ(current_target(), Target::parse("plain_gpu_test"));
 }
 
 TEST(DetermineTarget, ScopedTargetRejectsBadSpecs) {

@@ -12,10 +12,10 @@ std::optional<Target> leave_alone(const Target&) {
 
 // Gives CUDA targets without an arch a default one.
 std::optional<Target> default_cuda_arch(const Target& target) {
-  if (target.kind() != "cuda" || target.attr("arch")) return std::nullopt;
+  if (target.kind() != "gpu_test" || target.attr("arch")) return std::nullopt;
   auto attrs = target.attrs();
   attrs["arch"] = std::string("sm_80");
-  Target result = Target::make("cuda", attrs, target.keys());
+  Target result = Target::make("gpu_test", attrs, target.keys());
   return target.host() ? result.with_host(*target.host()) : result;
 }
 
@@ -24,12 +24,12 @@ TEST(TargetNormalizers, AppliedInOrderEachSeeingThePreviousResult) {
   registry.add("cuda_arch", default_cuda_arch);
   registry.add("tag_sm80", [](const Target& target) -> std::optional<Target> {
     if (target.get_string("arch") != "sm_80") return std::nullopt;
-    return Target::make("cuda", target.attrs(), {{"cuda", "gpu", "ampere"}});
+    return Target::make("gpu_test", target.attrs(), {{"gpu_test", "gpu", "ampere"}});
   });
   registry.add("identity", leave_alone);
   EXPECT_EQ(registry.names(), (std::vector<std::string>{"cuda_arch", "tag_sm80", "identity"}));
-  EXPECT_EQ(registry.normalize(Target::parse("cuda")),
-            Target::parse("cuda -arch=sm_80 -keys=cuda,gpu,ampere"));
+  EXPECT_EQ(registry.normalize(Target::parse("gpu_test")),
+            Target::parse("gpu_test -arch=sm_80 -keys=gpu_test,gpu,ampere"));
   EXPECT_EQ(registry.normalize(Target::parse("c")), Target::parse("c"));
 }
 
@@ -39,8 +39,8 @@ TEST(TargetNormalizers, HostsAreNormalizedToo) {
     if (target.kind() != "c") return std::nullopt;
     return Target::parse("llvm");
   });
-  Target normalized = registry.normalize(Target::parse("cuda -host=c"));
-  EXPECT_EQ(normalized, Target::parse("cuda -host=llvm"));
+  Target normalized = registry.normalize(Target::parse("gpu_test -host=c"));
+  EXPECT_EQ(normalized, Target::parse("gpu_test -host=llvm"));
 }
 
 TEST(TargetNormalizers, FailureNamesTheNormalizerAndTarget) {
@@ -48,8 +48,9 @@ TEST(TargetNormalizers, FailureNamesTheNormalizerAndTarget) {
   registry.add("strict", [](const Target&) -> std::optional<Target> {
     throw std::runtime_error("arch required");
   });
-  EXPECT_TARGET_ERROR(registry.normalize(Target::parse("cuda")),
-                      "target normalizer 'strict' failed on 'cuda -keys=cuda,gpu': arch required");
+  EXPECT_TARGET_ERROR(
+      registry.normalize(Target::parse("gpu_test")),
+      "target normalizer 'strict' failed on 'gpu_test -keys=gpu_test,gpu': arch required");
 }
 
 TEST(TargetNormalizers, DuplicatesNeedOverride) {
@@ -58,9 +59,9 @@ TEST(TargetNormalizers, DuplicatesNeedOverride) {
   registry.add("n", leave_alone);  // identical
   EXPECT_TARGET_ERROR(registry.add("n", default_cuda_arch), "'n' is already registered",
                       "override=true");
-  EXPECT_EQ(registry.normalize(Target::parse("cuda")), Target::parse("cuda"));
+  EXPECT_EQ(registry.normalize(Target::parse("gpu_test")), Target::parse("gpu_test"));
   registry.add("n", default_cuda_arch, /*override=*/true);
-  EXPECT_EQ(registry.normalize(Target::parse("cuda")), Target::parse("cuda -arch=sm_80"));
+  EXPECT_EQ(registry.normalize(Target::parse("gpu_test")), Target::parse("gpu_test -arch=sm_80"));
   EXPECT_TARGET_ERROR(registry.add("", leave_alone), "empty name");
   EXPECT_TARGET_ERROR(registry.add("m", TargetNormalizerFunc{}), "function is empty");
   EXPECT_TRUE(registry.remove("n"));
@@ -70,10 +71,11 @@ TEST(TargetNormalizers, DuplicatesNeedOverride) {
 TEST(TargetNormalizers, GlobalRegistryIsUsedByDetermineTarget) {
   register_target_normalizer("normalizer_test_cuda_arch", default_cuda_arch);
   EXPECT_EQ(list_target_normalizers().back(), "normalizer_test_cuda_arch");
-  EXPECT_EQ(determine_target("cuda"), Target::parse("cuda -arch=sm_80"));
-  EXPECT_EQ(normalize_target(Target::parse("cuda -arch=sm_90")), Target::parse("cuda -arch=sm_90"));
+  EXPECT_EQ(determine_target("gpu_test"), Target::parse("gpu_test -arch=sm_80"));
+  EXPECT_EQ(normalize_target(Target::parse("gpu_test -arch=sm_90")),
+            Target::parse("gpu_test -arch=sm_90"));
   EXPECT_TRUE(unregister_target_normalizer("normalizer_test_cuda_arch"));
-  EXPECT_EQ(determine_target("cuda"), Target::parse("cuda"));
+  EXPECT_EQ(determine_target("gpu_test"), Target::parse("gpu_test"));
 }
 
 }  // namespace

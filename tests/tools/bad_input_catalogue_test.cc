@@ -6,6 +6,7 @@
 #include "../cli_support.h"
 #include "../engine/cpu_backends.h"
 #include "build_paths.h"
+#include "tilec/engine/initialize.h"
 #include "tilec/ir/npy.h"
 
 #include <gtest/gtest.h>
@@ -140,6 +141,16 @@ std::optional<std::string> option_value(const std::vector<std::string>& args,
 std::optional<std::string> unrunnable_target_reason(const std::vector<std::string>& args) {
   std::optional<std::string> target = option_value(args, "--target");
   if (!target) return std::nullopt;
+  // The kinds of backends that are optional at configure time, which this build may lack.
+  const std::vector<std::pair<std::string, std::string>> optional_kinds = {
+      {"opencl", "tilec.opencl"}};  // -DTILEC_OPENCL=OFF
+  std::string kind = target->substr(0, target->find(' '));
+  for (const auto& [optional_kind, module] : optional_kinds) {
+    if (kind != optional_kind) continue;
+    bool built = false;
+    for (const auto& builtin : tilec::builtin_modules()) built |= builtin.import_path == module;
+    if (!built) return "this build has no " + module + " module (configured off)";
+  }
   std::vector<std::string> resolve = {"resolve", "--target", *target};
   if (auto exec_backend = option_value(args, "--execution-backend")) {
     resolve.push_back("--execution-backend");

@@ -77,6 +77,12 @@ TEST_F(CliPlugins, TheBrokenPluginLeavesNoKindOrNormalizerBehind) {
   for (const auto& kind : targets.at("kinds")) kinds.push_back(kind.at("name"));
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "cligood"), kinds.end());
   EXPECT_EQ(std::find(kinds.begin(), kinds.end(), "clibroken"), kinds.end());
+  // cli_good's kind without a backend is named apart, not listed as supported.
+  EXPECT_EQ(std::find(kinds.begin(), kinds.end(), "cliorphan"), kinds.end());
+  EXPECT_EQ(targets.at("unowned_kinds"), (std::vector<std::string>{"cliorphan"}));
+  auto text = tilec_cli({"targets"});
+  EXPECT_TRUE(contains(text.output, "no backend owns (not supported")) << text.output;
+  EXPECT_TRUE(contains(text.output, "cliorphan")) << text.output;
   auto normalizers = targets.at("normalizers").get<std::vector<std::string>>();
   EXPECT_EQ(std::find(normalizers.begin(), normalizers.end(), "cli_broken_normalizer"),
             normalizers.end());

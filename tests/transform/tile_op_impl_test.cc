@@ -11,6 +11,8 @@
 #include "tilec/transform/lower_tile_ops.h"
 
 #include <gmock/gmock.h>
+#include "ir_support.h"
+
 #include <gtest/gtest.h>
 
 namespace tilec::transform {
@@ -36,11 +38,7 @@ std::vector<std::string> names(const std::vector<TileOpImplPtr>& impls) {
 }
 
 int count_evaluates(const IRModule& mod) {
-  int n = 0;
-  post_order_visit(mod.lookup("f")->body, [&](const Stmt* s, const Expr*) {
-    if (s && s->kind() == StmtKind::kEvaluate) ++n;
-  });
-  return n;
+  return test::count_kind(mod.lookup("f")->body, StmtKind::kEvaluate);
 }
 
 // A recognisable lowering: the fill becomes `T.evaluate(7)`.
@@ -51,7 +49,7 @@ std::optional<Stmt> decline(const Stmt&, const Target&) {
   return std::nullopt;
 }
 bool metal_only(const Target& t) {
-  return t.kind() == "metal";
+  return t.kind() == "plain_gpu_test";
 }
 bool never(const Target&) {
   return false;
@@ -74,7 +72,7 @@ TEST(TileOpImpls, GenericImplementationsCoverEveryOpForEveryTarget) {
   EXPECT_EQ(names(list_tile_op_impls()),
             (std::vector<std::string>{"generic.copy", "generic.fill", "generic.gemm",
                                       "generic.reduce", "generic.scheduled_loop"}));
-  for (const char* spec : {"c", "metal", "cuda -arch=sm_90"}) {
+  for (const char* spec : {"c", "plain_gpu_test", "gpu_test -arch=sm_90"}) {
     EXPECT_EQ(names(tile_op_impls_for(TileOpKind::kGemm, Target::parse(spec))),
               std::vector<std::string>{"generic.gemm"});
   }
@@ -85,11 +83,11 @@ TEST(TileOpImpls, SelectedByTargetAndPriority) {
   IRModule mod = parse_kernel_source(kFillAndCopy);
   ScopedImpl metal(
       {"test.fill_metal", TileOpKind::kFill, metal_only, kBackendTileOpPriority, fill_as_marker});
-  EXPECT_EQ(names(tile_op_impls_for(TileOpKind::kFill, Target::parse("metal"))),
+  EXPECT_EQ(names(tile_op_impls_for(TileOpKind::kFill, Target::parse("plain_gpu_test"))),
             (std::vector<std::string>{"test.fill_metal", "generic.fill"}));
   EXPECT_EQ(names(tile_op_impls_for(TileOpKind::kFill, Target::parse("c"))),
             std::vector<std::string>{"generic.fill"});
-  EXPECT_EQ(count_evaluates(lower_tile_ops(mod, Target::parse("metal"))), 1);
+  EXPECT_EQ(count_evaluates(lower_tile_ops(mod, Target::parse("plain_gpu_test"))), 1);
   EXPECT_EQ(count_evaluates(lower_tile_ops(mod, Target::parse("c"))), 0);
   // A lower priority than the generic one is only asked after it.
   ScopedImpl low({"test.fill_low", TileOpKind::kFill, {}, -1, fill_as_marker});
@@ -141,14 +139,14 @@ TEST(TileOpImpls, WhenNothingLowersAnOpTheErrorNamesOpTargetAndImplementations) 
                      /*override=*/true);
   ScopedImpl declining({"test.copy_declines", TileOpKind::kCopy, {}, 5, decline});
   try {
-    lower_tile_ops(mod, Target::parse("metal"));
+    lower_tile_ops(mod, Target::parse("plain_gpu_test"));
     FAIL() << "expected an IRError";
   } catch (const IRError& e) {
     std::string message = e.what();
     EXPECT_THAT(message, HasSubstr("in function 'f'"));
     EXPECT_THAT(message, HasSubstr("no implementation of tile op 'copy'"));
     EXPECT_THAT(message, HasSubstr("`T.copy(A, B)`"));
-    EXPECT_THAT(message, HasSubstr("for target 'metal"));
+    EXPECT_THAT(message, HasSubstr("for target 'plain_gpu_test"));
     EXPECT_THAT(message, HasSubstr("test.copy_declines (priority 5): declined this instance"));
     EXPECT_THAT(message, HasSubstr("generic.copy (priority 0): does not accept this target"));
     EXPECT_THAT(message, HasSubstr("register_module_tile_op_impl"));

@@ -1,8 +1,10 @@
-// `tilec targets [--json]`: every registered target kind with its attribute schema and
-// default keys, then the target detectors in detection order with what each one finds on
-// this machine (the target, or why it found none).
+// `tilec targets [--json]`: every target kind some registered backend owns, with its
+// attribute schema and default keys (a kind registered without a backend, e.g. by a plugin
+// that then failed, is named apart as not supported), then the target detectors in detection order
+// with what each one finds on this machine (the target, or why it found none).
 #include "command.h"
 
+#include "tilec/backend/module.h"
 #include "tilec/engine/initialize.h"
 #include "tilec/target/detect.h"
 #include "tilec/target/target_kind.h"
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <set>
 
 namespace tilec::cli {
 namespace {
@@ -29,9 +32,31 @@ json attr_default_json(const AttrSchema& schema) {
   return value;
 }
 
-json targets_json(const std::vector<std::shared_ptr<const TargetKind>>& kinds,
-                  const std::vector<DetectorReport>& reports) {
+// The registered kinds split into those some registered backend owns (supported) and the
+// rest (a kind is only usable through a backend that lowers it).
+struct KindsByOwner {
+  std::vector<std::shared_ptr<const TargetKind>> supported;
+  std::vector<std::string> unowned;
+};
+
+KindsByOwner kinds_by_owner() {
+  std::set<std::string> owned;
+  for (const auto& module : backend::list_backends())
+    owned.insert(module->target_kinds.begin(), module->target_kinds.end());
+  KindsByOwner split;
+  for (auto& kind : target::list_target_kinds()) {
+    if (owned.count(kind->name))
+      split.supported.push_back(std::move(kind));
+    else
+      split.unowned.push_back(kind->name);
+  }
+  return split;
+}
+
+json targets_json(const KindsByOwner& split, const std::vector<DetectorReport>& reports) {
+  const auto& kinds = split.supported;
   json out{{"kinds", json::array()},
+           {"unowned_kinds", split.unowned},
            {"detectors", json::array()},
            {"normalizers", target::list_target_normalizers()}};
   for (const auto& kind : kinds) {
@@ -57,8 +82,8 @@ json targets_json(const std::vector<std::shared_ptr<const TargetKind>>& kinds,
   return out;
 }
 
-void print_text(const std::vector<std::shared_ptr<const TargetKind>>& kinds,
-                const std::vector<DetectorReport>& reports) {
+void print_text(const KindsByOwner& split, const std::vector<DetectorReport>& reports) {
+  const auto& kinds = split.supported;
   std::cout << "Target kinds:\n";
   for (const auto& kind : kinds) {
     std::cout << fmt::format("  {:<8} keys: {:<14} {}\n", kind->name,
@@ -74,6 +99,12 @@ void print_text(const std::vector<std::shared_ptr<const TargetKind>>& kinds,
       std::cout << fmt::format("      -{:<{}}  {:<20} {}\n", schema.name, width, type_and_default,
                                schema.description);
     }
+  }
+  if (!split.unowned.empty()) {
+    std::cout << fmt::format(
+        "\nRegistered target kinds that no backend owns (not supported; `tilec backends` says "
+        "which plugin failed): {}\n",
+        fmt::join(split.unowned, ", "));
   }
   std::cout << "\nTarget detectors, in the order \"auto\" asks them:\n";
   for (size_t i = 0; i < reports.size(); ++i) {
@@ -95,7 +126,7 @@ TILEC_REGISTER_COMMAND(Command{
       sub.add_flag("--json", *as_json, "print one JSON object instead of text");
       return [as_json] {
         tilec::initialize();  // backends (built-in and plugins) add kinds and detectors
-        auto kinds = target::list_target_kinds();
+        KindsByOwner kinds = kinds_by_owner();
         auto reports = target::probe_target_detectors();
         if (*as_json) {
           std::cout << targets_json(kinds, reports).dump(2) << "\n";

@@ -1,6 +1,6 @@
 // The per-thread private-memory budget of the SIMT lowering: how many bytes of
 // registers (the fragments' per-thread registers) one thread may hold, the target
-// attribute `private_bytes_per_thread` (defaults per kind in target/builtin_kinds.cc;
+// attribute `private_bytes_per_thread` (defaults per kind in each backend's target_kind.cc;
 // 0 turns the check off). Devices do not fail cleanly past it: PoCL's work-group
 // functions crash, CUDA spills to slow local memory. So once the layouts are chosen a
 // kernel whose fragments need more is refused with a located error naming the

@@ -2,7 +2,7 @@
 // printer supporting them maps to its own: OpenCL's cl_khr_subgroups
 // (sub_group_reduce_add, get_sub_group_id, ...), CUDA's __shfl_xor_sync butterflies over
 // a warp. A target declares that its printer maps them with the attribute
-// `subgroup_reduce` (1: yes; target/builtin_kinds.cc gives each kind its default): the
+// `subgroup_reduce` (1: yes; each backend's target_kind.cc gives its kind a default): the
 // SIMT T.reduce_* uses subgroups there and the shared-memory tree elsewhere. Subgroups
 // are formed from the block's flat thread index (x fastest), as both APIs define them;
 // where `thread_warp_size` is above 1 the subgroup size is that constant and the block

@@ -1,7 +1,8 @@
-// Target kinds: the registry of what a target may be (c, llvm, cuda, hip, metal, webgpu,
-// opencl, plus kinds that backend authors register), each with a typed attribute schema
-// and default keys. Targets are validated against their kind's schema when built.
-// The registry is process-wide, thread-safe, and initialised with the built-ins on first use.
+// Target kinds: the registry of what a target may be, each kind with a typed attribute
+// schema and default keys. The backend that owns a kind registers it from its module init
+// (src/cpu: c and llvm; src/cuda: cuda; src/rocm: hip; ...; tilec/target/kind_schema.h has
+// the building blocks), so the target layer itself knows no kind. Targets are validated
+// against their kind's schema when built. The registry is process-wide and thread-safe.
 #pragma once
 
 #include "tilec/target/target_attr.h"

@@ -12,6 +12,7 @@
 
 #include <dlpack/dlpack.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstddef>
 #include <set>
@@ -466,6 +467,14 @@ backend::CodeArtifact generate_llvm_host(const IRModule& mod, const target::Targ
                     llvm_codegen::verified_module_text(module, "host");
   artifact.entry_points = std::move(entries);
   artifact.metadata["target_host"] = target_host.str();
+  // The task functions the entries call are the module's declarations of that name form.
+  std::vector<std::string> task_calls;
+  for (const llvm::Function& fn : module) {
+    std::string name = fn.getName().str();
+    if (fn.isDeclaration() && name.ends_with("_task")) task_calls.push_back(name);
+  }
+  if (!task_calls.empty())
+    artifact.metadata[codegen::kTaskCallsMetadata] = fmt::format("{}", fmt::join(task_calls, ","));
   return artifact;
 }
 

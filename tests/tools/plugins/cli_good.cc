@@ -24,6 +24,8 @@ void init_cli_good(tilec::backend::PluginRegistrar& registrar) {
        {{"variant", target::AttrType::kString, std::string("plain"), "a plugin-owned attribute"}},
        {"cligood", "cpu"},
        "CLI test plugin kind: C kernels through a plugin backend"});
+  // A kind no backend owns: registered, but `tilec targets` must not list it as supported.
+  target::register_target_kind({"cliorphan", {}, {"cliorphan"}, "a kind without a backend"});
   backend::BackendModule module{
       .name = "cli_good",
       .target_kinds = {"cligood"},
