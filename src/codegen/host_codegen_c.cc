@@ -130,7 +130,6 @@ class CodeGenCHost : public CodeGenC {
         kind->second == AttrValue(std::string("device"))) {
       return print_device_launch(op);
     }
-    std::string blocks = "(int64_t)1";
     std::string name = current_function()->name;
     open_scope_line();  // one scope per launch: a function may launch several grids
     for (size_t d = 0; d < op->grid.size(); ++d) {
@@ -142,13 +141,21 @@ class CodeGenCHost : public CodeGenC {
           "if ({} > INT64_C({})) return tilec_fail(err, err_len, \"kernel '{}': the grid has "
           "%lld blocks along {} for these arguments, more than {} (2^31 - 1)\", (long long){});\n",
           g, ir::kMaxGridExtent, name, "xyz"[d < 3 ? d : 0], ir::kMaxGridExtent, g);
-      blocks += " * " + g;
+      // Per axis, before the product: two negative extents would multiply to a positive count.
+      line() << fmt::format(
+          "if ({} < 0) return tilec_fail(err, err_len, \"kernel '{}': the grid has a negative "
+          "extent (%lld blocks along {}) for these argument shapes\", (long long){});\n",
+          g, name, "xyz"[d < 3 ? d : 0], g);
     }
-    line() << "const int64_t num_blocks = " << blocks << ";\n";
-    line() << fmt::format(
-        "if (num_blocks < 0) return tilec_fail(err, err_len, \"kernel '{}': the grid has a "
-        "negative extent (%lld blocks) for these argument shapes\", (long long)num_blocks);\n",
-        name);
+    // Three axes of up to 2^31 - 1 blocks can exceed int64: refused, never wrapped.
+    line() << "int64_t num_blocks = 1;\n";
+    for (size_t d = 0; d < op->grid.size(); ++d) {
+      line() << fmt::format(
+          "if (__builtin_mul_overflow(num_blocks, grid_{}, &num_blocks)) return tilec_fail(err, "
+          "err_len, \"kernel '{}': the grid's total block count overflows int64 (more than 2^63 - "
+          "1) for these arguments, at %lld blocks along {}\", (long long)grid_{});\n",
+          d, name, "xyz"[d < 3 ? d : 0], d);
+    }
     // bounds_record.h: a bounds-checked device function reports into this record.
     bool checked = transform::is_bounds_checked(current_function());
     size_t n = std::max<size_t>(op->args.size() + (checked ? 1 : 0), 1);
@@ -277,7 +284,8 @@ class CodeGenCHost : public CodeGenC {
       close_scope();
     }
     line() << fmt::format(
-        "if (grid[0] * grid[1] * grid[2] > 0) status = env->device_api->launch(env->device, "
+        "if (grid[0] > 0 && grid[1] > 0 && grid[2] > 0) status = "
+        "env->device_api->launch(env->device, "
         "{}, grid, block, 0, device_args, {}, env->stream, err, err_len);\n",
         c_string(op->callee), op->args.size());
     line() << "if (status != 0) goto " << done << ";\n";

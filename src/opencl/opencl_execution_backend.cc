@@ -275,6 +275,25 @@ std::string build_log(cl_program program, cl_device_id device) {
   return log;
 }
 
+// clBuildProgram options for `source` on `device`. PoCL 3.1 (Debian 12's) miscompiles, with its
+// optimizer on, a kernel whose loop holds barriers and, between them, a per-work-item guard around
+// a loop updating a private accumulator: every guarded work-item's accumulator comes out as its
+// value before the loop (issue 33: gemm with block_N=1 and two k-tiles wrote zeros; reduced, a
+// 13-line kernel with `if (tid < 64) for (j..32) acc += S[j];` between two barriers fails the
+// same way under every POCL_WORK_GROUP_METHOD). No rewrite of our source that keeps the guarded
+// loop avoided it, so on PoCL a kernel containing a barrier is built without optimization:
+// slower, never wrong. Kernels without barriers (no such region) keep the optimizer.
+std::string program_build_options(cl_device_id device, const std::string& source) {
+  cl_platform_id platform = nullptr;
+  clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
+  bool pocl = platform && platform_info(platform, CL_PLATFORM_NAME)
+                                  .find(
+                                      "Portable Computing "
+                                      "Language") != std::string::npos;
+  if (pocl && source.find("barrier(") != std::string::npos) return "-cl-opt-disable";
+  return "";
+}
+
 // Builds source for ctx's device; throws ExecError with the log and the cited lines.
 cl_program build_from_source(DeviceContext& ctx, const std::string& source,
                              const std::string& kept_at) {
@@ -285,7 +304,8 @@ cl_program build_from_source(DeviceContext& ctx, const std::string& source,
   if (err != CL_SUCCESS) {
     throw ExecError(fmt::format("clCreateProgramWithSource failed: {}", cl_error_name(err)));
   }
-  err = clBuildProgram(program, 1, &ctx.entry.device, "", nullptr, nullptr);
+  std::string options = program_build_options(ctx.entry.device, source);
+  err = clBuildProgram(program, 1, &ctx.entry.device, options.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
     std::string log = build_log(program, ctx.entry.device);
     clReleaseProgram(program);
@@ -598,8 +618,10 @@ class OpenCLBackend final : public ExecutionBackend {
                              const target::Target& target_host) const override {
     DeviceEntry d = select_device(target.get_string("device"));
     // The selector is embedded in the library (load() reopens the same device).
-    return fmt::format("{} ({}) | {} | {} | host: {}", d.label, target.get_string("device"),
-                       device_info(d.device, CL_DRIVER_VERSION),
+    // "pocl-noopt-barriers": binaries cached before the PoCL workaround (see
+    // program_build_options) were miscompiled; this retires them.
+    return fmt::format("{} ({}) | {} | {} | pocl-noopt-barriers | host: {}", d.label,
+                       target.get_string("device"), device_info(d.device, CL_DRIVER_VERSION),
                        device_info(d.device, CL_DEVICE_VERSION),
                        native_execution_backend()->cache_identity(target_host, target_host));
   }
@@ -649,7 +671,9 @@ class OpenCLBackend final : public ExecutionBackend {
       program = clCreateProgramWithBinary(ctx->context, 1, &ctx->entry.device, &size, &bytes,
                                           &binary_status, &status);
       if (status == CL_SUCCESS && binary_status == CL_SUCCESS &&
-          clBuildProgram(program, 1, &ctx->entry.device, "", nullptr, nullptr) == CL_SUCCESS) {
+          clBuildProgram(program, 1, &ctx->entry.device,
+                         program_build_options(ctx->entry.device, *source).c_str(), nullptr,
+                         nullptr) == CL_SUCCESS) {
         // built from the cached binary
       } else {
         if (program) clReleaseProgram(program);

@@ -80,7 +80,8 @@ extern "C" int32_t tilec_rt_device_launch(const TilecRuntimeEnv* env, const char
                       kTilecCopyHostToDevice, env->stream, err, err_len);
     d.v.buffer = buffers[size_t(i)];
   }
-  if (status == 0 && grid[0] * grid[1] * grid[2] > 0) {
+  // Not the product: three axes of up to 2^31 - 1 overflow int64.
+  if (status == 0 && grid[0] > 0 && grid[1] > 0 && grid[2] > 0) {
     status = api.launch(env->device, function, grid, block, 0, device_args.data(), num_args,
                         env->stream, err, err_len);
   }

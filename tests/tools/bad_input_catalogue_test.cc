@@ -554,6 +554,15 @@ std::vector<Case> integer_width_cases() {
                      0,
                      {"grid_y_70000: ok"}});
     }
+    // The CPU host runs every block of a grid through one int64 count: three axes of
+    // 2e9 blocks (each within int32) overflow it, refused at run time rather than wrapped.
+    if (b.target == "c" || b.target == "llvm") {
+      out.push_back({"GridTotalPastInt64On_" + b.name(),
+                     args({"run", "$K/grid_total_past_int64.py", "--shape", "n=2000000000"}),
+                     2,
+                     {"kernel 'grid_total_past_int64'", "total block count overflows int64",
+                      "2000000000 blocks along z"}});
+    }
     // WGSL refuses symbolic shapes (64-bit offsets) before any shape is bound.
     out.push_back(
         {"HugeShapeForAnInt32DimensionOn_" + b.name(),

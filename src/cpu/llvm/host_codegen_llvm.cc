@@ -163,13 +163,22 @@ class HostEmitter : public llvm_codegen::IREmitter {
                           "more than {} (2^31 - 1)",
                           name, "xyz"[d < 3 ? d : 0], ir::kMaxGridExtent),
               {g});
-      blocks = builder_.CreateMul(blocks, g);
+      // Per axis, before the product: two negative extents would multiply to a positive count.
+      fail_if(builder_.CreateICmpSLT(g, builder_.getInt64(0)),
+              fmt::format("kernel '{}': the grid has a negative extent (%lld blocks along {}) for "
+                          "these argument shapes",
+                          name, "xyz"[d < 3 ? d : 0]),
+              {g});
+      // Three axes of up to 2^31 - 1 blocks can exceed int64: refused, never wrapped.
+      llvm::Value* product =
+          builder_.CreateIntrinsic(llvm::Intrinsic::smul_with_overflow, {i64()}, {blocks, g});
+      fail_if(builder_.CreateExtractValue(product, 1),
+              fmt::format("kernel '{}': the grid's total block count overflows int64 (more than "
+                          "2^63 - 1) for these arguments, at %lld blocks along {}",
+                          name, "xyz"[d < 3 ? d : 0]),
+              {g});
+      blocks = builder_.CreateExtractValue(product, 0);
     }
-    fail_if(builder_.CreateICmpSLT(blocks, builder_.getInt64(0)),
-            fmt::format("kernel '{}': the grid has a negative extent (%lld blocks) for these "
-                        "argument shapes",
-                        name),
-            {blocks});
     // bounds_record.h: a bounds-checked device function reports into this record.
     bool checked = transform::is_bounds_checked(current_function());
     size_t n = std::max<size_t>(op->args.size() + (checked ? 1 : 0), 1);
