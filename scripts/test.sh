@@ -20,6 +20,7 @@ jobs=$(nproc)
 
 cmake --build build -j "$jobs" || { echo "tests: 0 passed, 1 failed (build failed)"; exit 1; }
 
+started=$SECONDS
 log=build/ctest-summary.log
 (cd build && ctest --output-on-failure -j "$jobs" --timeout 600) | tee "$log"
 ctest_status=${PIPESTATUS[0]}
@@ -30,6 +31,7 @@ total=${total:-0}
 failed=${failed:-0}
 if [ "$ctest_status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
 passed=$((total - failed))
+echo "== ctest took $((SECONDS - started)) s"
 
 echo "== pytest tests/python (installed tilec package)"
 pylog=build/pytest-installed.log
@@ -48,12 +50,15 @@ failed=$((failed + py_failed))
 
 for extra in scripts/test_tsan.sh scripts/fuzz.sh scripts/test_asan.sh; do
   echo "== $extra"
+  started=$SECONDS
   if "$extra"; then
     passed=$((passed + 1))
   else
     echo "== $extra FAILED"
     failed=$((failed + 1))
   fi
+  # Each suite's wall time, so a CI run that grows says where it grew.
+  echo "== $extra took $((SECONDS - started)) s"
 done
 
 echo "tests: $passed passed, $failed failed"

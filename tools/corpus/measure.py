@@ -18,9 +18,10 @@ several, tilec's error lists them: "choices: a (factory), b (kernel)") and measu
   3. `tilec run --target TARGET --check` on random inputs, compared with the reference
      interpreter; symbolic sizes tilec asks for are given with --shape NAME=64.
 
-Each step has a timeout; kernels run one at a time (shared machines). It prints one line per
-kernel (status, entry, -D values, first error line) and the totals; --classify groups the
-failures by the first error line with names and numbers blanked, most common first.
+Each step has a timeout; kernels run one at a time (shared machines). It prints one line
+per kernel (status, entry, -D values, seconds of the run step, first error line) and the
+totals; --classify groups the failures by the first error line with names and numbers
+blanked, most common first.
 The corpus itself is kept outside the repository (TileLang's examples and tests).
 """
 
@@ -33,6 +34,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 # Problem-size parameters: small values so the interpreter finishes; a smaller default wins.
 SIZE_VALUES = [
@@ -229,6 +231,7 @@ def measure_kernel(tilec, path, entry, target, timeout):
         return res
     for _ in range(6):
         shape_args = sum([["--shape", "%s=%s" % kv] for kv in shapes.items()], [])
+        started = time.monotonic()
         rc, out = run([tilec, "run", "--target", target, "--check"] + args + shape_args,
                       timeout)
         m = SYMBOLIC.search(out)
@@ -237,6 +240,8 @@ def measure_kernel(tilec, path, entry, target, timeout):
             continue
         break
     res["shapes"] = shapes
+    # Wall time of the last run --check (interpreter + backend): the slow kernels show.
+    res["seconds"] = round(time.monotonic() - started, 2)
     if rc == 0:
         res.update(status="matched")
     elif "mismatch" in out.lower() or re.search(r": (FAIL|mismatch)", out):
@@ -278,8 +283,9 @@ def main():
             r = measure_kernel(a.tilec, path, entry, a.target, a.timeout)
             results.append(r)
             d = " ".join("%s=%s" % kv for kv in r["defines"].items())
-            print("%-9s %s%s  [%s]%s" % (r["status"], f, ":" + entry if entry else "", d,
-                                         ("  " + r["error"]) if "error" in r else ""),
+            secs = "  (%.1f s)" % r["seconds"] if "seconds" in r else ""
+            print("%-9s %s%s  [%s]%s%s" % (r["status"], f, ":" + entry if entry else "", d,
+                                           secs, ("  " + r["error"]) if "error" in r else ""),
                   flush=True)
     n = len(results)
     count = collections.Counter(r["status"] for r in results)
