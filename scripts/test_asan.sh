@@ -12,7 +12,10 @@ cd "$(dirname "$0")/.."
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
 build=${TILEC_ASAN_BUILD_DIR:-build-asan}
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+# CMAKE_*_FLAGS_DEBUG emptied: Debug's own "-g" came after "-g1" and won, which cost a
+# quarter of this build's time.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILEC_BUILD_BENCH=OFF \
+  -DCMAKE_CXX_FLAGS_DEBUG= -DCMAKE_C_FLAGS_DEBUG= \
   -DCMAKE_CXX_FLAGS="-O1 -g1 $flags" -DCMAKE_C_FLAGS="-O1 -g1 $flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
   -DCMAKE_MODULE_LINKER_FLAGS="$flags" >/dev/null
