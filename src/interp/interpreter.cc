@@ -88,13 +88,21 @@ struct CastExpr : CExpr {
 struct CallExpr : CExpr {
   std::string name;
   std::vector<CExprPtr> args;
+  // Resolved once for float calls (the name lookup would otherwise run per element);
+  // nullptr leaves integer abs and unknown names (an error when reached) to math().
+  FloatMathFn function;
   CallExpr(DataType t, std::string n, std::vector<CExprPtr> a)
-      : CExpr(t), name(std::move(n)), args(std::move(a)) {}
+      : CExpr(t),
+        name(std::move(n)),
+        args(std::move(a)),
+        function(t.is_float() ? float_math_function(name) : nullptr) {}
   Slot eval(Frame& frame) const override {
     Slot values[3];
     for (size_t i = 0; i < args.size() && i < 3; ++i)
       values[i] = convert(args[i]->eval(frame), args[i]->dtype, dtype);
-    return math(name, values, dtype);
+    if (!function) return math(name, values, dtype);
+    double operands[3] = {values[0].f, values[1].f, values[2].f};
+    return float_slot(round_float(function(operands), dtype));
   }
 };
 

@@ -175,9 +175,8 @@ std::optional<Expr> fold_binary(BinaryOp op, const Expr& a, const Expr& b) {
   return std::nullopt;
 }
 
-std::optional<double> float_math(const std::string& name, const double* args, DataType t) {
-  using Fn = double (*)(const double*);
-  static const std::unordered_map<std::string, Fn> functions = {
+FloatMathFn float_math_function(const std::string& name) {
+  static const std::unordered_map<std::string, FloatMathFn> functions = {
       {"exp", [](const double* a) { return std::exp(a[0]); }},
       {"exp2", [](const double* a) { return std::exp2(a[0]); }},
       {"log", [](const double* a) { return std::log(a[0]); }},
@@ -195,8 +194,13 @@ std::optional<double> float_math(const std::string& name, const double* args, Da
       {"min", [](const double* a) { return std::fmin(a[0], a[1]); }},
   };
   auto it = functions.find(name);
-  if (it == functions.end()) return std::nullopt;
-  return round_float(it->second(args), t);
+  return it == functions.end() ? nullptr : it->second;
+}
+
+std::optional<double> float_math(const std::string& name, const double* args, DataType t) {
+  FloatMathFn fn = float_math_function(name);
+  if (!fn) return std::nullopt;
+  return round_float(fn(args), t);
 }
 
 }  // namespace tilec::ir

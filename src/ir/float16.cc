@@ -2,6 +2,8 @@
 
 #include "tilec/ir/float8.h"
 
+#include <algorithm>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 
@@ -26,47 +28,58 @@ uint16_t encode(double value, const Format& f) {
   double a = std::fabs(value);
   if (std::isinf(a)) return sign | inf;
   if (a == 0) return sign;
-  int e = 0;
-  std::frexp(a, &e);
-  int exponent = e - 1;  // a in [2^exponent, 2^(exponent+1))
-  const double one = std::ldexp(1.0, f.mantissa_bits);
-  if (exponent < f.min_exp) {
-    // Subnormal: a multiple of 2^(min_exp - mantissa_bits). Rounding up to 2^m lands
-    // exactly on the encoding of the smallest normal number.
-    double q = round_half_even(std::ldexp(a, f.mantissa_bits - f.min_exp));
-    return sign | uint16_t(q);
-  }
-  double q = round_half_even(std::ldexp(a, f.mantissa_bits - exponent));  // in [2^m, 2^(m+1)]
-  if (q == 2 * one) {
-    q = one;
-    ++exponent;
-  }
-  if (exponent > f.max_exp) return sign | inf;
-  return sign | uint16_t((exponent + f.max_exp) << f.mantissa_bits) | uint16_t(q - one);
+  uint64_t code = round_to_narrow_code(a, f.mantissa_bits, f.min_exp);
+  return code >= inf ? sign | inf : sign | uint16_t(code);
 }
 
+// Built from the bits (no ldexp): this is on the interpreter's per-element path.
 double decode(uint16_t bits, const Format& f) {
-  double sign = bits & 0x8000 ? -1.0 : 1.0;
+  bool negative = bits & 0x8000;
   int exp_field = (bits & 0x7FFF) >> f.mantissa_bits;
-  int mantissa = bits & ((1 << f.mantissa_bits) - 1);
+  uint64_t mantissa = bits & ((1u << f.mantissa_bits) - 1);
   int max_field = f.max_exp * 2 + 1;
   if (exp_field == max_field) {
-    return mantissa ? std::copysign(std::nan(""), sign) : sign * INFINITY;
+    double special = mantissa ? std::nan("") : INFINITY;
+    return negative ? -special : special;
   }
-  if (exp_field == 0) return sign * std::ldexp(double(mantissa), f.min_exp - f.mantissa_bits);
-  return sign * std::ldexp(double(mantissa + (1 << f.mantissa_bits)),
-                           exp_field - f.max_exp - f.mantissa_bits);
+  uint64_t magnitude;
+  if (exp_field == 0) {
+    // Subnormal: mantissa * 2^(min_exp - mantissa_bits), exact in a double.
+    double unit = std::bit_cast<double>(uint64_t(f.min_exp - f.mantissa_bits + 1023) << 52);
+    double v = double(mantissa) * unit;
+    return negative ? -v : v;
+  }
+  magnitude = (uint64_t(exp_field - f.max_exp + 1023) << 52) | (mantissa << (52 - f.mantissa_bits));
+  return std::bit_cast<double>(magnitude | (uint64_t(negative) << 63));
 }
 
 }  // namespace
 
-// Exact: the fractional part of a double is computed without error.
-double round_half_even(double q) {
-  double floor_q = std::floor(q);
-  double frac = q - floor_q;
-  if (frac > 0.5) return floor_q + 1;
-  if (frac < 0.5) return floor_q;
-  return std::fmod(floor_q, 2.0) == 0 ? floor_q : floor_q + 1;
+uint64_t round_to_narrow_code(double a, int mantissa_bits, int min_exp) {
+  uint64_t bits = std::bit_cast<uint64_t>(a);
+  int exp_field = int(bits >> 52);
+  uint64_t significand = bits & ((uint64_t(1) << 52) - 1);
+  int exponent = -1022;  // a double subnormal: significand * 2^(-1074)
+  if (exp_field != 0) {
+    significand |= uint64_t(1) << 52;
+    exponent = exp_field - 1023;
+  }
+  // a = significand * 2^(exponent - 52); the result keeps mantissa_bits fraction bits
+  // at exponent e, so the significand loses `shift` bits (at least 52 - mantissa_bits).
+  int e = std::max(exponent, min_exp);
+  int shift = 52 - mantissa_bits + (e - exponent);
+  uint64_t q = 0;
+  if (shift < 64) {
+    q = significand >> shift;
+    uint64_t rest = significand & ((uint64_t(1) << shift) - 1);
+    uint64_t half = uint64_t(1) << (shift - 1);
+    if (rest > half || (rest == half && (q & 1))) ++q;
+  }
+  // Normal results have q in [2^m, 2^(m+1)]: adding (e - min_exp) << m puts the
+  // exponent field at e - min_exp + 1 with the implicit bit absorbed, and q == 2^(m+1)
+  // carries into the next exponent by itself. Subnormal results (e == min_exp, q < 2^m)
+  // are q itself, and q == 2^m is the smallest normal's code.
+  return (uint64_t(e - min_exp) << mantissa_bits) + q;
 }
 
 uint16_t float_to_half(float value) {
@@ -88,13 +101,36 @@ uint16_t double_to_bfloat16(double value) {
   return encode(value, kBFloat16);
 }
 
+namespace {
+
+// A value whose rounding stays a normal number of `f` (or rounds up to the largest
+// finite one's neighbour, which the caller's range check excludes) rounds in place: add
+// just under half a unit of the kept last bit, plus the lowest kept bit (ties to even),
+// and clear the dropped bits; a carry runs into the exponent as it should. This is the
+// interpreter's per-operation path, so it avoids the encode/decode round trip.
+double round_normal_in_place(double value, const Format& f) {
+  int dropped = 52 - f.mantissa_bits;
+  uint64_t bits = std::bit_cast<uint64_t>(value);
+  bits += ((uint64_t(1) << (dropped - 1)) - 1) + ((bits >> dropped) & 1);
+  return std::bit_cast<double>(bits & ~((uint64_t(1) << dropped) - 1));
+}
+
+double round_to_format(double value, const Format& f, double smallest_normal, double largest) {
+  double a = std::fabs(value);
+  if (a >= smallest_normal && a <= largest) return round_normal_in_place(value, f);
+  return decode(encode(value, f), f);
+}
+
+}  // namespace
+
 double round_to_dtype(double value, DataType dtype) {
-  if (dtype.code == TypeCode::kBFloat) return decode(encode(value, kBFloat16), kBFloat16);
+  if (dtype.code == TypeCode::kBFloat)
+    return round_to_format(value, kBFloat16, 0x1p-126, 0x1.FEp127);
   if (dtype.is_float8()) return float8_to_double(double_to_float8(value, dtype), dtype);
   if (dtype.code != TypeCode::kFloat) return value;
   switch (dtype.bits) {
     case 16:
-      return decode(encode(value, kHalf), kHalf);
+      return round_to_format(value, kHalf, 0x1p-14, 65504.0);
     case 32: {
       // Out-of-range double-to-float conversion is undefined in C++; round by hand:
       // at or above FLT_MAX + half an ulp (2^128 - 2^103) the result is infinity.

@@ -45,22 +45,7 @@ uint8_t encode(double value, const Format& f) {
   double a = std::fabs(value);
   if (a >= decode(f.max_code, f)) return sign | f.max_code;  // saturate, infinities too
   if (a == 0) return sign;
-  int e = 0;
-  std::frexp(a, &e);
-  int exponent = e - 1;  // a in [2^exponent, 2^(exponent+1))
-  int min_exp = 1 - f.bias;
-  const double one = std::ldexp(1.0, f.mantissa_bits);
-  if (exponent < min_exp) {
-    // Subnormal: a multiple of 2^(min_exp - m); rounding up to 2^m is exactly the
-    // encoding of the smallest normal number.
-    return sign | uint8_t(round_half_even(std::ldexp(a, f.mantissa_bits - min_exp)));
-  }
-  double q = round_half_even(std::ldexp(a, f.mantissa_bits - exponent));  // in [2^m, 2^(m+1)]
-  if (q == 2 * one) {
-    q = one;
-    ++exponent;
-  }
-  int code = ((exponent + f.bias) << f.mantissa_bits) | int(q - one);
+  uint64_t code = round_to_narrow_code(a, f.mantissa_bits, 1 - f.bias);
   return sign | uint8_t(code > f.max_code ? f.max_code : code);
 }
 

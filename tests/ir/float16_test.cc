@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 namespace tilec::ir {
 namespace {
@@ -68,6 +70,41 @@ TEST(BFloat16, ConversionsMatchTheTopHalfOfFloat32WithRNE) {
   EXPECT_EQ(bfloat16_to_float(uint16_t(bits >> 16)), tiny);
 }
 
+// The encoders round with integer arithmetic on the double's bits; the compiler's own
+// _Float16 conversion (libgcc's correctly rounded __truncdfhf2) is the oracle, on
+// random doubles over the whole half range and past it, and on every tie between two
+// neighbouring halves.
+#ifdef __FLT16_MAX__
+TEST(Float16, DoubleConversionMatchesTheCompilersFloat16) {
+  std::mt19937_64 rng(33);
+  std::uniform_int_distribution<int> exponent(-30, 17);
+  for (int i = 0; i < 200000; ++i) {
+    double v = std::ldexp(std::uniform_real_distribution<double>(1.0, 2.0)(rng), exponent(rng));
+    if (i & 1) v = -v;
+    ASSERT_EQ(double_to_half(v), std::bit_cast<uint16_t>(static_cast<_Float16>(v))) << v;
+  }
+  for (uint32_t bits = 0; bits < 0x7C00; ++bits) {
+    double low = half_to_float(uint16_t(bits)), high = half_to_float(uint16_t(bits + 1));
+    for (double v : {(low + high) / 2, std::nextafter((low + high) / 2, 0.0),
+                     std::nextafter((low + high) / 2, 1e9)}) {
+      ASSERT_EQ(double_to_half(v), std::bit_cast<uint16_t>(static_cast<_Float16>(v)))
+          << std::hex << bits << " " << v;
+    }
+  }
+}
+#endif
+
+// bfloat16 is the top half of a float32, rounded to nearest even: for a float input
+// that is (bits + 0x7FFF + lowest kept bit) >> 16, checked on every 97th float.
+TEST(BFloat16, FloatConversionMatchesRoundingTheFloat32Bits) {
+  for (uint64_t bits = 0; bits < 0x7F800000; bits += 97) {
+    float v = std::bit_cast<float>(uint32_t(bits));
+    uint32_t expected = (uint32_t(bits) + 0x7FFF + ((bits >> 16) & 1)) >> 16;
+    ASSERT_EQ(float_to_bfloat16(v), expected) << std::hex << bits;
+    ASSERT_EQ(float_to_bfloat16(-v), expected | 0x8000) << std::hex << bits;
+  }
+}
+
 TEST(RoundToDtype, SingleRoundingFromDouble) {
   // 1 + 2^-11 + 2^-40 rounds up in float16; through float32 first it would tie-round down.
   double v = 1.0 + 0x1p-11 + 0x1p-40;
@@ -76,6 +113,34 @@ TEST(RoundToDtype, SingleRoundingFromDouble) {
   EXPECT_EQ(round_to_dtype(0.1, DataType::Float(64)), 0.1);
   EXPECT_TRUE(std::isinf(round_to_dtype(1e39, DataType::Float32())));
   EXPECT_EQ(round_to_dtype(3.1, DataType::Int32()), 3.1);  // not a float dtype: unchanged
+}
+
+// round_to_dtype takes an in-place rounding for values that stay normal; it must agree
+// with encode-then-decode everywhere, subnormals and overflow included.
+TEST(RoundToDtype, AgreesWithEncodingAndDecodingAcrossTheRange) {
+  std::mt19937_64 rng(35);
+  std::uniform_int_distribution<int> exponent(-140, 130);
+  for (int i = 0; i < 400000; ++i) {
+    double v = std::ldexp(std::uniform_real_distribution<double>(1.0, 2.0)(rng), exponent(rng));
+    if (i & 1) v = -v;
+    double half = half_to_float(double_to_half(v));
+    double bf16 = bfloat16_to_float(double_to_bfloat16(v));
+    ASSERT_EQ(std::bit_cast<uint64_t>(round_to_dtype(v, DataType::Float16())),
+              std::bit_cast<uint64_t>(half))
+        << v;
+    ASSERT_EQ(std::bit_cast<uint64_t>(round_to_dtype(v, DataType::BFloat16())),
+              std::bit_cast<uint64_t>(bf16))
+        << v;
+  }
+  for (double v : {65504.0, 65519.99, 65520.0, 0x1p-14, 0x1p-14 - 0x1p-30, 0x1.FEp127, 0x1.FFp127,
+                   0x1p-126, -0.0}) {
+    EXPECT_EQ(std::bit_cast<uint64_t>(round_to_dtype(v, DataType::Float16())),
+              std::bit_cast<uint64_t>(double(half_to_float(double_to_half(v)))))
+        << v;
+    EXPECT_EQ(std::bit_cast<uint64_t>(round_to_dtype(v, DataType::BFloat16())),
+              std::bit_cast<uint64_t>(double(bfloat16_to_float(double_to_bfloat16(v)))))
+        << v;
+  }
 }
 
 }  // namespace

@@ -40,6 +40,11 @@ double float_binary(BinaryOp op, double a, double b, DataType t);
 // fma args[1] and args[2].
 std::optional<double> float_math(const std::string& name, const double* args, DataType t);
 
+// The double function behind float math function `name` (unrounded), or nullptr: what
+// float_math looks up, for callers that resolve the name once and call it per element.
+using FloatMathFn = double (*)(const double*);
+FloatMathFn float_math_function(const std::string& name);
+
 // `a op b` for two constants (IntImm/FloatImm) of one dtype, as a constant of the
 // operation's result dtype (bool for comparisons and logic). nullopt when an operand is
 // not a constant, the dtypes differ, the dtype has lanes, or int_binary() leaves the

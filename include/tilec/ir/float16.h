@@ -16,9 +16,13 @@ float half_to_float(uint16_t bits);
 uint16_t float_to_bfloat16(float value);
 float bfloat16_to_float(uint16_t bits);
 
-// q rounded to an integer, ties to even (exact for any double): the rounding step of
-// every narrow-float encoder (float16.cc, float8.cc).
-double round_half_even(double q);
+// The code, without sign, of a positive finite `a` rounded (nearest, ties to even) to a
+// binary format with `mantissa_bits` fraction bits and smallest normal exponent
+// `min_exp` (bias 1 - min_exp): exponent field << mantissa_bits | fraction, subnormals
+// included. Integer arithmetic only; a value too large for the format gives a code at
+// or past its all-ones exponent field, which the caller turns into infinity or
+// saturation (float16.cc, float8.cc).
+uint64_t round_to_narrow_code(double a, int mantissa_bits, int min_exp);
 
 // From double directly (a single rounding; going through float would round twice).
 uint16_t double_to_half(double value);
