@@ -1086,12 +1086,20 @@ std::optional<AutotuneSpec> find_autotune_spec(std::string_view source, const Pa
   std::optional<AutotuneSpec> spec;
   if (entry.empty()) {
     finder.walk(ast.body, module_scope, spec);
+    if (!spec) return spec;
+    // The module-level statement the site lies in: the last one starting at or before
+    // its line (a site inside a function lies before the next top-level statement).
+    for (const auto& st : ast.body) {
+      if (st->span.line > spec->line) break;
+      spec->entry = st->kind == AstStmtKind::kFunctionDef ? st->name : "";
+    }
     return spec;
   }
   for (const auto& st : ast.body) {
     if (st->kind != AstStmtKind::kFunctionDef || st->name != entry) continue;
-    if (finder.walk_decorated(*st, module_scope, spec)) return spec;
-    finder.walk_function(*st, module_scope, spec);
+    if (!finder.walk_decorated(*st, module_scope, spec))
+      finder.walk_function(*st, module_scope, spec);
+    if (spec) spec->entry = entry;
     return spec;
   }
   return spec;

@@ -108,6 +108,9 @@ def best(M=64):
   auto spec = spec_of(source, {{"M", "32"}});
   ASSERT_TRUE(spec);
   EXPECT_EQ(spec->function, "kernel");
+  // What `tilec tune` compiles each config as, in a file that defines several entries
+  // (TileLang's example_gemm_autotune.py).
+  EXPECT_EQ(spec->entry, "best");
   EXPECT_EQ(spec->sizes, (std::map<std::string, int64_t>{{"M", 32}})) << "the factory's, by -D";
   ASSERT_EQ(spec->configs.size(), 2u);
   EXPECT_EQ(spec->warmup, 2);

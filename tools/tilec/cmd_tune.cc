@@ -290,13 +290,18 @@ void print_table(const nlohmann::json& table) {
   for (const auto& clock : clocks) std::cout << fmt::format("  timed with the {} clock\n", clock);
 }
 
-int run_tune(const TuneOptions& options) {
+int run_tune(const TuneOptions& given) {
+  TuneOptions options = given;
   std::optional<ir::AutotuneSpec> spec = autotune_spec(options);
   if (!spec || spec->configs.empty())
     throw EngineError(fmt::format(
         "{}: no autotune configs to tune; write @autotune(configs=[{{...}}, ...]) on the factory "
         "or AutoTuner.from_kernel(kernel=..., configs=...) (examples/gemm_autotune.py)",
         options.file));
+  // Each config compiles the function that holds the configs, also in a file that
+  // defines several (TileLang's example_gemm_autotune.py: get_best_config and matmul);
+  // the tuning key names the tuned function, so this does not change what is cached.
+  if (options.entry.empty()) options.entry = spec->entry;
   ShapeValues values = parse_shape_values(options.shapes);
   TuningKey key = tuning_key(options);
   if (!options.retune) {

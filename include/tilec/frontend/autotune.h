@@ -22,6 +22,9 @@ namespace tilec::ir {
 
 struct AutotuneSpec {
   std::string function;  // the tuned function (decorated, or given to AutoTuner)
+  // The module-level function that holds the site (what --entry names), or "" for a site
+  // at module level: `get_best_config` when it builds an AutoTuner for an inner `kernel`.
+  std::string entry;
   // Each config as NAME -> VALUE texts for -D, in the order the configs list them.
   std::vector<std::map<std::string, std::string>> configs;
   int warmup = 0;  // as the source writes them; 0 where it does not
