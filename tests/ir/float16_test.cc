@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <vector>
 
 namespace tilec::ir {
 namespace {
@@ -70,17 +71,27 @@ TEST(BFloat16, ConversionsMatchTheTopHalfOfFloat32WithRNE) {
   EXPECT_EQ(bfloat16_to_float(uint16_t(bits >> 16)), tiny);
 }
 
+// `count` doubles with random significands and exponents in [min_exp, max_exp],
+// alternating in sign: the inputs of the rounding cross-checks below.
+std::vector<double> random_doubles(uint64_t seed, int min_exp, int max_exp, int count) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> exponent(min_exp, max_exp);
+  std::uniform_real_distribution<double> significand(1.0, 2.0);
+  std::vector<double> out;
+  for (int i = 0; i < count; ++i) {
+    double v = std::ldexp(significand(rng), exponent(rng));
+    out.push_back(i & 1 ? -v : v);
+  }
+  return out;
+}
+
 // The encoders round with integer arithmetic on the double's bits; the compiler's own
 // _Float16 conversion (libgcc's correctly rounded __truncdfhf2) is the oracle, on
 // random doubles over the whole half range and past it, and on every tie between two
 // neighbouring halves.
 #ifdef __FLT16_MAX__
 TEST(Float16, DoubleConversionMatchesTheCompilersFloat16) {
-  std::mt19937_64 rng(33);
-  std::uniform_int_distribution<int> exponent(-30, 17);
-  for (int i = 0; i < 200000; ++i) {
-    double v = std::ldexp(std::uniform_real_distribution<double>(1.0, 2.0)(rng), exponent(rng));
-    if (i & 1) v = -v;
+  for (double v : random_doubles(33, -30, 17, 200000)) {
     ASSERT_EQ(double_to_half(v), std::bit_cast<uint16_t>(static_cast<_Float16>(v))) << v;
   }
   for (uint32_t bits = 0; bits < 0x7C00; ++bits) {
@@ -118,11 +129,7 @@ TEST(RoundToDtype, SingleRoundingFromDouble) {
 // round_to_dtype takes an in-place rounding for values that stay normal; it must agree
 // with encode-then-decode everywhere, subnormals and overflow included.
 TEST(RoundToDtype, AgreesWithEncodingAndDecodingAcrossTheRange) {
-  std::mt19937_64 rng(35);
-  std::uniform_int_distribution<int> exponent(-140, 130);
-  for (int i = 0; i < 400000; ++i) {
-    double v = std::ldexp(std::uniform_real_distribution<double>(1.0, 2.0)(rng), exponent(rng));
-    if (i & 1) v = -v;
+  for (double v : random_doubles(35, -140, 130, 400000)) {
     double half = half_to_float(double_to_half(v));
     double bf16 = bfloat16_to_float(double_to_bfloat16(v));
     ASSERT_EQ(std::bit_cast<uint64_t>(round_to_dtype(v, DataType::Float16())),
