@@ -28,6 +28,41 @@ function(tilec_add_layer name)
   set_property(GLOBAL APPEND PROPERTY TILEC_LAYER_LIBRARIES tilec_${name})
 endfunction()
 
+# tilec_runs_kernels(TARGET "<kind> [-attr=value...]" EXECUTION <execution backend>
+#                    [REFUSES <text>...]), called from a backend's own src/<name>/CMakeLists.txt:
+# the end-to-end tests run every kernel on this (target, execution backend) pair and compare
+# it with the interpreter (tests/support/runnable_backends.h). A compile error containing
+# one of the REFUSES texts is a refusal the target documents by design, so the test skips
+# there with it. Declared here, in the backend's folder, so a backend that runs kernels
+# needs no line in shared test code.
+function(tilec_runs_kernels)
+  cmake_parse_arguments(ARG "" "TARGET;EXECUTION" "REFUSES" ${ARGN})
+  if(NOT ARG_TARGET OR NOT ARG_EXECUTION OR ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tilec_runs_kernels(TARGET \"<kind> [attrs]\" EXECUTION <name> "
+                        "[REFUSES <text>...]), got: ${ARGN}")
+  endif()
+  # The kind is the first word, the attributes the rest ("cuda -arch=sm_80").
+  string(FIND "${ARG_TARGET}" " " space)
+  if(space EQUAL -1)
+    set(kind "${ARG_TARGET}")
+    set(attributes "")
+  else()
+    string(SUBSTRING "${ARG_TARGET}" 0 ${space} kind)
+    math(EXPR rest "${space} + 1")
+    string(SUBSTRING "${ARG_TARGET}" ${rest} -1 attributes)
+    string(STRIP "${attributes}" attributes)
+  endif()
+  get_filename_component(module ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  set(refusals "")
+  foreach(text ${ARG_REFUSES})
+    string(REPLACE "\\" "\\\\" text "${text}")
+    string(REPLACE "\"" "\\\"" text "${text}")
+    string(APPEND refusals "\"${text}\", ")
+  endforeach()
+  set_property(GLOBAL APPEND_STRING PROPERTY TILEC_RUNNABLE_BACKENDS
+    "    {\"${kind}\", \"${ARG_EXECUTION}\", \"${attributes}\", \"${module}\", {${refusals}}},\n")
+endfunction()
+
 # Every test's temporary files (TMPDIR) go under the build directory, so the build
 # directories a failed kernel build keeps for its error message (tilec-build-*) and
 # other test files never pile up in /tmp. The tilec_test_tmpdir fixture

@@ -5,7 +5,7 @@
 // exactly the results of the unchecked build; targets without the pass refuse it. cuda
 // runs the same checks on the device emulator.
 #include "build_paths.h"
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/transform/bounds_check.h"

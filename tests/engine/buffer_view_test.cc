@@ -2,8 +2,8 @@
 // tilelang/language/customize.py: a new buffer over A's data): element accesses go to A
 // at the same row-major linear index. Checked against the meaning itself (the output is
 // the input's data in order), then on every CPU backend pair against the interpreter.
-#include "cpu_backends.h"
 #include "expect_source_error.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/frontend/parser.h"

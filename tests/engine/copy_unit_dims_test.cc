@@ -4,7 +4,7 @@
 // four rows, on every runnable backend as in the interpreter. Before, the lowering
 // dropped the unit dimension first and read a row (gemm with block_N = 1 computed
 // wrong results; found by scripts/mutate_examples.py).
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/frontend/parser.h"

@@ -5,7 +5,7 @@
 // tiles whose region depends on every block coordinate, that the loop writes again
 // after the copy, that the kernel reads after the loop or that the first store covers
 // only in part get none; cpu.reuse_invariant_copies=false turns it off.
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 #include "tilec/cpu/reuse_invariant_copies.h"
 #include "tilec/frontend/parser.h"

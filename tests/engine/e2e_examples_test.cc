@@ -7,7 +7,7 @@
 // cannot hold them; edge_tiles.py covers partial tiles) — at its own
 // dtype and, when the file has a `dtype` constant, in float16 and bfloat16 too (-D dtype=...).
 #include "build_paths.h"
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/exec/execution_backend.h"

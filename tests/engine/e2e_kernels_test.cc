@@ -3,7 +3,7 @@
 // against the interpreter: GEMM with edge tiles in every float dtype, transposed operands,
 // symbolic dims, reductions and scalars.
 #include "build_paths.h"
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 #include "tilec/frontend/parser.h"
 

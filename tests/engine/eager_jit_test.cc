@@ -4,8 +4,8 @@
 // allocates its outputs with T.empty. Each kernel runs twice on every CPU backend pair
 // against the interpreter: specialised (-D gives every T.const) and symbolic (the
 // dimensions stay variables, their values given at the call).
-#include "cpu_backends.h"
 #include "expect_source_error.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/frontend/parser.h"

@@ -3,7 +3,7 @@
 // just off it), overflow, infinities and NaN, plus float8 arithmetic, on every CPU backend
 // pair and OpenCL, compared bit for bit with the reference interpreter; and a float8
 // dequantize-GEMM on e5m2 weights (the e4m3 one is examples/dequant_gemm_fp8.py).
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/exec/execution_backend.h"

@@ -3,7 +3,7 @@
 // hold its loop, a grid past a target's per-axis limit is a located compile-time
 // error, and a loop of 2^31 + 5 iterations counts every one of them on each CPU pair
 // (once per pair: the one test here that runs 2^31 iterations).
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/frontend/parser.h"

@@ -2,7 +2,7 @@
 // as bytes, and the rest element by element: edge tiles (rows cut short, rows outside
 // the source) must still read as zero and match every CPU backend, and a row of an
 // allocation that nothing wrote is still reported.
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/frontend/parser.h"

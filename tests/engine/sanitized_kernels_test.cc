@@ -4,7 +4,7 @@
 // stores one element past the end of a tensor, with bounds checking off, is stopped by
 // AddressSanitizer inside the kernel on every CPU backend pair. Outside that build these
 // tests skip, saying why.
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/exec/native_backend.h"

@@ -4,7 +4,7 @@
 // shared-memory tree reduction and a gemv in TileLang's style. Each kernel is parsed,
 // checked, compiled on every CPU backend pair and on opencl (PoCL here; skipped, saying
 // why, without a platform) and compared with the reference interpreter.
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/exec/execution_backend.h"

@@ -2,7 +2,7 @@
 // users write it: parsed, checked, compiled on every CPU backend pair (`c` with native,
 // `llvm` with llvm_jit and native; named explicitly, not `auto`), and compared with the
 // reference interpreter on the same random inputs.
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/frontend/parser.h"

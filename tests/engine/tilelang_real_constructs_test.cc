@@ -13,7 +13,7 @@
 // accumulates. Each is parsed, checked, compiled on every CPU backend pair and on
 // opencl (PoCL here; skipped, saying why, without a platform) and compared with the
 // reference interpreter. 16-bit atomics under contention are checked against exact sums.
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/exec/execution_backend.h"

@@ -5,7 +5,7 @@
 // 3-D), a tile T.atomic_add into a view and T.gemm with views of shared tiles. Checked against the
 // meaning itself in the interpreter (a view keeps the row-major element order), then on every
 // backend that runs here against the interpreter (the error paths are in buffer_view_test.cc).
-#include "cpu_backends.h"
+#include "runnable_backends.h"
 #include "test_support.h"
 
 #include "tilec/frontend/parser.h"

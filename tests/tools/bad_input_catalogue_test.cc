@@ -4,8 +4,8 @@
 // process ended normally (never a signal), and that an error is printed once in
 // the CLI's one format ("tilec: error: ..."), so none of these can regress silently.
 #include "../cli_support.h"
-#include "../engine/cpu_backends.h"
 #include "build_paths.h"
+#include "runnable_backends.h"
 #include "tilec/engine/initialize.h"
 #include "tilec/ir/npy.h"
 

@@ -1,13 +1,12 @@
-// The CPU (target, execution backend) pairs the end-to-end tests run every kernel on:
-// `c` with native, and (built with LLVM) `llvm` with llvm_jit and with native. Tests
-// parametrized over them skip, saying why, when this build has no LLVM.
-// runnable_backends() adds opencl (PoCL here), cuda on the device emulator (sm_80,
-// with race checking), hip on it (gfx90a: wavefronts of 64, MFMA), metal on the device
-// emulator (race checking too) and webgpu on wgpu-native (lavapipe here) to them, for
-// tests of constructs every backend that can run on this machine must execute;
-// TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose target is not built or whose execution
-// backend is unavailable, saying why. compile_on() compiles a module for a pair with its
-// target attributes and pass config.
+// The (target, execution backend) pairs the end-to-end tests run kernels on. Each target
+// backend declares its own in its folder (tilec_runs_kernels in src/<name>/CMakeLists.txt);
+// the build generates them into tilec_runnable_backends.inc, so a backend that runs kernels
+// adds no line here. runnable_backends() is every declared pair of this build, in module
+// order (today: `c`/native, `llvm`/llvm_jit and native, cuda at sm_80, metal and hip at
+// gfx90a on the device emulator with race checking, opencl on PoCL, webgpu on wgpu-native);
+// cpu_backends() is the cpu module's pairs. TILEC_SKIP_UNLESS_RUNNABLE skips a pair whose
+// target is not built or whose execution backend is unavailable, saying why. compile_on()
+// compiles a module for a pair with its target attributes and pass config.
 #pragma once
 
 #include "tilec/exec/emulator.h"
@@ -27,6 +26,9 @@ struct CpuBackend {
   std::string target;  // the kind
   std::string execution_backend;
   std::string attributes = "";  // of the target string: "-arch=sm_80"
+  std::string module = "";      // the backend module that declared the pair
+  // Texts of the compile errors the target documents as refusals by design.
+  std::vector<std::string> refusals = {};
   std::string name() const {
     std::string arch = attributes.empty() ? "" : "_" + attributes.substr(attributes.find('=') + 1);
     return target + arch + "_" + execution_backend;
@@ -42,19 +44,19 @@ struct CpuBackend {
   }
 };
 
-inline std::vector<CpuBackend> cpu_backends() {
-  return {{"c", "native"}, {"llvm", "llvm_jit"}, {"llvm", "native"}};
+// Every pair the built backend modules declared (tilec_runs_kernels), in module order.
+inline const std::vector<CpuBackend>& runnable_backends() {
+  static const std::vector<CpuBackend> declared = {
+#include "tilec_runnable_backends.inc"
+  };
+  return declared;
 }
 
-// The CPU pairs, then opencl with its own execution backend.
-inline std::vector<CpuBackend> runnable_backends() {
-  std::vector<CpuBackend> out = cpu_backends();
-  out.push_back({"opencl", "opencl"});
-  out.push_back({"cuda", exec::kEmulatorBackendName, "-arch=sm_80"});
-  // rocm on the emulator: gfx90a, wavefront 64 and the MFMA gemm.
-  out.push_back({"hip", exec::kEmulatorBackendName, "-mcpu=gfx90a"});
-  out.push_back({"metal", exec::kEmulatorBackendName});
-  out.push_back({"webgpu", "wgpu"});
+// The cpu module's pairs.
+inline std::vector<CpuBackend> cpu_backends() {
+  std::vector<CpuBackend> out;
+  for (const CpuBackend& backend : runnable_backends())
+    if (backend.module == "cpu") out.push_back(backend);
   return out;
 }
 
@@ -74,13 +76,11 @@ inline Kernel compile_on(const ir::IRModule& mod, const CpuBackend& backend) {
                  backend.pass_config());
 }
 
-// `what` when it is an error the backend's target documents as a refusal by design (webgpu:
-// WGSL has no bfloat16 or 64-bit types, 8-bit tensors cannot be written, atomics are
-// statements), else "": the kernel is then skipped there, with the refusal, not failed.
+// `what` when it is an error the backend's target documents as a refusal by design (one of
+// the pair's declared refusals, e.g. webgpu's "WGSL has no bfloat16"), else "": the kernel is
+// then skipped there, with the refusal, not failed.
 inline std::string refused_by_design(const CpuBackend& backend, const std::string& what) {
-  if (backend.target != "webgpu") return "";
-  for (const char* refusal : {"WGSL has no bfloat16", "WGSL has no 64-bit",
-                              "would race with its neighbours", "atomic updates as statements"})
+  for (const std::string& refusal : backend.refusals)
     if (what.find(refusal) != std::string::npos) return what;
   return "";
 }
