@@ -25,33 +25,45 @@ if [ ${#sources[@]} -eq 0 ]; then
 fi
 
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-status=0
-for source in "${sources[@]}"; do
+# One fuzzer's bounded run; its verdict is printed when it ends and its exit status says
+# whether it found something.
+fuzz_one() {
+  local source=$1 name binary artifacts scratch log
   name=$(basename "$source" .cc)
   binary="$build/fuzz/$name"
   if [ ! -x "$binary" ]; then
     echo "fuzz.sh: $binary was not built" >&2
-    status=1
-    continue
+    return 1
   fi
   artifacts="$build/fuzz-artifacts/$name/"
   scratch="$build/fuzz-corpus/$name"  # new inputs go here; the committed seeds stay as they are
   mkdir -p "$artifacts" "$scratch"
-  seeds=()
+  local seeds=()
   if [ -d "fuzz/corpus/$name" ]; then
     seeds=("fuzz/corpus/$name")
   fi
   log="$build/fuzz-logs/$name.log"  # libFuzzer's progress lines; only the summary is printed
   mkdir -p "$(dirname "$log")"
-  echo "== $name: fuzzing for ${seconds}s"
   if "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -artifact_prefix="$artifacts" -print_final_stats=1 "$scratch" "${seeds[@]}" >"$log" 2>&1; then
-    grep -E '^stat::number_of_executed_units|^Done' "$log" || true
-    echo "== $name: no finding"
+    echo "== $name: no finding ($(grep -E '^stat::number_of_executed_units' "$log" | tr -s ' ' || true))"
   else
     tail -n 60 "$log" >&2
     echo "== $name: FINDING (inputs in $artifacts, full log $log)" >&2
-    status=1
+    return 1
   fi
+}
+
+# The fuzzers run at the same time (their time is bounded, so CI waits for one bound, not
+# one per fuzzer); each keeps its own log, and the verdicts print as they end.
+echo "== fuzzing ${sources[*]} for ${seconds}s each, concurrently"
+pids=()
+for source in "${sources[@]}"; do
+  fuzz_one "$source" &
+  pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do
+  wait "$pid" || status=1
 done
 exit $status

@@ -5,6 +5,7 @@
 // source compiles through NVRTC and ptxas accepts it at sm_80 and sm_90.
 #include "../engine/test_support.h"
 #include "cute_test_support.h"
+#include "sanitized_run.h"
 
 #include "tilec/cuda/cuda_execution_backends.h"
 #include "tilec/cuda/cuda_toolkit.h"
@@ -167,6 +168,7 @@ std::string lines_with(const std::string& text, const std::string& what) {
 // NVRTC compiles the copies and ptxas accepts the PTX: the pipelined gemm (cp.async atoms)
 // and the staged tile with its edge blocks (plain atoms of 8 bytes and the generic loop).
 TEST(CuteCopy, CompilesThroughNvrtcAndPtxasAtSm80AndSm90) {
+  TILEC_SKIP_TOOLCHAIN_BOUND_WHEN_SANITIZED("NVRTC and ptxas on CuTe's headers");
   if (auto reason = cute::cutlass_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (auto reason = cuda::nvrtc_unavailable_reason(); !reason.empty()) GTEST_SKIP() << reason;
   fs::path ptxas = cuda::cuda_toolkit_root() / "bin" / "ptxas";

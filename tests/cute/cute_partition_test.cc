@@ -7,6 +7,7 @@
 // for every (thread, register) and map it back. Skips when nvcc or the headers are
 // missing.
 #include "cute_test_support.h"
+#include "sanitized_run.h"
 
 #include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cute/cute_gemm.h"
@@ -51,6 +52,7 @@ cute::CuteGemmPlan plan(cute::CuteGemmPlan::Atom atom, int64_t wm, int64_t wn, i
 }
 
 TEST(CutePartition, TheClosedFormIsCuteOwnPartitionC) {
+  TILEC_SKIP_TOOLCHAIN_BOUND_WHEN_SANITIZED("compiling CuTe's headers");
   if (auto reason = testing::host_cute_unavailable_reason(); !reason.empty())
     GTEST_SKIP() << reason;
   using P = cute::CuteGemmPlan;

@@ -7,6 +7,7 @@
 // and tilec's offset() must agree with both on every element. Skips when nvcc or the
 // headers are missing.
 #include "cute_test_support.h"
+#include "sanitized_run.h"
 
 #include "tilec/cuda/cuda_toolkit.h"
 #include "tilec/cute/codegen_cute.h"
@@ -47,6 +48,7 @@ TEST(GmmaSmemLayout, TheWidestSwizzleWhoseAtomDividesTheTile) {
 }
 
 TEST(GmmaSmemLayout, TheClosedFormIsCuteTileToShape) {
+  TILEC_SKIP_TOOLCHAIN_BOUND_WHEN_SANITIZED("compiling CuTe's headers");
   if (auto reason = testing::host_cute_unavailable_reason(); !reason.empty())
     GTEST_SKIP() << reason;
   std::vector<L> layouts;

@@ -1,4 +1,4 @@
-// Every kernel in examples/*.py, compiled on every CPU backend (cpu_backends.h: `c` with
+// Every kernel in examples/*.py, compiled on every runnable backend (runnable_backends.h: `c` with
 // native, `llvm` with llvm_jit and with native), on `opencl` with the opencl execution
 // backend (skipped, saying why, without an OpenCL platform), on `cuda` for sm_80 and
 // sm_90, on `hip` for gfx90a and gfx1030 and on `metal` with the device emulator (race

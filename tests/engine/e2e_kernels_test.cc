@@ -1,5 +1,5 @@
 // Kernels written inline (and examples/gemm.py at edge-tile sizes), compiled on every CPU
-// backend (cpu_backends.h: `c` with native, `llvm` with llvm_jit and with native) and checked
+// backend (runnable_backends.h: `c` with native, `llvm` with llvm_jit and with native) and checked
 // against the interpreter: GEMM with edge tiles in every float dtype, transposed operands,
 // symbolic dims, reductions and scalars.
 #include "build_paths.h"
