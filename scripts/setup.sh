@@ -54,7 +54,8 @@ if "$PYTHON" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.
 fi
 "${pip[@]}" nanobind scikit-build-core numpy pytest
 # Each target backend's own set-up steps (src/<name>/setup.sh: toolchain files from PyPI
-# wheels, pinned), sourced here with $PYTHON and "${pip[@]}" at hand.
+# wheels, pinned), sourced here with $PYTHON, "${pip[@]}" and unpack_wheel at hand.
+source scripts/unpack_wheel.sh
 for hook in src/*/setup.sh; do
   # shellcheck source=/dev/null
   source "$hook"

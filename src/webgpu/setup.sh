@@ -1,5 +1,5 @@
-# Sourced by scripts/setup.sh (with $PYTHON and "${pip[@]}" set) after the Debian packages:
-# the pinned wgpu-native library and headers, and Dawn's Tint for the tests.
+# Sourced by scripts/setup.sh (with $PYTHON, "${pip[@]}" and unpack_wheel set) after the
+# Debian packages: the pinned wgpu-native library and headers, and Dawn's Tint for the tests.
 # Idempotent: does nothing when the files are in place.
 
 # wgpu-native (the webgpu target's `wgpu` execution backend, src/webgpu/), pinned: PyPI's
@@ -11,18 +11,9 @@
 wgpu_version=0.32.0
 wgpu_dir=${TILEC_WGPU_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tilec/wgpu-$wgpu_version}
 if [ ! -f "$wgpu_dir/lib/libwgpu_native.so" ] || [ ! -f "$wgpu_dir/include/webgpu.h" ]; then
-  wheel_dir=$(mktemp -d)
-  "$PYTHON" -m pip download -q --disable-pip-version-check --no-deps \
-    "wgpu==$wgpu_version" -d "$wheel_dir"
-  mkdir -p "$wgpu_dir/include" "$wgpu_dir/lib"
-  "$PYTHON" -c 'import sys, zipfile, pathlib
-wheel, out = sys.argv[1], pathlib.Path(sys.argv[2])
-files = {"wgpu/resources/webgpu.h": "include/webgpu.h", "wgpu/resources/wgpu.h": "include/wgpu.h",
-         "wgpu/resources/libwgpu_native-release.so": "lib/libwgpu_native.so"}
-with zipfile.ZipFile(wheel) as z:
-    for name, target in files.items():
-        (out / target).write_bytes(z.read(name))' "$wheel_dir"/wgpu-*.whl "$wgpu_dir"
-  rm -rf "$wheel_dir"
+  unpack_wheel "wgpu==$wgpu_version" "$wgpu_dir" \
+    wgpu/resources/webgpu.h=include/webgpu.h wgpu/resources/wgpu.h=include/wgpu.h \
+    wgpu/resources/libwgpu_native-release.so=lib/libwgpu_native.so
 fi
 
 # Dawn's WGSL compiler (Tint, as browsers run it): the webgpu tests check every WGSL they
