@@ -22,7 +22,7 @@ int64_t to_int(Slot value, DataType dtype) {
 
 Slot convert(Slot value, DataType from, DataType to) {
   if (from == to) return value;
-  if (to.is_float()) return float_slot(round_float(to_double(value, from), to));
+  if (to.is_float()) return float_slot(round_to_dtype_inline(to_double(value, from), to));
   if (from.is_float()) return int_slot(float_to_integer(value.f, to));
   return int_slot(wrap_to_dtype(value.i, to));
 }
@@ -84,10 +84,10 @@ void write_bool(char* base, int64_t flat, Slot v) {
   store_raw<uint8_t>(base, flat, v.i != 0);
 }
 Slot read_f16(const char* base, int64_t flat) {
-  return float_slot(half_to_float(load_raw<uint16_t>(base, flat)));
+  return float_slot(half_to_double_inline(load_raw<uint16_t>(base, flat)));
 }
 void write_f16(char* base, int64_t flat, Slot v) {
-  store_raw(base, flat, double_to_half(v.f));
+  store_raw(base, flat, double_to_half_inline(v.f));
 }
 Slot read_bf16(const char* base, int64_t flat) {
   return float_slot(bfloat16_to_float(load_raw<uint16_t>(base, flat)));

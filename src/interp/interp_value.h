@@ -7,6 +7,7 @@
 
 #include "tilec/ir/const_fold.h"
 #include "tilec/ir/expr.h"
+#include "tilec/ir/float16.h"  // round_to_dtype_inline: round_float on the per-element paths
 
 #include <cstdint>
 
@@ -31,6 +32,7 @@ inline Slot zero_slot(DataType t) {
 }
 
 using ir::round_float;  // tilec/ir/const_fold.h: to a float dtype, nearest even
+
 Slot convert(Slot value, DataType from, DataType to);
 double to_double(Slot value, DataType dtype);
 int64_t to_int(Slot value, DataType dtype);  // floats truncate toward zero

@@ -28,6 +28,17 @@ uint16_t encode(double value, const Format& f) {
   double a = std::fabs(value);
   if (std::isinf(a)) return sign | inf;
   if (a == 0) return sign;
+  double smallest_normal = std::bit_cast<double>(uint64_t(f.min_exp + 1023) << 52);
+  double largest =
+      std::bit_cast<double>((uint64_t(f.max_exp + 1023) << 52) |
+                            (((uint64_t(1) << f.mantissa_bits) - 1) << (52 - f.mantissa_bits)));
+  if (a >= smallest_normal && a <= largest) {
+    // Stays normal: round in place, then the fields are the double's, rebiased.
+    uint64_t bits = std::bit_cast<uint64_t>(round_normal_in_place(a, f.mantissa_bits));
+    uint64_t exp_field = (bits >> 52) - 1023 + uint64_t(f.max_exp);
+    uint64_t fraction = (bits >> (52 - f.mantissa_bits)) & ((uint64_t(1) << f.mantissa_bits) - 1);
+    return sign | uint16_t((exp_field << f.mantissa_bits) | fraction);
+  }
   uint64_t code = round_to_narrow_code(a, f.mantissa_bits, f.min_exp);
   return code >= inf ? sign | inf : sign | uint16_t(code);
 }
@@ -103,21 +114,9 @@ uint16_t double_to_bfloat16(double value) {
 
 namespace {
 
-// A value whose rounding stays a normal number of `f` (or rounds up to the largest
-// finite one's neighbour, which the caller's range check excludes) rounds in place: add
-// just under half a unit of the kept last bit, plus the lowest kept bit (ties to even),
-// and clear the dropped bits; a carry runs into the exponent as it should. This is the
-// interpreter's per-operation path, so it avoids the encode/decode round trip.
-double round_normal_in_place(double value, const Format& f) {
-  int dropped = 52 - f.mantissa_bits;
-  uint64_t bits = std::bit_cast<uint64_t>(value);
-  bits += ((uint64_t(1) << (dropped - 1)) - 1) + ((bits >> dropped) & 1);
-  return std::bit_cast<double>(bits & ~((uint64_t(1) << dropped) - 1));
-}
-
 double round_to_format(double value, const Format& f, double smallest_normal, double largest) {
   double a = std::fabs(value);
-  if (a >= smallest_normal && a <= largest) return round_normal_in_place(value, f);
+  if (a >= smallest_normal && a <= largest) return round_normal_in_place(value, f.mantissa_bits);
   return decode(encode(value, f), f);
 }
 

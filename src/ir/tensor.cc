@@ -79,7 +79,7 @@ double read_as_double(const void* data, DataType dtype, int64_t flat) {
     case TypeCode::kFloat8E5M2:
       return float8_to_double(load<uint8_t>(data, flat), dtype);
     case TypeCode::kFloat:
-      if (dtype.bits == 16) return half_to_float(load<uint16_t>(data, flat));
+      if (dtype.bits == 16) return half_to_double_inline(load<uint16_t>(data, flat));
       if (dtype.bits == 32) return load<float>(data, flat);
       if (dtype.bits == 64) return load<double>(data, flat);
       break;
@@ -137,7 +137,7 @@ void write_double(void* data, DataType dtype, int64_t flat, double value) {
     case TypeCode::kFloat8E5M2:
       return save<uint8_t>(data, flat, double_to_float8(value, dtype));
     case TypeCode::kFloat:
-      if (dtype.bits == 16) return save<uint16_t>(data, flat, double_to_half(value));
+      if (dtype.bits == 16) return save<uint16_t>(data, flat, double_to_half_inline(value));
       if (dtype.bits == 32) return save<float>(data, flat, float(round_to_dtype(value, dtype)));
       if (dtype.bits == 64) return save<double>(data, flat, value);
       break;

@@ -150,5 +150,53 @@ TEST(RoundToDtype, AgreesWithEncodingAndDecodingAcrossTheRange) {
   }
 }
 
+// The inline per-element paths (float16.h) agree bit for bit with the out-of-line ones:
+// every half decoded, every tie between neighbouring halves and its neighbours, and
+// random doubles across both formats' ranges, subnormals and overflow included.
+TEST(Float16, InlinePathsAgreeWithTheOutOfLineOnes) {
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    double inline_value = half_to_double_inline(uint16_t(bits));
+    double value = half_to_float(uint16_t(bits));
+    if (std::isnan(value)) {
+      ASSERT_TRUE(std::isnan(inline_value)) << std::hex << bits;
+      continue;
+    }
+    ASSERT_EQ(std::bit_cast<uint64_t>(inline_value), std::bit_cast<uint64_t>(value))
+        << std::hex << bits;
+  }
+  std::vector<double> values = random_doubles(37, -140, 130, 400000);
+  for (uint32_t bits = 0; bits < 0x7C00; ++bits) {
+    double low = half_to_float(uint16_t(bits)), high = half_to_float(uint16_t(bits + 1));
+    double tie = (low + high) / 2;
+    for (double v : {low, tie, std::nextafter(tie, 0.0), std::nextafter(tie, 1e9)}) {
+      values.push_back(v);
+      values.push_back(-v);
+    }
+  }
+  for (uint32_t bits = 0; bits < 0x7F80; ++bits) {  // the same around every bfloat16 tie
+    double low = bfloat16_to_float(uint16_t(bits)), high = bfloat16_to_float(uint16_t(bits + 1));
+    double tie = (low + high) / 2;
+    for (double v : {tie, std::nextafter(tie, 0.0), std::nextafter(tie, 1e300)}) {
+      values.push_back(v);
+      values.push_back(-v);
+    }
+  }
+  for (double v :
+       {0.0, -0.0, 65504.0, 65519.99, 65520.0, 0x1p-14, 0x1p-24, 0x1p-25, 0x1.8p-25, 0x1p-126,
+        0x1p-133, 0x1p-134, 0x1.FEp127, 0x1.FFp127, double(INFINITY), double(-INFINITY), 1e-320}) {
+    values.push_back(v);
+    values.push_back(-v);
+  }
+  for (double v : values) {
+    ASSERT_EQ(double_to_half_inline(v), double_to_half(v)) << v;
+    for (DataType t :
+         {DataType::Float16(), DataType::BFloat16(), DataType::Float32(), DataType::Float(64)}) {
+      ASSERT_EQ(std::bit_cast<uint64_t>(round_to_dtype_inline(v, t)),
+                std::bit_cast<uint64_t>(round_to_dtype(v, t)))
+          << v << " " << t.str();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tilec::ir
