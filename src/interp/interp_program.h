@@ -32,6 +32,7 @@ struct BufferSlot {
 struct Frame {
   std::vector<Slot> vars;
   std::vector<BufferSlot> buffers;
+  std::vector<Slot> batch_columns;        // scratch of the batched T.Parallel loop running now
   InterpretProgress* progress = nullptr;  // counted per block when a caller watches
 };
 
@@ -102,6 +103,16 @@ inline void require_written(const BufferSlot& slot, const BufferInfo& info, int6
   if (slot.written && off >= 0 && !slot.written[off])
     report_uninitialized_read(slot, info, off, span);
 }
+
+// Throws IRError naming the buffer, the index and the shape of an access outside it.
+[[noreturn]] void report_out_of_bounds(const BufferSlot& slot, const BufferInfo& info,
+                                       const int64_t* index, size_t ndim, const char* what,
+                                       Span span);
+
+// Throws IRError when a loop from `begin` to `end` by `step` runs through a value that
+// its variable's dtype cannot hold (docs/semantics.md "Integer widths": no wrap).
+void check_loop_range(int64_t begin, int64_t end, int64_t step, DataType var_type,
+                      const std::string& name, Span span);
 
 CStmtPtr make_copy(CRegion src, CRegion dst, Span span);
 CStmtPtr make_fill(CRegion dst, CExprPtr value, Span span);

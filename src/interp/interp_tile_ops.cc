@@ -429,13 +429,22 @@ class ReduceStmt : public CStmt {
       if (!clear_) require_written(d, *dst_info_, doff, span_);
       Slot acc = clear_ ? identity : dst_info_->read(d.data, doff);
       si = li;
-      for (int64_t r = 0; r < s.shape[size_t(dim)]; ++r) {
-        si[size_t(dim)] = r;
-        int64_t soff = offset_or_minus_one(s, si.data());
+      // The reduced dimension is walked by its stride: every index is inside the shape.
+      int64_t extent = s.shape[size_t(dim)], stride = s.strides[size_t(dim)];
+      int64_t base = extent > 0 ? offset_or_minus_one(s, si.data()) : 0;
+      for (int64_t r = 0; r < extent; ++r) {
+        int64_t soff = base + r * stride;
         require_written(s, *src_info_, soff, span_);
-        Slot v = convert(src_info_->read(s.data, soff), from, to);
+        Slot v = src_info_->read(s.data, soff);
+        if (from != to) v = convert(v, from, to);
         if (absolute) v = absolute_value(v, to);
-        acc = arith(combine, acc, v, to);
+        if (!to.is_float()) {
+          acc = arith(combine, acc, v, to);
+        } else if (combine == BinaryOp::kAdd) {
+          acc.f = round_to_dtype_inline(acc.f + v.f, to);  // arith's float add
+        } else {
+          acc.f = combine == BinaryOp::kMax ? std::fmax(acc.f, v.f) : std::fmin(acc.f, v.f);
+        }
       }
       dst_info_->write(d.data, doff, acc);
       mark_written(d, doff);

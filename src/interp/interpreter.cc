@@ -2,6 +2,7 @@
 #include "tilec/interp/interpreter.h"
 #include "tilec/transform/work_item_loops.h"
 
+#include "interp_batch.h"
 #include "interp_program.h"
 #include "tilec/ir/functor.h"
 #include "tilec/ir/index_type.h"
@@ -106,6 +107,32 @@ struct CallExpr : CExpr {
   }
 };
 
+}  // namespace
+
+void interp::report_out_of_bounds(const BufferSlot& slot, const BufferInfo& info,
+                                  const int64_t* index, size_t ndim, const char* what, Span span) {
+  throw IRError(fmt::format(
+      "{}{} '{}' at index [{}] is outside its shape [{}]; guard the access with an if, or "
+      "use T.copy, which masks elements outside the tensor",
+      where(span), what, info.name, fmt::join(index, index + ndim, ", "),
+      fmt::join(slot.shape, ", ")));
+}
+
+void interp::check_loop_range(int64_t b, int64_t e, int64_t step, DataType var_type,
+                              const std::string& name, Span span) {
+  // docs/semantics.md "Integer widths": the variable never wraps; a loop whose
+  // values its dtype cannot hold is refused before the first iteration.
+  int64_t last = step > 0 ? e - 1 : e + 1;
+  if ((step > 0 ? b < e : b > e) &&
+      (wrap_to_dtype(b, var_type) != b || wrap_to_dtype(last, var_type) != last)) {
+    throw IRError(fmt::format(
+        "{}loop variable '{}' is {} but the loop runs from {} to {}, past what {} holds",
+        where(span), name, var_type.str(), b, e, var_type.str()));
+  }
+}
+
+namespace {
+
 // Flat offset of an element access, or an IRError naming buffer and index.
 int64_t checked_offset(const BufferSlot& slot, const BufferInfo& info,
                        const std::vector<CExprPtr>& indices, Frame& frame, const char* what,
@@ -119,13 +146,7 @@ int64_t checked_offset(const BufferSlot& slot, const BufferInfo& info,
   }
   for (size_t d = 0; d < indices.size(); ++d) idx[d] = indices[d]->eval_int(frame);
   int64_t off = offset_or_minus_one(slot, idx);
-  if (off < 0) {
-    throw IRError(fmt::format(
-        "{}{} '{}' at index [{}] is outside its shape [{}]; guard the access with an if, or "
-        "use T.copy, which masks elements outside the tensor",
-        where(span), what, info.name, fmt::join(idx, idx + indices.size(), ", "),
-        fmt::join(slot.shape, ", ")));
-  }
+  if (off < 0) report_out_of_bounds(slot, info, idx, indices.size(), what, span);
   return off;
 }
 
@@ -209,15 +230,7 @@ struct ForStmt : CStmt {
   void run(Frame& frame) const override {
     int64_t b = begin->eval_int(frame), e = end->eval_int(frame);
     Slot& var = frame.vars[size_t(slot)];
-    // docs/semantics.md "Integer widths": the variable never wraps; a loop whose
-    // values its dtype cannot hold is refused before the first iteration.
-    int64_t last = step > 0 ? e - 1 : e + 1;
-    if ((step > 0 ? b < e : b > e) &&
-        (wrap_to_dtype(b, var_type) != b || wrap_to_dtype(last, var_type) != last)) {
-      throw IRError(fmt::format(
-          "{}loop variable '{}' is {} but the loop runs from {} to {}, past what {} holds",
-          where(span), name, var_type.str(), b, e, var_type.str()));
-    }
+    check_loop_range(b, e, step, var_type, name, span);
     if (step > 0) {
       for (int64_t i = b; i < e; i += step) {
         var = int_slot(i);
@@ -299,11 +312,21 @@ struct AllocateStmt : CStmt {
     std::vector<uint8_t> written(init ? 0
                                       : size_t(slot.numel));  // T.alloc_var(init=) starts written
     if (!init) slot.written = written.data();
-    if (init) {
-      Slot v = init->eval(frame);
-      for (int64_t i = 0; i < slot.numel; ++i) info->write(slot.data, i, v);
-    } else if (info->dtype.is_float()) {
-      for (int64_t i = 0; i < slot.numel; ++i) info->write(slot.data, i, float_slot(NAN));
+    if (init || info->dtype.is_float()) {
+      // One element encoded, then its bytes repeated (the encoding is per dtype, not per
+      // element).
+      Slot v = init ? init->eval(frame) : float_slot(NAN);
+      size_t element = size_t(info->dtype.bytes());
+      if (element == 0) {  // sub-byte storage: element by element
+        for (int64_t i = 0; i < slot.numel; ++i) info->write(slot.data, i, v);
+      } else if (slot.numel > 0) {
+        info->write(slot.data, 0, v);
+      }
+      for (size_t done = element; element > 0 && done < bytes;) {
+        size_t chunk = std::min(done, bytes - done);
+        std::memcpy(slot.data + done, slot.data, chunk);
+        done += chunk;
+      }
     } else {
       std::memset(slot.data, 0xA5, bytes);
     }
@@ -491,6 +514,14 @@ class Compiler : private ExprFunctor<CExprPtr()>, private StmtFunctor<CStmtPtr()
     out->name = n->var.name();
     out->span = s->span;
     if (n->step == 0) throw IRError(where(s->span) + "loop step must not be zero");
+    if (n->for_kind == ForKind::kParallel) {
+      BatchHooks hooks{[this](const Expr& e) { return expr(e); },
+                       [this](const Buffer& b, Span span) {
+                         int slot = buffer_slot(b, span);
+                         return std::pair<int, const BufferInfo*>{slot, slot_info_.at(slot)};
+                       }};
+      if (CStmtPtr batched = make_batched_loop(*n, s->span, hooks)) return batched;
+    }
     Scope scope(*this);
     out->slot = bind_var(n->var);
     out->body = stmt(n->body);
