@@ -7,7 +7,6 @@
 #include "tilec/ir/visitor.h"
 
 #include <cmath>
-#include <cstring>
 #include <unordered_map>
 
 namespace tilec::ir::interp {
@@ -131,7 +130,7 @@ struct CastB : BExpr {
   Col eval(Lanes& lanes) const override {
     DataType from = value->dtype, to = dtype;
     return map1(value->eval(lanes), lanes.n, lanes.column(out),
-                [&](Slot s) { return convert(s, from, to); });
+                [&](Slot s) { return convert_inline(s, from, to); });
   }
 };
 
@@ -343,8 +342,7 @@ struct CallB : BExpr {
     for (int k = 0; k < size; ++k) {
       Slot values[3];
       for (size_t i = 0; i < args.size(); ++i) {
-        values[i] = in[i].at(k);
-        if (args[i]->dtype != dtype) values[i] = convert(values[i], args[i]->dtype, dtype);
+        values[i] = convert_inline(in[i].at(k), args[i]->dtype, dtype);
       }
       if (!function) {
         o[k] = math(name, values, dtype);
@@ -403,17 +401,9 @@ void lane_offsets(const BufferSlot& slot, const BufferInfo& info,
 // inline (no call per element).
 void read_lanes(const BufferInfo& info, const char* data, const int64_t* off, int n, Slot* o) {
   if (info.dtype == DataType::Float16()) {
-    for (int k = 0; k < n; ++k) {
-      uint16_t bits;
-      std::memcpy(&bits, data + off[k] * 2, 2);
-      o[k].f = half_to_double_inline(bits);
-    }
+    for (int k = 0; k < n; ++k) o[k].f = load_float16(data, off[k]);
   } else if (info.dtype == DataType::Float32()) {
-    for (int k = 0; k < n; ++k) {
-      float v;
-      std::memcpy(&v, data + off[k] * 4, 4);
-      o[k].f = v;
-    }
+    for (int k = 0; k < n; ++k) o[k].f = load_float32(data, off[k]);
   } else {
     for (int k = 0; k < n; ++k) o[k] = info.read(data, off[k]);
   }
@@ -423,15 +413,9 @@ void read_lanes(const BufferInfo& info, const char* data, const int64_t* off, in
 // the buffer's writer does.
 void write_lanes(const BufferInfo& info, char* data, const int64_t* off, int n, const Col& v) {
   if (info.dtype == DataType::Float16()) {
-    for (int k = 0; k < n; ++k) {
-      uint16_t bits = double_to_half_inline(v.at(k).f);
-      std::memcpy(data + off[k] * 2, &bits, 2);
-    }
+    for (int k = 0; k < n; ++k) store_float16(data, off[k], v.at(k).f);
   } else if (info.dtype == DataType::Float32()) {
-    for (int k = 0; k < n; ++k) {
-      float f = float(v.at(k).f);
-      std::memcpy(data + off[k] * 4, &f, 4);
-    }
+    for (int k = 0; k < n; ++k) store_float32(data, off[k], v.at(k).f);
   } else {
     for (int k = 0; k < n; ++k) info.write(data, off[k], v.at(k));
   }
@@ -443,6 +427,16 @@ struct LoadB : BExpr {
   std::vector<BExprPtr> indices;
   Span span;
   int offsets;  // scratch column of the lanes' offsets
+  // Whether every index is the same for all lanes (a sequential inner loop's variable
+  // and the enclosing loops' only): evaluated as lane_offsets would, then tested.
+  bool uniform_indices(Lanes& lanes) const {
+    for (const auto& i : indices) {
+      if (dynamic_cast<const UniformB*>(i.get())) continue;
+      auto* var = dynamic_cast<const LaneVarB*>(i.get());
+      if (!var || !lanes.vars[var->id].uniform) return false;
+    }
+    return true;
+  }
   LoadB(const BufferInfo* i, int column, int b, std::vector<BExprPtr> idx, Span s, int off)
       : BExpr(i->dtype, column),
         buffer(b),
@@ -453,8 +447,15 @@ struct LoadB : BExpr {
   Col eval(Lanes& lanes) const override {
     const BufferSlot& slot = lanes.frame.buffers[size_t(buffer)];
     auto* off = reinterpret_cast<int64_t*>(lanes.column(offsets));
-    lane_offsets(slot, *info, indices, lanes, "load from", span, off);
     Slot* o = lanes.column(out);
+    if (uniform_indices(lanes)) {  // one element for every lane: read it once
+      Lanes one{lanes.frame, lanes.scratch, lanes.vars, 1};
+      lane_offsets(slot, *info, indices, one, "load from", span, off);
+      require_written(slot, *info, off[0], span);
+      o[0] = read_element(*info, slot.data, off[0]);
+      return {o, true};
+    }
+    lane_offsets(slot, *info, indices, lanes, "load from", span, off);
     if (slot.written)
       for (int k = 0; k < lanes.n; ++k) require_written(slot, *info, off[k], span);
     read_lanes(*info, slot.data, off, lanes.n, o);
@@ -482,6 +483,29 @@ struct StoreB : BStmt {
   }
 };
 
+// An atomic update whose previous value is unused (T.atomic_add(...) as a statement):
+// lane after lane, so updates of one element from several lanes each count once, in the
+// scalar loop's order.
+struct AtomicB : BStmt {
+  BinaryOp op;
+  int buffer;
+  const BufferInfo* info;
+  std::vector<BExprPtr> indices;
+  BExprPtr value;
+  Span span;
+  int offsets;
+  void run(Lanes& lanes) const override {
+    Col v = value->eval(lanes);
+    const BufferSlot& slot = lanes.frame.buffers[size_t(buffer)];
+    auto* off = reinterpret_cast<int64_t*>(lanes.column(offsets));
+    lane_offsets(slot, *info, indices, lanes, "atomic update of", span, off);
+    for (int k = 0; k < lanes.n; ++k) {
+      Slot old = info->read(slot.data, off[k]);
+      info->write(slot.data, off[k], arith(op, old, v.at(k), info->dtype));
+    }
+  }
+};
+
 struct LetB : BStmt {
   int id;
   BExprPtr value;
@@ -489,6 +513,29 @@ struct LetB : BStmt {
   void run(Lanes& lanes) const override {
     lanes.vars[id] = value->eval(lanes);
     body->run(lanes);
+  }
+};
+
+// A sequential loop inside the batched body, with bounds that do not depend on the
+// batched loop: each of its iterations runs its body on every lane, so each lane sees
+// its statements in the scalar loop's order. Its variable is the same for every lane.
+struct SerialForB : BStmt {
+  CExprPtr begin, end;
+  int64_t step;
+  DataType var_type;
+  int id, column;
+  BStmtPtr body;
+  std::string name;
+  Span span;
+  void run(Lanes& lanes) const override {
+    int64_t b = begin->eval_int(lanes.frame), e = end->eval_int(lanes.frame);
+    check_loop_range(b, e, step, var_type, name, span);
+    Slot* value = lanes.column(column);
+    for (int64_t i = b; step > 0 ? i < e : i > e; i += step) {
+      value[0].i = i;
+      lanes.vars[id] = {value, true};
+      body->run(lanes);
+    }
   }
 };
 
@@ -681,9 +728,43 @@ class BatchCompiler : private ExprFunctor<BExprPtr()>, private StmtFunctor<BStmt
     return out;
   }
   // Everything else runs in the scalar form.
-  BStmtPtr visit_stmt(const ForNode*, const Stmt&) override { throw NotBatchable{}; }
+  BStmtPtr visit_stmt(const ForNode* n, const Stmt& s) override {
+    // A nested T.Parallel loop is batched itself (it is the innermost one); a sequential
+    // loop runs inside this batch when its bounds are the same for every lane.
+    bool sequential = n->for_kind == ForKind::kSerial || n->for_kind == ForKind::kUnrolled;
+    if (!sequential || !n->var->dtype.is_integer() || n->step == 0 || uses_lanes(n->begin) ||
+        uses_lanes(n->end))
+      throw NotBatchable{};
+    auto out = std::make_unique<SerialForB>();
+    out->begin = hooks_.scalar_expr(n->begin);
+    out->end = hooks_.scalar_expr(n->end);
+    out->step = n->step;
+    out->var_type = n->var->dtype;
+    out->name = n->var.name();
+    out->span = s->span;
+    out->column = column();
+    out->id = depth_;
+    push(n->var);
+    out->body = stmt(n->body);
+    pop(n->var);
+    return out;
+  }
   BStmtPtr visit_stmt(const AllocateNode*, const Stmt&) override { throw NotBatchable{}; }
-  BStmtPtr visit_stmt(const EvaluateNode*, const Stmt&) override { throw NotBatchable{}; }
+  BStmtPtr visit_stmt(const EvaluateNode* n, const Stmt&) override {
+    auto* call = n->value.as<CallNode>();
+    if (!call || call->call_kind != CallKind::kAtomic) throw NotBatchable{};
+    auto* element = call->args[0].as<LoadNode>();
+    if (!element) throw NotBatchable{};
+    auto out = std::make_unique<AtomicB>();
+    out->op = atomic_op(*call);
+    Span span = n->value->span;  // the scalar form reports at the call
+    std::tie(out->buffer, out->info) = hooks_.buffer(element->buffer, span);
+    out->value = as(call->dtype, call->args[1]);
+    out->indices = indices(element->buffer, element->indices);
+    out->span = span;
+    out->offsets = column();
+    return out;
+  }
   BStmtPtr visit_stmt(const KernelNode*, const Stmt&) override { throw NotBatchable{}; }
   BStmtPtr visit_stmt(const CopyNode*, const Stmt&) override { throw NotBatchable{}; }
   BStmtPtr visit_stmt(const FillNode*, const Stmt&) override { throw NotBatchable{}; }

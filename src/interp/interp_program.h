@@ -8,6 +8,7 @@
 
 #include "tilec/ir/stmt.h"
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +59,33 @@ struct BufferInfo {
   Reader read = nullptr;
   Writer write = nullptr;
 };
+
+// Element `off` of a float16 or float32 buffer as a double, and the stores back: the
+// readers' and writers' work without their call, for per-element loops.
+inline double load_float16(const char* data, int64_t off) {
+  uint16_t bits;
+  std::memcpy(&bits, data + off * 2, 2);
+  return half_to_double_inline(bits);
+}
+inline double load_float32(const char* data, int64_t off) {
+  float v;
+  std::memcpy(&v, data + off * 4, 4);
+  return v;
+}
+inline void store_float16(char* data, int64_t off, double v) {
+  uint16_t bits = double_to_half_inline(v);
+  std::memcpy(data + off * 2, &bits, 2);
+}
+inline void store_float32(char* data, int64_t off, double v) {
+  float f = float(v);
+  std::memcpy(data + off * 4, &f, 4);
+}
+// info.read(data, off), with float16 and float32 inline.
+inline Slot read_element(const BufferInfo& info, const char* data, int64_t off) {
+  if (info.dtype == DataType::Float16()) return float_slot(load_float16(data, off));
+  if (info.dtype == DataType::Float32()) return float_slot(load_float32(data, off));
+  return info.read(data, off);
+}
 
 // A tile operand: whole buffer (no dims) or one entry per buffer dimension.
 struct CRegion {

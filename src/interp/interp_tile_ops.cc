@@ -105,6 +105,25 @@ void for_each_in(const Box& box, const std::vector<size_t>& dims, std::vector<in
   }
 }
 
+// Offsets of the elements of one row of a buffer: every coordinate but `dim` fixed.
+struct RowWalk {
+  const BufferSlot& slot;
+  size_t dim;
+  int64_t base = 0;
+  bool inside = true;  // the fixed coordinates are inside the shape
+  RowWalk(const BufferSlot& s, const std::vector<int64_t>& index, size_t d) : slot(s), dim(d) {
+    for (size_t k = 0; k < index.size(); ++k) {
+      if (k == dim) continue;
+      inside = inside && index[k] >= 0 && index[k] < slot.shape[k];
+      base += index[k] * slot.strides[k];
+    }
+  }
+  // Offset with coordinate `c` along `dim`, or -1 outside the shape.
+  int64_t offset(int64_t c) const {
+    return inside && c >= 0 && c < slot.shape[dim] ? base + c * slot.strides[dim] : -1;
+  }
+};
+
 class CopyStmt : public CStmt {
  public:
   CopyStmt(CRegion src, CRegion dst, Span span)
@@ -155,18 +174,24 @@ class CopyStmt : public CStmt {
         for (int64_t i = 0; ss.written && i < row; ++i) require_written(ss, *s.info, so + i, span_);
         std::memcpy(ds.data + size_t(dof) * elem, ss.data + size_t(so) * elem, size_t(row) * elem);
         if (ds.written) std::memset(ds.written + dof, 1, size_t(row));
-      } else {
-        for (int64_t i = 0; i < row; ++i) {
-          if (!shape.empty()) {
-            si[sd[inner]] = s.start[sd[inner]] + i;
-            di[dd[inner]] = d.start[dd[inner]] + i;
-            so = offset_or_minus_one(ss, si.data());
-            dof = offset_or_minus_one(ds, di.data());
-          }
-          if (dof < 0) continue;
+      } else if (shape.empty()) {  // a point copy: one element
+        if (dof >= 0) {
           require_written(ss, *s.info, so, span_);
           Slot v = so >= 0 ? read(ss.data, so) : zero_slot(from);
           write(ds.data, dof, convert(v, from, to));
+          mark_written(ds, dof);
+        }
+      } else {
+        // Each side's offset along the row: the row's other coordinates once, then the
+        // innermost coordinate per element (-1 where either falls outside).
+        RowWalk src_row(ss, si, sd[inner]), dst_row(ds, di, dd[inner]);
+        for (int64_t i = 0; i < row; ++i) {
+          dof = dst_row.offset(d.start[dd[inner]] + i);
+          if (dof < 0) continue;
+          so = src_row.offset(s.start[sd[inner]] + i);
+          require_written(ss, *s.info, so, span_);
+          Slot v = so >= 0 ? read_element(*s.info, ss.data, so) : zero_slot(from);
+          write(ds.data, dof, convert_inline(v, from, to));
           mark_written(ds, dof);
         }
       }
@@ -248,14 +273,31 @@ class GemmStmt : public CStmt {
     // Operands converted to C's dtype once; out-of-bounds elements read as zero.
     auto gather = [&](const Matrix& mat, bool transposed, int64_t outer, int64_t inner) {
       std::vector<Slot> tile(size_t(outer * inner));
-      std::vector<int64_t> index = mat.box.start;
+      const BufferSlot& slot = *mat.box.slot;
       DataType from = mat.box.info->dtype;
+      // The offset of the box's leading coordinates (row and column at 0; -1 when they
+      // are outside, or a dimension is empty, and then every element is), and each row's
+      // and column's own part (kOutside: outside the tensor).
+      constexpr int64_t kOutside = std::numeric_limits<int64_t>::min();
+      std::vector<int64_t> index = mat.box.start;
+      index[mat.row_dim] = index[mat.col_dim] = 0;
+      int64_t base = offset_or_minus_one(slot, index.data());
+      auto parts = [&](size_t dim, int64_t count) {
+        std::vector<int64_t> part(static_cast<size_t>(count));
+        for (int64_t r = 0; r < count; ++r) {
+          int64_t at = mat.box.start[dim] + r;
+          part[size_t(r)] = at >= 0 && at < slot.shape[dim] ? at * slot.strides[dim] : kOutside;
+        }
+        return part;
+      };
+      std::vector<int64_t> rows = parts(mat.row_dim, mat.rows), cols = parts(mat.col_dim, mat.cols);
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
-          int64_t off = transposed ? mat.offset(i, o, index) : mat.offset(o, i, index);
-          require_written(*mat.box.slot, *mat.box.info, off, span_);
-          Slot v = off >= 0 ? mat.box.info->read(mat.box.slot->data, off) : zero_slot(from);
-          tile[size_t(o * inner + i)] = convert(v, from, ct);
+          int64_t row = rows[size_t(transposed ? i : o)], col = cols[size_t(transposed ? o : i)];
+          int64_t off = base >= 0 && row != kOutside && col != kOutside ? base + row + col : -1;
+          require_written(slot, *mat.box.info, off, span_);
+          Slot v = off >= 0 ? read_element(*mat.box.info, slot.data, off) : zero_slot(from);
+          tile[size_t(o * inner + i)] = convert_inline(v, from, ct);
         }
       }
       return tile;
@@ -435,8 +477,8 @@ class ReduceStmt : public CStmt {
       for (int64_t r = 0; r < extent; ++r) {
         int64_t soff = base + r * stride;
         require_written(s, *src_info_, soff, span_);
-        Slot v = src_info_->read(s.data, soff);
-        if (from != to) v = convert(v, from, to);
+        Slot v = read_element(*src_info_, s.data, soff);
+        v = convert_inline(v, from, to);
         if (absolute) v = absolute_value(v, to);
         if (!to.is_float()) {
           acc = arith(combine, acc, v, to);

@@ -34,6 +34,13 @@ inline Slot zero_slot(DataType t) {
 using ir::round_float;  // tilec/ir/const_fold.h: to a float dtype, nearest even
 
 Slot convert(Slot value, DataType from, DataType to);
+// convert() with float-to-float inline (a double already rounded to `from`, rounded
+// once to `to`): the per-element paths use it.
+inline Slot convert_inline(Slot value, DataType from, DataType to) {
+  if (from == to) return value;
+  if (from.is_float() && to.is_float()) return float_slot(round_to_dtype_inline(value.f, to));
+  return convert(value, from, to);
+}
 double to_double(Slot value, DataType dtype);
 int64_t to_int(Slot value, DataType dtype);  // floats truncate toward zero
 // `op` on operands of dtype `operand`; comparisons and logic give bool (0/1).

@@ -20,11 +20,16 @@ constexpr Format kE4M3{3, 7, 0x7E};
 constexpr Format kE5M2{2, 15, 0x7B};
 constexpr uint8_t kNaN = 0x7F;
 
-const Format& format_of(DataType dtype) {
-  if (dtype.code == TypeCode::kFloat8E4M3) return kE4M3;
-  if (dtype.code == TypeCode::kFloat8E5M2) return kE5M2;
+[[noreturn, gnu::cold, gnu::noinline]] void not_float8(DataType dtype) {
   throw IRError("float8 conversion asked for dtype " + dtype.str() +
                 "; expected float8_e4m3 or float8_e5m2");
+}
+
+// Inlined into the per-element conversions: the error is out of line.
+inline const Format& format_of(DataType dtype) {
+  if (dtype.code == TypeCode::kFloat8E4M3) return kE4M3;
+  if (dtype.code == TypeCode::kFloat8E5M2) return kE5M2;
+  not_float8(dtype);
 }
 
 double decode(uint8_t bits, const Format& f) {
@@ -39,11 +44,23 @@ double decode(uint8_t bits, const Format& f) {
                            exp_field - f.bias - f.mantissa_bits);
 }
 
+// Every code's value, decoded once: the interpreter decodes per element.
+struct DecodeTable {
+  double value[256];
+  explicit DecodeTable(const Format& f) {
+    for (int bits = 0; bits < 256; ++bits) value[bits] = decode(uint8_t(bits), f);
+  }
+};
+const DecodeTable kE4M3Values(kE4M3), kE5M2Values(kE5M2);
+const DecodeTable& table_of(const Format& f) {
+  return &f == &kE4M3 ? kE4M3Values : kE5M2Values;
+}
+
 uint8_t encode(double value, const Format& f) {
   if (std::isnan(value)) return kNaN;
   uint8_t sign = std::signbit(value) ? 0x80 : 0;
   double a = std::fabs(value);
-  if (a >= decode(f.max_code, f)) return sign | f.max_code;  // saturate, infinities too
+  if (a >= table_of(f).value[f.max_code]) return sign | f.max_code;  // saturate, infinities too
   if (a == 0) return sign;
   uint64_t code = round_to_narrow_code(a, f.mantissa_bits, 1 - f.bias);
   return sign | uint8_t(code > f.max_code ? f.max_code : code);
@@ -56,7 +73,7 @@ uint8_t double_to_float8(double value, DataType dtype) {
 }
 
 double float8_to_double(uint8_t bits, DataType dtype) {
-  return decode(bits, format_of(dtype));
+  return table_of(format_of(dtype)).value[bits];
 }
 
 double float8_max(DataType dtype) {

@@ -107,9 +107,65 @@ def uniform(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"), s: T.int
   }
 }
 
+TEST(BatchedLoops, SequentialLoopsInsideTheBatchedBody) {
+  // A serial reduction per element (TileLang's mhc_post shape), one whose bounds depend on
+  // the batched variable (that loop stays element by element), and loads whose indices
+  // are the same for every lane.
+  const std::string source = R"(
+import tilelang.language as T
+
+N = T.symbolic("N")
+
+@T.prim_func
+def nested(A: T.Tensor((4, 4), "float32"), B: T.Tensor((4, N), "bfloat16"),
+           X: T.Tensor((4, N), "float32"), Y: T.Tensor((N,), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        for i in T.serial(4):
+            for j in LOOP(N):
+                X[i, j] = A[i, i] * T.cast(B[i, j], "float32")
+                for k in T.serial(4):
+                    X[i, j] += A[k, i] * T.cast(B[k, j], "float32")
+                    for u in T.unroll(2):
+                        X[i, j] = X[i, j] * T.float32(0.5) + A[u, k]
+        for j in LOOP(N):
+            Y[j] = T.float32(0)
+            for k in T.serial(j % 5):
+                Y[j] += X[k % 4, j]
+)";
+  for (int64_t n : {3, 300}) {
+    auto [batched, scalar] = run_both(source, {{"N", n}});
+    EXPECT_EQ(batched, "") << "N=" << n;
+    EXPECT_EQ(scalar, "") << "N=" << n;
+  }
+}
+
+TEST(BatchedLoops, AtomicsFromManyLanesIntoOneElementEachCountOnce) {
+  // Lanes of one batch update the same elements; float16 sums round after every update,
+  // so the order of the updates shows in the result.
+  const std::string source = R"(
+import tilelang.language as T
+
+N = T.symbolic("N")
+
+@T.prim_func
+def atomics(A: T.Tensor((N,), "float16"), I: T.Tensor((N,), "int32"),
+            S: T.Tensor((8,), "float16"), X: T.Tensor((8,), "int32")):
+    with T.Kernel(1, threads=128) as bx:
+        for j in LOOP(N):
+            T.atomic_add(S[j % 8], A[j])
+            T.atomic_max(X[(j * 3) % 8], I[j] * j)
+)";
+  for (int64_t n : {5, 256, 700}) {
+    auto [batched, scalar] = run_both(source, {{"N", n}});
+    EXPECT_EQ(batched, "") << "N=" << n;
+    EXPECT_EQ(scalar, "") << "N=" << n;
+  }
+}
+
 TEST(BatchedLoops, ErrorsCarryTheScalarLoopsText) {
   // An out-of-bounds load, a store past the end, a read of an allocation's element that
-  // nothing wrote, and a division by zero: the same message as element by element.
+  // nothing wrote, a division by zero and an atomic update past the end: the same
+  // message as element by element.
   const std::string out_of_bounds = R"(
 import tilelang.language as T
 
@@ -149,7 +205,16 @@ def division(I: T.Tensor((64,), "int32"), O: T.Tensor((64,), "int32")):
         for j in LOOP(64):
             O[j] = I[j] // (j - 40)
 )";
-  for (const std::string* source : {&out_of_bounds, &store, &unwritten, &division}) {
+  const std::string atomic = R"(
+import tilelang.language as T
+
+@T.prim_func
+def atomic(A: T.Tensor((64,), "float32"), S: T.Tensor((8,), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        for j in LOOP(64):
+            T.atomic_add(S[j // 7], A[j])
+)";
+  for (const std::string* source : {&out_of_bounds, &store, &unwritten, &division, &atomic}) {
     auto [batched, scalar] = run_both(*source, {});
     EXPECT_NE(batched, "");
     EXPECT_EQ(batched, scalar);
