@@ -397,11 +397,13 @@ void lane_offsets(const BufferSlot& slot, const BufferInfo& info,
   }
 }
 
-// The lanes' elements at `off`, read as the buffer's reader does; float16 and float32
-// inline (no call per element).
+// The lanes' elements at `off`, read as the buffer's reader does; float16, bfloat16 and
+// float32 inline (no call per element).
 void read_lanes(const BufferInfo& info, const char* data, const int64_t* off, int n, Slot* o) {
   if (info.dtype == DataType::Float16()) {
     for (int k = 0; k < n; ++k) o[k].f = load_float16(data, off[k]);
+  } else if (info.dtype == DataType::BFloat16()) {
+    for (int k = 0; k < n; ++k) o[k].f = load_bfloat16(data, off[k]);
   } else if (info.dtype == DataType::Float32()) {
     for (int k = 0; k < n; ++k) o[k].f = load_float32(data, off[k]);
   } else {
@@ -414,6 +416,8 @@ void read_lanes(const BufferInfo& info, const char* data, const int64_t* off, in
 void write_lanes(const BufferInfo& info, char* data, const int64_t* off, int n, const Col& v) {
   if (info.dtype == DataType::Float16()) {
     for (int k = 0; k < n; ++k) store_float16(data, off[k], v.at(k).f);
+  } else if (info.dtype == DataType::BFloat16()) {
+    for (int k = 0; k < n; ++k) store_bfloat16(data, off[k], v.at(k).f);
   } else if (info.dtype == DataType::Float32()) {
     for (int k = 0; k < n; ++k) store_float32(data, off[k], v.at(k).f);
   } else {
@@ -465,18 +469,31 @@ struct LoadB : BExpr {
 
 // ---------------------------------------------------------------- statements
 
-struct StoreB : BStmt {
+// A statement that writes one element per lane.
+struct ElementWriteB : BStmt {
   int buffer;
   const BufferInfo* info;
   std::vector<BExprPtr> indices;
   BExprPtr value;
   Span span;
   int offsets;
-  void run(Lanes& lanes) const override {
-    Col v = value->eval(lanes);
+
+ protected:
+  // The value, then the lanes' checked offsets (the scalar form's order).
+  const BufferSlot& prepare(Lanes& lanes, const char* what, Col& v, int64_t*& off) const {
+    v = value->eval(lanes);
     const BufferSlot& slot = lanes.frame.buffers[size_t(buffer)];
-    auto* off = reinterpret_cast<int64_t*>(lanes.column(offsets));
-    lane_offsets(slot, *info, indices, lanes, "store to", span, off);
+    off = reinterpret_cast<int64_t*>(lanes.column(offsets));
+    lane_offsets(slot, *info, indices, lanes, what, span, off);
+    return slot;
+  }
+};
+
+struct StoreB : ElementWriteB {
+  void run(Lanes& lanes) const override {
+    Col v;
+    int64_t* off;
+    const BufferSlot& slot = prepare(lanes, "store to", v, off);
     write_lanes(*info, slot.data, off, lanes.n, v);
     if (slot.written)
       for (int k = 0; k < lanes.n; ++k) slot.written[off[k]] = 1;
@@ -486,19 +503,12 @@ struct StoreB : BStmt {
 // An atomic update whose previous value is unused (T.atomic_add(...) as a statement):
 // lane after lane, so updates of one element from several lanes each count once, in the
 // scalar loop's order.
-struct AtomicB : BStmt {
+struct AtomicB : ElementWriteB {
   BinaryOp op;
-  int buffer;
-  const BufferInfo* info;
-  std::vector<BExprPtr> indices;
-  BExprPtr value;
-  Span span;
-  int offsets;
   void run(Lanes& lanes) const override {
-    Col v = value->eval(lanes);
-    const BufferSlot& slot = lanes.frame.buffers[size_t(buffer)];
-    auto* off = reinterpret_cast<int64_t*>(lanes.column(offsets));
-    lane_offsets(slot, *info, indices, lanes, "atomic update of", span, off);
+    Col v;
+    int64_t* off;
+    const BufferSlot& slot = prepare(lanes, "atomic update of", v, off);
     for (int k = 0; k < lanes.n; ++k) {
       Slot old = info->read(slot.data, off[k]);
       info->write(slot.data, off[k], arith(op, old, v.at(k), info->dtype));

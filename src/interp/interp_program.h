@@ -60,7 +60,7 @@ struct BufferInfo {
   Writer write = nullptr;
 };
 
-// Element `off` of a float16 or float32 buffer as a double, and the stores back: the
+// Element `off` of a float16, bfloat16 or float32 buffer as a double, and the stores back: the
 // readers' and writers' work without their call, for per-element loops.
 inline double load_float16(const char* data, int64_t off) {
   uint16_t bits;
@@ -72,6 +72,15 @@ inline double load_float32(const char* data, int64_t off) {
   std::memcpy(&v, data + off * 4, 4);
   return v;
 }
+inline double load_bfloat16(const char* data, int64_t off) {
+  uint16_t bits;
+  std::memcpy(&bits, data + off * 2, 2);
+  return bfloat16_to_double_inline(bits);
+}
+inline void store_bfloat16(char* data, int64_t off, double v) {
+  uint16_t bits = double_to_bfloat16_inline(v);
+  std::memcpy(data + off * 2, &bits, 2);
+}
 inline void store_float16(char* data, int64_t off, double v) {
   uint16_t bits = double_to_half_inline(v);
   std::memcpy(data + off * 2, &bits, 2);
@@ -80,9 +89,10 @@ inline void store_float32(char* data, int64_t off, double v) {
   float f = float(v);
   std::memcpy(data + off * 4, &f, 4);
 }
-// info.read(data, off), with float16 and float32 inline.
+// info.read(data, off), with float16, bfloat16 and float32 inline.
 inline Slot read_element(const BufferInfo& info, const char* data, int64_t off) {
   if (info.dtype == DataType::Float16()) return float_slot(load_float16(data, off));
+  if (info.dtype == DataType::BFloat16()) return float_slot(load_bfloat16(data, off));
   if (info.dtype == DataType::Float32()) return float_slot(load_float32(data, off));
   return info.read(data, off);
 }

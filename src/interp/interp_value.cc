@@ -90,10 +90,10 @@ void write_f16(char* base, int64_t flat, Slot v) {
   store_raw(base, flat, double_to_half_inline(v.f));
 }
 Slot read_bf16(const char* base, int64_t flat) {
-  return float_slot(bfloat16_to_float(load_raw<uint16_t>(base, flat)));
+  return float_slot(bfloat16_to_double_inline(load_raw<uint16_t>(base, flat)));
 }
 void write_bf16(char* base, int64_t flat, Slot v) {
-  store_raw(base, flat, double_to_bfloat16(v.f));
+  store_raw(base, flat, double_to_bfloat16_inline(v.f));
 }
 Slot read_f8e4m3(const char* base, int64_t flat) {
   return float_slot(float8_to_double(load_raw<uint8_t>(base, flat), DataType::Float8E4M3()));

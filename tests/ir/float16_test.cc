@@ -187,8 +187,19 @@ TEST(Float16, InlinePathsAgreeWithTheOutOfLineOnes) {
     values.push_back(v);
     values.push_back(-v);
   }
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    double inline_value = bfloat16_to_double_inline(uint16_t(bits));
+    double value = bfloat16_to_float(uint16_t(bits));
+    if (std::isnan(value)) {
+      ASSERT_TRUE(std::isnan(inline_value)) << std::hex << bits;
+      continue;
+    }
+    ASSERT_EQ(std::bit_cast<uint64_t>(inline_value), std::bit_cast<uint64_t>(value))
+        << std::hex << bits;
+  }
   for (double v : values) {
     ASSERT_EQ(double_to_half_inline(v), double_to_half(v)) << v;
+    ASSERT_EQ(double_to_bfloat16_inline(v), double_to_bfloat16(v)) << v;
     for (DataType t :
          {DataType::Float16(), DataType::BFloat16(), DataType::Float32(), DataType::Float(64)}) {
       ASSERT_EQ(std::bit_cast<uint64_t>(round_to_dtype_inline(v, t)),

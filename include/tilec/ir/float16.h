@@ -51,8 +51,9 @@ inline double round_subnormal_in_place(double magnitude, double quantum) {
   return (magnitude + shift) - shift;
 }
 
-// double_to_half and half_to_float with the finite values inline (the interpreter's
-// per-element loads and stores); infinities, NaN and overflow take the out-of-line path.
+// double_to_half, half_to_float and their bfloat16 twins with the finite values inline (the
+// interpreter's per-element loads and stores); infinities, NaN and overflow take the out-of-line
+// path.
 inline uint16_t double_to_half_inline(double value) {
   double a = value < 0 ? -value : value;
   if (!(a <= 65504.0)) return double_to_half(value);
@@ -60,6 +61,19 @@ inline uint16_t double_to_half_inline(double value) {
   if (a < 0x1p-14) return sign | uint16_t(round_subnormal_in_place(a, 0x1p-24) * 0x1p24);
   uint64_t bits = std::bit_cast<uint64_t>(round_normal_in_place(a, 10));
   return sign | uint16_t(((((bits >> 52) - 1023 + 15) << 10) | ((bits >> 42) & 0x3FF)));
+}
+inline uint16_t double_to_bfloat16_inline(double value) {
+  double a = value < 0 ? -value : value;
+  if (!(a <= 0x1.FEp127)) return double_to_bfloat16(value);
+  uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  if (a < 0x1p-126) return sign | uint16_t(round_subnormal_in_place(a, 0x1p-133) * 0x1p133);
+  uint64_t bits = std::bit_cast<uint64_t>(round_normal_in_place(a, 7));
+  return sign | uint16_t(((((bits >> 52) - 1023 + 127) << 7) | ((bits >> 45) & 0x7F)));
+}
+// A bfloat16 is the top half of a float32: finite values widen by a shift.
+inline double bfloat16_to_double_inline(uint16_t bits) {
+  if ((bits & 0x7F80) == 0x7F80) return bfloat16_to_float(bits);
+  return std::bit_cast<float>(uint32_t(bits) << 16);
 }
 inline double half_to_double_inline(uint16_t bits) {
   unsigned exp_field = (bits >> 10) & 0x1F;
