@@ -397,32 +397,34 @@ void lane_offsets(const BufferSlot& slot, const BufferInfo& info,
   }
 }
 
-// The lanes' elements at `off`, read as the buffer's reader does; float16, bfloat16 and
-// float32 inline (no call per element).
+// The lanes' elements at `off`, read as the buffer's reader does; the dtype is chosen
+// once per batch, not per element.
 void read_lanes(const BufferInfo& info, const char* data, const int64_t* off, int n, Slot* o) {
-  if (info.dtype == DataType::Float16()) {
-    for (int k = 0; k < n; ++k) o[k].f = load_float16(data, off[k]);
-  } else if (info.dtype == DataType::BFloat16()) {
-    for (int k = 0; k < n; ++k) o[k].f = load_bfloat16(data, off[k]);
-  } else if (info.dtype == DataType::Float32()) {
-    for (int k = 0; k < n; ++k) o[k].f = load_float32(data, off[k]);
-  } else {
-    for (int k = 0; k < n; ++k) o[k] = info.read(data, off[k]);
-  }
+  auto each = [&](auto load) {
+    for (int k = 0; k < n; ++k) o[k].f = load(data, off[k]);
+  };
+  if (info.dtype == DataType::Float16())
+    return each([](const char* d, int64_t at) { return load_float16(d, at); });
+  if (info.dtype == DataType::BFloat16())
+    return each([](const char* d, int64_t at) { return load_bfloat16(d, at); });
+  if (info.dtype == DataType::Float32())
+    return each([](const char* d, int64_t at) { return load_float32(d, at); });
+  for (int k = 0; k < n; ++k) o[k] = info.read(data, off[k]);
 }
 
 // Stores `v` (already of the buffer's dtype) at the lanes' offsets, in lane order, as
 // the buffer's writer does.
 void write_lanes(const BufferInfo& info, char* data, const int64_t* off, int n, const Col& v) {
-  if (info.dtype == DataType::Float16()) {
-    for (int k = 0; k < n; ++k) store_float16(data, off[k], v.at(k).f);
-  } else if (info.dtype == DataType::BFloat16()) {
-    for (int k = 0; k < n; ++k) store_bfloat16(data, off[k], v.at(k).f);
-  } else if (info.dtype == DataType::Float32()) {
-    for (int k = 0; k < n; ++k) store_float32(data, off[k], v.at(k).f);
-  } else {
-    for (int k = 0; k < n; ++k) info.write(data, off[k], v.at(k));
-  }
+  auto each = [&](auto store) {
+    for (int k = 0; k < n; ++k) store(data, off[k], v.at(k).f);
+  };
+  if (info.dtype == DataType::Float16())
+    return each([](char* d, int64_t at, double x) { store_float16(d, at, x); });
+  if (info.dtype == DataType::BFloat16())
+    return each([](char* d, int64_t at, double x) { store_bfloat16(d, at, x); });
+  if (info.dtype == DataType::Float32())
+    return each([](char* d, int64_t at, double x) { store_float32(d, at, x); });
+  for (int k = 0; k < n; ++k) info.write(data, off[k], v.at(k));
 }
 
 struct LoadB : BExpr {

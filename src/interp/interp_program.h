@@ -89,12 +89,21 @@ inline void store_float32(char* data, int64_t off, double v) {
   float f = float(v);
   std::memcpy(data + off * 4, &f, 4);
 }
-// info.read(data, off), with float16, bfloat16 and float32 inline.
-inline Slot read_element(const BufferInfo& info, const char* data, int64_t off) {
+// info.read(data, off) and info.write(data, off, v), with float16, bfloat16 and float32
+// inline (always: they are the body of per-element loops).
+[[gnu::always_inline]] inline Slot read_element(const BufferInfo& info, const char* data,
+                                                int64_t off) {
   if (info.dtype == DataType::Float16()) return float_slot(load_float16(data, off));
   if (info.dtype == DataType::BFloat16()) return float_slot(load_bfloat16(data, off));
   if (info.dtype == DataType::Float32()) return float_slot(load_float32(data, off));
   return info.read(data, off);
+}
+[[gnu::always_inline]] inline void write_element(const BufferInfo& info, char* data, int64_t off,
+                                                 Slot v) {
+  if (info.dtype == DataType::Float16()) return store_float16(data, off, v.f);
+  if (info.dtype == DataType::BFloat16()) return store_bfloat16(data, off, v.f);
+  if (info.dtype == DataType::Float32()) return store_float32(data, off, v.f);
+  info.write(data, off, v);
 }
 
 // A tile operand: whole buffer (no dims) or one entry per buffer dimension.

@@ -191,7 +191,7 @@ class CopyStmt : public CStmt {
           so = src_row.offset(s.start[sd[inner]] + i);
           require_written(ss, *s.info, so, span_);
           Slot v = so >= 0 ? read_element(*s.info, ss.data, so) : zero_slot(from);
-          write(ds.data, dof, convert_inline(v, from, to));
+          write_element(*d.info, ds.data, dof, convert_inline(v, from, to));
           mark_written(ds, dof);
         }
       }

@@ -74,7 +74,7 @@ double read_as_double(const void* data, DataType dtype, int64_t flat) {
     case TypeCode::kBool:
       return load<uint8_t>(data, flat) != 0;
     case TypeCode::kBFloat:
-      return bfloat16_to_float(load<uint16_t>(data, flat));
+      return bfloat16_to_double_inline(load<uint16_t>(data, flat));
     case TypeCode::kFloat8E4M3:
     case TypeCode::kFloat8E5M2:
       return float8_to_double(load<uint8_t>(data, flat), dtype);
@@ -132,7 +132,7 @@ int64_t read_as_int(const void* data, DataType dtype, int64_t flat) {
 void write_double(void* data, DataType dtype, int64_t flat, double value) {
   switch (dtype.code) {
     case TypeCode::kBFloat:
-      return save<uint16_t>(data, flat, double_to_bfloat16(value));
+      return save<uint16_t>(data, flat, double_to_bfloat16_inline(value));
     case TypeCode::kFloat8E4M3:
     case TypeCode::kFloat8E5M2:
       return save<uint8_t>(data, flat, double_to_float8(value, dtype));
