@@ -125,6 +125,8 @@ struct Box {
   bool point = false;  // every dimension an index: extent comes from the other side
 };
 Box resolve(const CRegion& region, Frame& frame, Span span);
+// "name[start ..., extent ...]", for errors about a region.
+std::string box_str(const Box& box);
 
 // Offset of `index` in `slot`, or -1 when any coordinate is out of bounds.
 inline int64_t offset_or_minus_one(const BufferSlot& slot, const int64_t* index) {

@@ -1,11 +1,12 @@
 // Tile operations of the reference interpreter, by docs/semantics.md: T.copy with
-// its region rules and edge masking, T.fill, T.gemm and the reductions.
+// its region rules and edge masking, T.fill and the reductions (T.gemm: interp_gemm.cc).
 #include "interp_program.h"
 
 #include "tilec/ir/tensor.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -58,12 +59,12 @@ Box resolve(const CRegion& region, Frame& frame, Span span) {
   return box;
 }
 
-namespace {
-
 std::string box_str(const Box& b) {
   return fmt::format("{}[start {}, extent {}]", b.info->name, fmt::join(b.start, ", "),
                      fmt::join(b.extent, ", "));
 }
+
+namespace {
 
 // Dimensions with extent other than 1, in order: the region's logical shape.
 std::vector<size_t> non_unit_dims(const Box& b) {
@@ -233,174 +234,6 @@ class FillStmt : public CStmt {
   Span span_;
 };
 
-// A gemm operand viewed as a rows x cols matrix over its last two dimensions.
-struct Matrix {
-  Box box;
-  size_t row_dim = 0, col_dim = 0;
-  int64_t rows = 0, cols = 0;
-  int64_t offset(int64_t r, int64_t c, std::vector<int64_t>& index) const {
-    index[row_dim] = box.start[row_dim] + r;
-    index[col_dim] = box.start[col_dim] + c;
-    return offset_or_minus_one(*box.slot, index.data());
-  }
-};
-
-class GemmStmt : public CStmt {
- public:
-  GemmStmt(CRegion a, CRegion b, CRegion c, bool ta, bool tb, bool clear, Span span)
-      : a_(std::move(a)),
-        b_(std::move(b)),
-        c_(std::move(c)),
-        ta_(ta),
-        tb_(tb),
-        clear_(clear),
-        span_(span) {}
-
-  void run(Frame& frame) const override {
-    Matrix a = matrix(a_, "A", frame), b = matrix(b_, "B", frame), c = matrix(c_, "C", frame);
-    int64_t m_size = c.rows, n_size = c.cols;
-    int64_t a_m = ta_ ? a.cols : a.rows, a_k = ta_ ? a.rows : a.cols;
-    int64_t b_k = tb_ ? b.cols : b.rows, b_n = tb_ ? b.rows : b.cols;
-    if (a_m != m_size || b_n != n_size || a_k != b_k) {
-      throw IRError(fmt::format(
-          "{}T.gemm shapes do not agree: A is {}x{} (transpose_A={}, read as M x K = {}x{}), "
-          "B is {}x{} (transpose_B={}, read as K x N = {}x{}), C is {}x{} (M x N)",
-          where(span_), a.rows, a.cols, ta_ ? "True" : "False", a_m, a_k, b.rows, b.cols,
-          tb_ ? "True" : "False", b_k, b_n, m_size, n_size));
-    }
-    int64_t k_size = a_k;
-    DataType ct = c.box.info->dtype;
-    // Operands converted to C's dtype once; out-of-bounds elements read as zero.
-    auto gather = [&](const Matrix& mat, bool transposed, int64_t outer, int64_t inner) {
-      std::vector<Slot> tile(size_t(outer * inner));
-      const BufferSlot& slot = *mat.box.slot;
-      DataType from = mat.box.info->dtype;
-      // The offset of the box's leading coordinates (row and column at 0; -1 when they
-      // are outside, or a dimension is empty, and then every element is), and each row's
-      // and column's own part (kOutside: outside the tensor).
-      constexpr int64_t kOutside = std::numeric_limits<int64_t>::min();
-      std::vector<int64_t> index = mat.box.start;
-      index[mat.row_dim] = index[mat.col_dim] = 0;
-      int64_t base = offset_or_minus_one(slot, index.data());
-      auto parts = [&](size_t dim, int64_t count) {
-        std::vector<int64_t> part(static_cast<size_t>(count));
-        for (int64_t r = 0; r < count; ++r) {
-          int64_t at = mat.box.start[dim] + r;
-          part[size_t(r)] = at >= 0 && at < slot.shape[dim] ? at * slot.strides[dim] : kOutside;
-        }
-        return part;
-      };
-      std::vector<int64_t> rows = parts(mat.row_dim, mat.rows), cols = parts(mat.col_dim, mat.cols);
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t i = 0; i < inner; ++i) {
-          int64_t row = rows[size_t(transposed ? i : o)], col = cols[size_t(transposed ? o : i)];
-          int64_t off = base >= 0 && row != kOutside && col != kOutside ? base + row + col : -1;
-          require_written(slot, *mat.box.info, off, span_);
-          Slot v = off >= 0 ? read_element(*mat.box.info, slot.data, off) : zero_slot(from);
-          tile[size_t(o * inner + i)] = convert_inline(v, from, ct);
-        }
-      }
-      return tile;
-    };
-    std::vector<Slot> at = gather(a, ta_, m_size, k_size);   // [m][k]
-    std::vector<Slot> bt = gather(b, !tb_, n_size, k_size);  // [n][k]
-    if (ct == DataType::Float32())
-      return native_float_gemm<float>(c, at, bt, m_size, n_size, k_size);
-    if (ct == DataType::Float(64))
-      return native_float_gemm<double>(c, at, bt, m_size, n_size, k_size);
-    std::vector<int64_t> index = c.box.start;
-    for (int64_t m = 0; m < m_size; ++m) {
-      for (int64_t n = 0; n < n_size; ++n) {
-        int64_t off = c.offset(m, n, index);
-        Slot acc = zero_slot(ct);
-        if (!clear_ && off >= 0) {
-          require_written(*c.box.slot, *c.box.info, off, span_);
-          acc = c.box.info->read(c.box.slot->data, off);
-        }
-        const Slot* ar = at.data() + m * k_size;  // at/bt are empty when K = 0
-        const Slot* br = bt.data() + n * k_size;
-        if (ct.is_float()) {
-          double sum = acc.f;
-          for (int64_t k = 0; k < k_size; ++k)
-            sum = round_float(sum + round_float(ar[k].f * br[k].f, ct), ct);
-          acc.f = sum;
-        } else {
-          for (int64_t k = 0; k < k_size; ++k)
-            acc = arith(BinaryOp::kAdd, acc, arith(BinaryOp::kMul, ar[k], br[k], ct), ct);
-        }
-        if (off >= 0) {
-          c.box.info->write(c.box.slot->data, off, acc);
-          mark_written(*c.box.slot, off);
-        }
-      }
-    }
-  }
-
- private:
-  // float32/float64 accumulation in the machine type: one IEEE multiply or add in
-  // float is exactly round_float() of the same operation in double (the double
-  // product of two floats is exact, and double rounding of a sum of two floats is
-  // innocuous), so this is bit-identical to the Slot loop, with the same ascending-k
-  // order per element, but laid out n-innermost so the compiler can vectorise over n
-  // (the interpreter is built with -ffp-contract=off: no fused multiply-adds).
-  template <typename F>
-  void native_float_gemm(const Matrix& c, const std::vector<Slot>& at, const std::vector<Slot>& bt,
-                         int64_t m_size, int64_t n_size, int64_t k_size) const {
-    std::vector<F> a(static_cast<size_t>(m_size * k_size));
-    std::vector<F> b(static_cast<size_t>(k_size * n_size));
-    std::vector<F> acc(static_cast<size_t>(n_size));
-    for (size_t i = 0; i < a.size(); ++i) a[i] = F(at[i].f);
-    for (int64_t n = 0; n < n_size; ++n)  // bt is [n][k]; b becomes [k][n]
-      for (int64_t k = 0; k < k_size; ++k)
-        b[size_t(k * n_size + n)] = F(bt[size_t(n * k_size + k)].f);
-    std::vector<int64_t> index = c.box.start;
-    std::vector<int64_t> offsets(static_cast<size_t>(n_size));
-    for (int64_t m = 0; m < m_size; ++m) {
-      for (int64_t n = 0; n < n_size; ++n) {
-        int64_t off = c.offset(m, n, index);
-        offsets[size_t(n)] = off;
-        if (!clear_) require_written(*c.box.slot, *c.box.info, off, span_);
-        acc[size_t(n)] = !clear_ && off >= 0 ? F(c.box.info->read(c.box.slot->data, off).f) : F(0);
-      }
-      F* sum = acc.data();
-      const F* arow = a.data() + m * k_size;  // not &a[..]: a is empty when K = 0
-      for (int64_t k = 0; k < k_size; ++k) {
-        F ak = arow[k];
-        const F* brow = b.data() + k * n_size;
-        for (int64_t n = 0; n < n_size; ++n) sum[n] = sum[n] + ak * brow[n];
-      }
-      for (int64_t n = 0; n < n_size; ++n)
-        if (offsets[size_t(n)] >= 0) {
-          c.box.info->write(c.box.slot->data, offsets[size_t(n)], float_slot(double(sum[n])));
-          mark_written(*c.box.slot, offsets[size_t(n)]);
-        }
-    }
-  }
-
-  Matrix matrix(const CRegion& region, const char* role, Frame& frame) const {
-    Matrix mat;
-    mat.box = resolve(region, frame, span_);
-    size_t nd = mat.box.extent.size();
-    bool leading_unit = true;
-    for (size_t d = 0; d + 2 < nd; ++d) leading_unit &= mat.box.extent[d] == 1;
-    if (mat.box.point || nd < 2 || !leading_unit) {
-      throw IRError(fmt::format(
-          "{}T.gemm operand {} ('{}') must be a 2-d tile (a whole buffer or slices, with any "
-          "leading dimensions of extent 1); got {}",
-          where(span_), role, mat.box.info->name, box_str(mat.box)));
-    }
-    mat.row_dim = nd - 2;
-    mat.col_dim = nd - 1;
-    mat.rows = mat.box.extent[nd - 2];
-    mat.cols = mat.box.extent[nd - 1];
-    return mat;
-  }
-
-  CRegion a_, b_, c_;
-  bool ta_, tb_, clear_;
-  Span span_;
-};
-
 Slot lowest(DataType t) {
   if (t.is_float()) return float_slot(-INFINITY);
   if (t.is_bool() || t.is_uint()) return int_slot(0);
@@ -518,11 +351,6 @@ CStmtPtr make_copy(CRegion src, CRegion dst, Span span) {
 }
 CStmtPtr make_fill(CRegion dst, CExprPtr value, Span span) {
   return std::make_unique<FillStmt>(std::move(dst), std::move(value), span);
-}
-CStmtPtr make_gemm(CRegion a, CRegion b, CRegion c, bool transpose_a, bool transpose_b,
-                   bool clear_accum, Span span) {
-  return std::make_unique<GemmStmt>(std::move(a), std::move(b), std::move(c), transpose_a,
-                                    transpose_b, clear_accum, span);
 }
 CStmtPtr make_reduce(ReduceKind kind, int src, const BufferInfo* src_info, int dst,
                      const BufferInfo* dst_info, int dim, bool clear, Span span) {
