@@ -186,14 +186,28 @@ class CopyStmt : public CStmt {
         // Each side's offset along the row: the row's other coordinates once, then the
         // innermost coordinate per element (-1 where either falls outside).
         RowWalk src_row(ss, si, sd[inner]), dst_row(ds, di, dd[inner]);
-        for (int64_t i = 0; i < row; ++i) {
-          dof = dst_row.offset(d.start[dd[inner]] + i);
-          if (dof < 0) continue;
-          so = src_row.offset(s.start[sd[inner]] + i);
-          require_written(ss, *s.info, so, span_);
-          Slot v = so >= 0 ? read_element(*s.info, ss.data, so) : zero_slot(from);
-          write_element(*d.info, ds.data, dof, convert_inline(v, from, to));
-          mark_written(ds, dof);
+        int64_t dst_first = dst_row.offset(d.start[dd[inner]]);
+        if (!src_row.inside && dst_first >= 0 && ds.strides[dd[inner]] == 1 && to.bytes() > 0 &&
+            d.start[dd[inner]] + row <= ds.shape[dd[inner]]) {
+          // A source row wholly outside its tensor into one run of the destination: every
+          // element is the converted zero, encoded once and repeated.
+          size_t dst_elem = size_t(to.bytes());
+          char* first = ds.data + size_t(dst_first) * dst_elem;
+          write_element(*d.info, ds.data, dst_first, convert_inline(zero_slot(from), from, to));
+          size_t total = size_t(row) * dst_elem;  // doubling the filled part
+          for (size_t have = dst_elem; have < total; have *= 2)
+            std::memcpy(first + have, first, std::min(have, total - have));
+          if (ds.written) std::memset(ds.written + dst_first, 1, size_t(row));
+        } else {
+          for (int64_t i = 0; i < row; ++i) {
+            dof = dst_row.offset(d.start[dd[inner]] + i);
+            if (dof < 0) continue;
+            so = src_row.offset(s.start[sd[inner]] + i);
+            require_written(ss, *s.info, so, span_);
+            Slot v = so >= 0 ? read_element(*s.info, ss.data, so) : zero_slot(from);
+            write_element(*d.info, ds.data, dof, convert_inline(v, from, to));
+            mark_written(ds, dof);
+          }
         }
       }
       // Next row: advance the outer logical dimensions only (a point copy has one row).

@@ -8,6 +8,7 @@
 #include "tilec/frontend/parser.h"
 #include "tilec/interp/interpreter.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace tilec {
@@ -77,6 +78,30 @@ def half_written(B: T.Tensor((4, 8), "float32")):
     std::string what = e.what();
     EXPECT_NE(what.find("read of 'S' at index [2, 0]"), std::string::npos) << what;
     EXPECT_NE(what.find("before anything wrote it"), std::string::npos) << what;
+  }
+}
+
+// Rows wholly outside the source land in a tile of another dtype as its zero (written
+// once and repeated along the row): S's rows 2..3 must be 0 in every dtype, rows 0..1
+// A's values as that dtype holds them, and all of S written (copying it out reads it).
+TEST(InterpCopyRowValues, RowsOutsideTheSourceAreZeroInTheTileDtype) {
+  for (const char* dtype : {"float8_e4m3", "float8_e5m2", "float16", "bfloat16", "int8"}) {
+    ir::IRModule mod = ir::parse_kernel_source(fmt::format(R"PY(import tilelang.language as T
+
+@T.prim_func
+def outside_rows(A: T.Tensor((2, 8), "float32"), B: T.Tensor((4, 8), "float32")):
+    with T.Kernel(1, threads=1) as bx:
+        S = T.alloc_shared((4, 8), "{}")
+        T.copy(A[0, 0], S)
+        T.copy(S, B)
+)PY",
+                                                           dtype));
+    ir::HostTensor a(ir::DataType::Float32(), {2, 8}), b(ir::DataType::Float32(), {4, 8});
+    for (int64_t i = 0; i < 16; ++i) a.set(i, double(i % 8) - 4.0);
+    for (int64_t i = 0; i < 32; ++i) b.set(i, -1.0);
+    ir::interpret(mod.functions()[0], {a.view(), b.view()});
+    for (int64_t i = 0; i < 32; ++i)  // -4 .. 3 are exact in every one of these dtypes
+      EXPECT_EQ(b.get(i), i < 16 ? double(i % 8) - 4.0 : 0.0) << dtype << " element " << i;
   }
 }
 
