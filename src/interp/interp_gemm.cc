@@ -6,6 +6,7 @@
 // dtypes run element by element on Slots.
 #include "interp_gemm_kernel.h"
 #include "interp_program.h"
+#include "interp_widen.h"
 
 #include "tilec/ir/float8.h"
 

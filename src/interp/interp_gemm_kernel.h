@@ -4,7 +4,7 @@
 // bit. Lanes are independent elements, so vector registers change speed, not results:
 // the block of 4 rows by one vector of columns is compiled for AVX-512 and AVX2 as well
 // as the baseline, chosen once by what the CPU supports. The operands reach it through
-// the run widenings below, which convert a contiguous run of elements without a branch.
+// the run widenings of interp_widen.h.
 #pragma once
 
 #include <cstdint>
@@ -20,13 +20,5 @@ inline constexpr int64_t kGemmColBlock = int64_t(64 / sizeof(F));
 // n of kGemmColBlock<F>. c holds the accumulators on entry and the sums on return.
 void gemm_accumulate(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 void gemm_accumulate(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k);
-
-// Widen `count` contiguous elements at `src` (float16, bfloat16 or float32 bits) to float
-// into dst[0], dst[step], ...: each finite value exactly. False, with dst partly written,
-// when the run holds an infinity or NaN; the caller converts that run element by element
-// (whose NaNs come out as the scalar conversions make them).
-bool widen_float16_run(const char* src, int64_t count, float* dst, int64_t step);
-bool widen_bfloat16_run(const char* src, int64_t count, float* dst, int64_t step);
-bool widen_float32_run(const char* src, int64_t count, float* dst, int64_t step);
 
 }  // namespace tilec::ir::interp
