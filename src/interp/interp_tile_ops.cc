@@ -1,6 +1,7 @@
 // Tile operations of the reference interpreter, by docs/semantics.md: T.copy with
 // its region rules and edge masking, T.fill and the reductions (T.gemm: interp_gemm.cc).
 #include "interp_program.h"
+#include "interp_widen.h"
 
 #include "tilec/ir/tensor.h"
 
@@ -162,6 +163,12 @@ class CopyStmt : public CStmt {
     int64_t row = shape.empty() ? 1 : shape[inner];
     bool rows_as_bytes = !shape.empty() && from == to && ss.data != ds.data &&
                          ss.strides[sd[inner]] == 1 && ds.strides[dd[inner]] == 1;
+    // float16 and bfloat16 rows into float32 ones are widened as runs (interp_widen.h).
+    auto widen = from == DataType::Float16()    ? widen_float16_run
+                 : from == DataType::BFloat16() ? widen_bfloat16_run
+                                                : nullptr;
+    bool rows_widen = !shape.empty() && widen && to == DataType::Float32() &&
+                      ss.strides[sd[inner]] == 1 && ds.strides[dd[inner]] == 1;
     size_t elem = size_t(from.bytes());
     while (true) {
       for (size_t k = 0; k < shape.size(); ++k) {
@@ -170,10 +177,18 @@ class CopyStmt : public CStmt {
       }
       int64_t so = offset_or_minus_one(ss, si.data());
       int64_t dof = offset_or_minus_one(ds, di.data());
-      if (rows_as_bytes && so >= 0 && dof >= 0 && si[sd[inner]] + row <= ss.shape[sd[inner]] &&
-          di[dd[inner]] + row <= ds.shape[dd[inner]]) {
+      bool row_inside = so >= 0 && dof >= 0 && si[sd[inner]] + row <= ss.shape[sd[inner]] &&
+                        di[dd[inner]] + row <= ds.shape[dd[inner]];
+      if (rows_as_bytes && row_inside) {
         for (int64_t i = 0; ss.written && i < row; ++i) require_written(ss, *s.info, so + i, span_);
         std::memcpy(ds.data + size_t(dof) * elem, ss.data + size_t(so) * elem, size_t(row) * elem);
+        if (ds.written) std::memset(ds.written + dof, 1, size_t(row));
+      } else if (rows_widen && row_inside &&
+                 !(ss.written && std::memchr(ss.written + so, 0, size_t(row))) &&
+                 widen(ss.data + size_t(so) * elem, row, reinterpret_cast<float*>(ds.data) + dof,
+                       1)) {
+        // Widened (a run with an unwritten element, an infinity or a NaN goes element by
+        // element below instead, which reports or converts it).
         if (ds.written) std::memset(ds.written + dof, 1, size_t(row));
       } else if (shape.empty()) {  // a point copy: one element
         if (dof >= 0) {
@@ -309,9 +324,16 @@ class ReduceStmt : public CStmt {
     std::vector<int64_t> si(size_t(nd), 0), li(size_t(nd), 0);
     for (int64_t e : outer_shape)
       if (e == 0) return;
+    // float32 sums of float32 in machine floats: a float add is exactly round_float() of
+    // the double add (double rounding of a sum of two floats is innocuous), and its serial
+    // latency is a third of the convert-add-round chain.
+    int64_t extent = s.shape[size_t(dim)], stride = s.strides[size_t(dim)];
+    bool float_sum = from == DataType::Float32() && to == DataType::Float32() &&
+                     combine == BinaryOp::kAdd && extent > 0;
+    std::vector<int64_t> di;
     while (true) {
       // Destination index: the source index without `dim` (or with 0 there).
-      std::vector<int64_t> di;
+      di.clear();
       for (int k = 0; k < nd; ++k)
         if (k != dim || keep_dim) di.push_back(k == dim ? 0 : li[size_t(k)]);
       int64_t doff = offset_or_minus_one(d, di.data());
@@ -319,9 +341,19 @@ class ReduceStmt : public CStmt {
       Slot acc = clear_ ? identity : dst_info_->read(d.data, doff);
       si = li;
       // The reduced dimension is walked by its stride: every index is inside the shape.
-      int64_t extent = s.shape[size_t(dim)], stride = s.strides[size_t(dim)];
       int64_t base = extent > 0 ? offset_or_minus_one(s, si.data()) : 0;
-      for (int64_t r = 0; r < extent; ++r) {
+      if (float_sum) {
+        float sum = float(acc.f);
+        for (int64_t r = 0; r < extent; ++r) {
+          int64_t soff = base + r * stride;
+          require_written(s, *src_info_, soff, span_);
+          float v;
+          std::memcpy(&v, s.data + soff * 4, 4);
+          sum += absolute ? std::fabs(v) : v;  // an add: never a signalling NaN
+        }
+        acc.f = sum;
+      }
+      for (int64_t r = 0; !float_sum && r < extent; ++r) {
         int64_t soff = base + r * stride;
         require_written(s, *src_info_, soff, span_);
         Slot v = read_element(*src_info_, s.data, soff);

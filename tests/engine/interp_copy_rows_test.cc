@@ -105,5 +105,34 @@ def outside_rows(A: T.Tensor((2, 8), "float32"), B: T.Tensor((4, 8), "float32"))
   }
 }
 
+// float16 and bfloat16 rows copied into float32 are widened as runs; rows holding an
+// infinity or a NaN go element by element. Every 16-bit pattern must come out as the
+// element-wise cast gives it.
+TEST(InterpCopyRowValues, WidenedRowsMatchTheElementwiseCastForEveryBitPattern) {
+  for (const char* dtype : {"float16", "bfloat16"}) {
+    std::vector<uint32_t> outputs[2];
+    const char* bodies[2] = {"T.copy(A, B)", R"(for i, j in T.grid(256, 256):
+            B[i, j] = T.cast(A[i, j], "float32"))"};
+    for (int form = 0; form < 2; ++form) {
+      ir::IRModule mod = ir::parse_kernel_source(fmt::format(R"PY(import tilelang.language as T
+
+@T.prim_func
+def widen(A: T.Tensor((256, 256), "{}"), B: T.Tensor((256, 256), "float32")):
+    with T.Kernel(1, threads=1) as bx:
+        {}
+)PY",
+                                                             dtype, bodies[form]));
+      ir::HostTensor a(*ir::DataType::parse(dtype), {256, 256}),
+          b(ir::DataType::Float32(), {256, 256});
+      auto* bits = static_cast<uint16_t*>(a.view().data);
+      for (uint32_t i = 0; i < 65536; ++i) bits[i] = uint16_t(i);
+      ir::interpret(mod.functions()[0], {a.view(), b.view()});
+      const auto* out = static_cast<const uint32_t*>(b.view().data);
+      outputs[form].assign(out, out + 65536);
+    }
+    EXPECT_EQ(outputs[0], outputs[1]) << dtype;
+  }
+}
+
 }  // namespace
 }  // namespace tilec
