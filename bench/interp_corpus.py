@@ -8,7 +8,8 @@ Every *.py file under each DIR (recursively) is taken as tools/corpus/measure.py
 its kernels one at a time, problem sizes from the factory's signature with small values
 (-D), symbolic sizes 64. Each kernel runs `tilec interp` with both binaries, one after
 the other on the same inputs (same seed), and both runs must print the same checksums:
-a speed-up that changes a result is a bug, reported as such. It prints the kernels the
+a speed-up that changes a result is a bug, reported as such, and so is a kernel the baseline
+runs and the new binary does not. It prints the kernels the
 baseline takes longest on, with both times and the ratio, and the ratio over all kernels
 that ran in both (total baseline seconds / total new seconds). Ratios are from one run on
 one machine; rerun where the machine is quiet.
@@ -65,12 +66,19 @@ def main():
                        measure.defines_for_single(a.tilec, path))
             args = base + ["-D%s=%s" % kv for kv in defines.items()]
             rc_new, new, out_new, shapes = interp(a.tilec, args, a.timeout)
+            name = os.path.relpath(path) + (":" + entry if entry else "")
             if rc_new != 0:
-                continue  # not a kernel the interpreter runs (refused, or timed out)
+                # Not a kernel the interpreter runs (refused, or timed out), unless the
+                # baseline runs it: then the new binary lost it, which counts as a difference.
+                rc_old, _, out_old, _ = interp(a.baseline, args, a.timeout)
+                if rc_old == 0:
+                    print("new failed where the baseline ran: %s: %s" %
+                          (name, measure.first_error(out_new)))
+                    differ.append(name)
+                continue
             started = time.monotonic()
             rc_old, out_old = measure.run([a.baseline, "interp"] + args + shapes, a.timeout)
             old = time.monotonic() - started
-            name = os.path.relpath(path) + (":" + entry if entry else "")
             if rc_old != 0:
                 print("baseline failed: %s: %s" % (name, measure.first_error(out_old)))
                 continue
@@ -88,7 +96,7 @@ def main():
     print("\nkernels %d  baseline %.1f s  new %.1f s  ratio %.2fx  different results %d" %
           (len(rows), total_old, total_new, total_old / max(total_new, 1e-9), len(differ)))
     for name in differ:
-        print("  different checksums: %s" % name)
+        print("  different: %s" % name)
     return 1 if differ else 0
 
 

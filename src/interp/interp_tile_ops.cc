@@ -177,7 +177,8 @@ class CopyStmt : public CStmt {
       }
       int64_t so = offset_or_minus_one(ss, si.data());
       int64_t dof = offset_or_minus_one(ds, di.data());
-      bool row_inside = so >= 0 && dof >= 0 && si[sd[inner]] + row <= ss.shape[sd[inner]] &&
+      bool row_inside = !shape.empty() && so >= 0 && dof >= 0 &&
+                        si[sd[inner]] + row <= ss.shape[sd[inner]] &&
                         di[dd[inner]] + row <= ds.shape[dd[inner]];
       if (rows_as_bytes && row_inside) {
         for (int64_t i = 0; ss.written && i < row; ++i) require_written(ss, *s.info, so + i, span_);

@@ -134,5 +134,24 @@ def widen(A: T.Tensor((256, 256), "{}"), B: T.Tensor((256, 256), "float32")):
   }
 }
 
+// A point copy (one element each side) has no rows: none of the row paths may look at
+// a row dimension (an earlier version indexed an empty dimension list here).
+TEST(InterpCopyRowValues, APointCopyMovesOneElement) {
+  ir::IRModule mod = ir::parse_kernel_source(R"PY(import tilelang.language as T
+
+@T.prim_func
+def point(A: T.Tensor((4,), "float16"), B: T.Tensor((2,), "float32")):
+    with T.Kernel(1, threads=1) as bx:
+        T.copy(A[3], B[1])
+)PY");
+  ir::HostTensor a(ir::DataType::Float16(), {4}), b(ir::DataType::Float32(), {2});
+  for (int64_t i = 0; i < 4; ++i) a.set(i, double(i) + 0.5);
+  b.set(0, -1.0);
+  b.set(1, -1.0);
+  ir::interpret(mod.functions()[0], {a.view(), b.view()});
+  EXPECT_EQ(b.get(0), -1.0);
+  EXPECT_EQ(b.get(1), 3.5);
+}
+
 }  // namespace
 }  // namespace tilec
