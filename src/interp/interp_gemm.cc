@@ -71,11 +71,6 @@ Layout layout_of(const Matrix& mat) {
   return layout;
 }
 
-// True when a run of `count` elements from `first` holds one that nothing wrote.
-bool run_has_unwritten(const BufferSlot& slot, int64_t first, int64_t count) {
-  return slot.written && std::memchr(slot.written + first, 0, size_t(count)) != nullptr;
-}
-
 // Converts the matrix into `out`: element (r, c) to out[r * ld + c], or to out[c * ld + r]
 // when `transposed`. A row that is one run goes through `widen` (false: it could not, and
 // the row is converted element by element); other elements through `load`, zero when

@@ -143,6 +143,12 @@ inline void mark_written(const BufferSlot& slot, int64_t off) {
   if (slot.written && off >= 0) slot.written[off] = 1;
 }
 
+// True when a run of `count` elements of an allocation from `first` holds one that nothing
+// wrote (false for parameters); the fast paths then go element by element, which reports it.
+inline bool run_has_unwritten(const BufferSlot& slot, int64_t first, int64_t count) {
+  return slot.written && std::memchr(slot.written + first, 0, size_t(count)) != nullptr;
+}
+
 // Throws IRError, with the place in the kernel, when element `off` of an allocation
 // is read before anything wrote it.
 void report_uninitialized_read(const BufferSlot& slot, const BufferInfo& info, int64_t off,

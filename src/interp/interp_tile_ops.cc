@@ -181,11 +181,11 @@ class CopyStmt : public CStmt {
                         si[sd[inner]] + row <= ss.shape[sd[inner]] &&
                         di[dd[inner]] + row <= ds.shape[dd[inner]];
       if (rows_as_bytes && row_inside) {
-        for (int64_t i = 0; ss.written && i < row; ++i) require_written(ss, *s.info, so + i, span_);
+        if (run_has_unwritten(ss, so, row))  // then report the first one
+          for (int64_t i = 0; i < row; ++i) require_written(ss, *s.info, so + i, span_);
         std::memcpy(ds.data + size_t(dof) * elem, ss.data + size_t(so) * elem, size_t(row) * elem);
         if (ds.written) std::memset(ds.written + dof, 1, size_t(row));
-      } else if (rows_widen && row_inside &&
-                 !(ss.written && std::memchr(ss.written + so, 0, size_t(row))) &&
+      } else if (rows_widen && row_inside && !run_has_unwritten(ss, so, row) &&
                  widen(ss.data + size_t(so) * elem, row, reinterpret_cast<float*>(ds.data) + dof,
                        1)) {
         // Widened (a run with an unwritten element, an infinity or a NaN goes element by
@@ -353,19 +353,20 @@ class ReduceStmt : public CStmt {
           sum += absolute ? std::fabs(v) : v;  // an add: never a signalling NaN
         }
         acc.f = sum;
-      }
-      for (int64_t r = 0; !float_sum && r < extent; ++r) {
-        int64_t soff = base + r * stride;
-        require_written(s, *src_info_, soff, span_);
-        Slot v = read_element(*src_info_, s.data, soff);
-        v = convert_inline(v, from, to);
-        if (absolute) v = absolute_value(v, to);
-        if (!to.is_float()) {
-          acc = arith(combine, acc, v, to);
-        } else if (combine == BinaryOp::kAdd) {
-          acc.f = round_to_dtype_inline(acc.f + v.f, to);  // arith's float add
-        } else {
-          acc.f = combine == BinaryOp::kMax ? std::fmax(acc.f, v.f) : std::fmin(acc.f, v.f);
+      } else {
+        for (int64_t r = 0; r < extent; ++r) {
+          int64_t soff = base + r * stride;
+          require_written(s, *src_info_, soff, span_);
+          Slot v = read_element(*src_info_, s.data, soff);
+          v = convert_inline(v, from, to);
+          if (absolute) v = absolute_value(v, to);
+          if (!to.is_float()) {
+            acc = arith(combine, acc, v, to);
+          } else if (combine == BinaryOp::kAdd) {
+            acc.f = round_to_dtype_inline(acc.f + v.f, to);  // arith's float add
+          } else {
+            acc.f = combine == BinaryOp::kMax ? std::fmax(acc.f, v.f) : std::fmin(acc.f, v.f);
+          }
         }
       }
       dst_info_->write(d.data, doff, acc);
