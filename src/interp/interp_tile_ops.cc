@@ -1,5 +1,6 @@
 // Tile operations of the reference interpreter, by docs/semantics.md: T.copy with
-// its region rules and edge masking, T.fill and the reductions (T.gemm: interp_gemm.cc).
+// its region rules and edge masking, and T.fill (T.gemm: interp_gemm.cc; the
+// reductions: interp_reduce.cc).
 #include "interp_program.h"
 #include "interp_widen.h"
 
@@ -8,9 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
 
 namespace tilec::ir::interp {
 
@@ -264,134 +263,6 @@ class FillStmt : public CStmt {
   Span span_;
 };
 
-Slot lowest(DataType t) {
-  if (t.is_float()) return float_slot(-INFINITY);
-  if (t.is_bool() || t.is_uint()) return int_slot(0);
-  return int_slot(t.bits >= 64 ? std::numeric_limits<int64_t>::min()
-                               : -(int64_t(1) << (t.bits - 1)));
-}
-Slot highest(DataType t) {
-  if (t.is_float()) return float_slot(INFINITY);
-  if (t.is_bool()) return int_slot(1);
-  if (t.is_uint()) return int_slot(t.bits >= 64 ? -1 : int64_t((uint64_t(1) << t.bits) - 1));
-  return int_slot(t.bits >= 64 ? std::numeric_limits<int64_t>::max()
-                               : int64_t((uint64_t(1) << (t.bits - 1)) - 1));
-}
-
-class ReduceStmt : public CStmt {
- public:
-  ReduceStmt(ReduceKind kind, int src, const BufferInfo* src_info, int dst,
-             const BufferInfo* dst_info, int dim, bool clear, Span span)
-      : kind_(kind),
-        src_(src),
-        dst_(dst),
-        src_info_(src_info),
-        dst_info_(dst_info),
-        dim_(dim),
-        clear_(clear),
-        span_(span) {}
-
-  void run(Frame& frame) const override {
-    const BufferSlot& s = frame.buffers[src_];
-    const BufferSlot& d = frame.buffers[dst_];
-    int nd = int(s.shape.size());
-    int dim = dim_ < 0 ? dim_ + nd : dim_;
-    if (dim < 0 || dim >= nd) {
-      throw IRError(
-          fmt::format("{}T.reduce_{}: dim={} is out of range for '{}' with {} dimension(s)",
-                      where(span_), to_string(kind_), dim_, src_info_->name, nd));
-    }
-    std::vector<int64_t> reduced = s.shape;
-    reduced.erase(reduced.begin() + dim);
-    std::vector<int64_t> kept = s.shape;
-    kept[size_t(dim)] = 1;
-    bool keep_dim = d.shape == kept && d.shape != reduced;
-    if (d.shape != reduced && !keep_dim) {
-      throw IRError(fmt::format(
-          "{}T.reduce_{}: '{}' has shape [{}] but reducing '{}' [{}] over dim {} gives [{}]",
-          where(span_), to_string(kind_), dst_info_->name, fmt::join(d.shape, ", "),
-          src_info_->name, fmt::join(s.shape, ", "), dim, fmt::join(reduced, ", ")));
-    }
-    DataType from = src_info_->dtype, to = dst_info_->dtype;
-    bool absolute = kind_ == ReduceKind::kAbsSum || kind_ == ReduceKind::kAbsMax;
-    BinaryOp combine = kind_ == ReduceKind::kMax || kind_ == ReduceKind::kAbsMax ? BinaryOp::kMax
-                       : kind_ == ReduceKind::kMin                               ? BinaryOp::kMin
-                                                                                 : BinaryOp::kAdd;
-    Slot identity = kind_ == ReduceKind::kMax   ? lowest(to)
-                    : kind_ == ReduceKind::kMin ? highest(to)
-                                                : zero_slot(to);
-    std::vector<int64_t> outer_shape = s.shape;
-    outer_shape[size_t(dim)] = 1;
-    std::vector<int64_t> si(size_t(nd), 0), li(size_t(nd), 0);
-    for (int64_t e : outer_shape)
-      if (e == 0) return;
-    // float32 sums of float32 in machine floats: a float add is exactly round_float() of
-    // the double add (double rounding of a sum of two floats is innocuous), and its serial
-    // latency is a third of the convert-add-round chain.
-    int64_t extent = s.shape[size_t(dim)], stride = s.strides[size_t(dim)];
-    bool float_sum = from == DataType::Float32() && to == DataType::Float32() &&
-                     combine == BinaryOp::kAdd && extent > 0;
-    std::vector<int64_t> di;
-    while (true) {
-      // Destination index: the source index without `dim` (or with 0 there).
-      di.clear();
-      for (int k = 0; k < nd; ++k)
-        if (k != dim || keep_dim) di.push_back(k == dim ? 0 : li[size_t(k)]);
-      int64_t doff = offset_or_minus_one(d, di.data());
-      if (!clear_) require_written(d, *dst_info_, doff, span_);
-      Slot acc = clear_ ? identity : dst_info_->read(d.data, doff);
-      si = li;
-      // The reduced dimension is walked by its stride: every index is inside the shape.
-      int64_t base = extent > 0 ? offset_or_minus_one(s, si.data()) : 0;
-      if (float_sum) {
-        float sum = float(acc.f);
-        for (int64_t r = 0; r < extent; ++r) {
-          int64_t soff = base + r * stride;
-          require_written(s, *src_info_, soff, span_);
-          float v;
-          std::memcpy(&v, s.data + soff * 4, 4);
-          sum += absolute ? std::fabs(v) : v;  // an add: never a signalling NaN
-        }
-        acc.f = sum;
-      } else {
-        for (int64_t r = 0; r < extent; ++r) {
-          int64_t soff = base + r * stride;
-          require_written(s, *src_info_, soff, span_);
-          Slot v = read_element(*src_info_, s.data, soff);
-          v = convert_inline(v, from, to);
-          if (absolute) v = absolute_value(v, to);
-          if (!to.is_float()) {
-            acc = arith(combine, acc, v, to);
-          } else if (combine == BinaryOp::kAdd) {
-            acc.f = round_to_dtype_inline(acc.f + v.f, to);  // arith's float add
-          } else {
-            acc.f = combine == BinaryOp::kMax ? std::fmax(acc.f, v.f) : std::fmin(acc.f, v.f);
-          }
-        }
-      }
-      dst_info_->write(d.data, doff, acc);
-      mark_written(d, doff);
-      int k = nd;
-      while (k > 0 && ++li[size_t(k - 1)] == outer_shape[size_t(k - 1)]) li[size_t(--k)] = 0;
-      if (k == 0) break;
-    }
-  }
-
- private:
-  static Slot absolute_value(Slot v, DataType t) {
-    if (t.is_float()) return float_slot(std::fabs(v.f));
-    if (t.is_uint() || t.is_bool()) return v;
-    return int_slot(wrap_to_dtype(int64_t(v.i < 0 ? 0 - uint64_t(v.i) : uint64_t(v.i)), t));
-  }
-
-  ReduceKind kind_;
-  int src_, dst_;
-  const BufferInfo *src_info_, *dst_info_;
-  int dim_;
-  bool clear_;
-  Span span_;
-};
-
 }  // namespace
 
 CStmtPtr make_copy(CRegion src, CRegion dst, Span span) {
@@ -399,10 +270,6 @@ CStmtPtr make_copy(CRegion src, CRegion dst, Span span) {
 }
 CStmtPtr make_fill(CRegion dst, CExprPtr value, Span span) {
   return std::make_unique<FillStmt>(std::move(dst), std::move(value), span);
-}
-CStmtPtr make_reduce(ReduceKind kind, int src, const BufferInfo* src_info, int dst,
-                     const BufferInfo* dst_info, int dim, bool clear, Span span) {
-  return std::make_unique<ReduceStmt>(kind, src, src_info, dst, dst_info, dim, clear, span);
 }
 
 }  // namespace tilec::ir::interp
