@@ -1,12 +1,14 @@
 // Batched innermost T.Parallel loops (interp_batch.h): a compiler from the loop body to
 // column-evaluating nodes, and the loop statement that runs them batch by batch.
 #include "interp_batch.h"
+#include "interp_widen.h"
 
 #include "tilec/ir/functor.h"
 #include "tilec/ir/tensor.h"
 #include "tilec/ir/visitor.h"
 
 #include <cmath>
+#include <cstring>
 #include <unordered_map>
 
 namespace tilec::ir::interp {
@@ -21,8 +23,53 @@ constexpr int kMaxLaneVars = 32;
 struct Col {
   const Slot* v = nullptr;
   bool uniform = false;
+  // An integer column whose lane k is v[0].i + k * step (v holds the values too): the
+  // loop variable, and sums and products of it with uniform values that wrap in no lane.
+  bool affine = false;
+  int64_t step = 0;
   Slot at(int k) const { return v[uniform ? 0 : k]; }
 };
+
+// An integer column's first value and step when it is uniform or affine.
+bool linear(const Col& c, __int128& first, __int128& step) {
+  if (!c.uniform && !c.affine) return false;
+  first = c.v[0].i;
+  step = c.uniform ? 0 : c.step;
+  return true;
+}
+
+bool fits(__int128 v, DataType t) {
+  if (t.is_int() && t.bits <= 64)
+    return v >= -(__int128(1) << (t.bits - 1)) && v < (__int128(1) << (t.bits - 1));
+  if (t.is_uint() && t.bits < 64) return v >= 0 && v < (__int128(1) << t.bits);
+  return false;
+}
+
+// Marks `r`, the integer column of dtype t just computed as x op y over n lanes, affine
+// when x and y are linear and so is the exact result, with no lane wrapped: its first and
+// last exact values fit t, and between them it is monotone.
+Col mark_affine(Col r, BinaryOp op, const Col& x, const Col& y, int n, DataType t) {
+  __int128 x0, dx, y0, dy, r0, dr;
+  if (r.uniform || n == 0 || !linear(x, x0, dx) || !linear(y, y0, dy)) return r;
+  switch (op) {
+    case BinaryOp::kAdd:
+      r0 = x0 + y0, dr = dx + dy;
+      break;
+    case BinaryOp::kSub:
+      r0 = x0 - y0, dr = dx - dy;
+      break;
+    case BinaryOp::kMul:
+      if (dx != 0 && dy != 0) return r;
+      r0 = x0 * y0, dr = dx * y0 + dy * x0;
+      break;
+    default:
+      return r;
+  }
+  if (!fits(r0, t) || !fits(r0 + dr * (n - 1), t) || !fits(dr, DataType::Int(64))) return r;
+  r.affine = true;
+  r.step = int64_t(dr);
+  return r;
+}
 
 // The iterations of one batch: `n` lanes, the columns of the loop's variables (the loop
 // variable is 0, each enclosing let the next id) and the scratch columns of the nodes.
@@ -129,8 +176,17 @@ struct CastB : BExpr {
   CastB(DataType t, int column, BExprPtr v) : BExpr(t, column), value(std::move(v)) {}
   Col eval(Lanes& lanes) const override {
     DataType from = value->dtype, to = dtype;
-    return map1(value->eval(lanes), lanes.n, lanes.column(out),
-                [&](Slot s) { return convert_inline(s, from, to); });
+    Col in = value->eval(lanes);
+    Col r =
+        map1(in, lanes.n, lanes.column(out), [&](Slot s) { return convert_inline(s, from, to); });
+    // An affine integer column whose first and last values fit the new integer type
+    // converts to itself, lane by lane.
+    int n = lanes.n;
+    if (in.affine && n > 0 && from.is_integer() && fits(in.v[0].i, to) && fits(in.v[n - 1].i, to)) {
+      r.affine = true;
+      r.step = in.step;
+    }
+    return r;
   }
 };
 
@@ -192,14 +248,20 @@ struct BinaryB : BExpr {
       // Exact in int64, then wrapped to the dtype, as int_binary does.
       switch (op) {
         case BinaryOp::kAdd:
-          return map2(x, y, n, o,
-                      [t](Slot p, Slot q) { return int_slot(wrap_to_dtype(p.i + q.i, t)); });
+          return mark_affine(
+              map2(x, y, n, o,
+                   [t](Slot p, Slot q) { return int_slot(wrap_to_dtype(p.i + q.i, t)); }),
+              op, x, y, n, t);
         case BinaryOp::kSub:
-          return map2(x, y, n, o,
-                      [t](Slot p, Slot q) { return int_slot(wrap_to_dtype(p.i - q.i, t)); });
+          return mark_affine(
+              map2(x, y, n, o,
+                   [t](Slot p, Slot q) { return int_slot(wrap_to_dtype(p.i - q.i, t)); }),
+              op, x, y, n, t);
         case BinaryOp::kMul:
-          return map2(x, y, n, o,
-                      [t](Slot p, Slot q) { return int_slot(wrap_to_dtype(p.i * q.i, t)); });
+          return mark_affine(
+              map2(x, y, n, o,
+                   [t](Slot p, Slot q) { return int_slot(wrap_to_dtype(p.i * q.i, t)); }),
+              op, x, y, n, t);
         default:
           break;
       }
@@ -355,21 +417,40 @@ struct CallB : BExpr {
   }
 };
 
-// Flat offsets of one access per lane, checked against the shape.
-void lane_offsets(const BufferSlot& slot, const BufferInfo& info,
+// Flat offsets of one access per lane, checked against the shape. True when they are
+// affine, lane k at off[0] + k * *slope: every index uniform or affine (then only the
+// first and last lanes are checked; between them each index is monotone).
+bool lane_offsets(const BufferSlot& slot, const BufferInfo& info,
                   const std::vector<BExprPtr>& indices, Lanes& lanes, const char* what, Span span,
-                  int64_t* off) {
+                  int64_t* off, int64_t* slope) {
   Col idx[8];
   size_t nd = indices.size();
   int n = lanes.n;
   int64_t base = 0;
-  bool inside = true;
+  bool inside = true, affine = true;
   for (size_t d = 0; d < nd; ++d) {
     idx[d] = indices[d]->eval(lanes);
+    affine = affine && (idx[d].uniform || idx[d].affine);
     if (!idx[d].uniform) continue;
     int64_t i = idx[d].v[0].i;
     inside = inside && i >= 0 && i < slot.shape[d];
     base += int64_t(uint64_t(i) * uint64_t(slot.strides[d]));
+  }
+  if (affine && inside && n > 0) {
+    int64_t uniform_base = base, step = 0;
+    for (size_t d = 0; d < nd && inside; ++d) {
+      if (idx[d].uniform) continue;
+      int64_t first = idx[d].v[0].i, last = idx[d].v[n - 1].i;
+      inside = first >= 0 && first < slot.shape[d] && last >= 0 && last < slot.shape[d];
+      base += first * slot.strides[d];
+      step += idx[d].step * slot.strides[d];
+    }
+    if (inside) {
+      for (int k = 0; k < n; ++k) off[k] = base + k * step;
+      *slope = step;
+      return true;
+    }
+    base = uniform_base;  // an index leaves the shape: lane by lane, to report the first
   }
   for (int k = 0; k < n; ++k) off[k] = base;
   // Dimension by dimension, so each is one tight loop; a lane outside is reported below
@@ -385,16 +466,26 @@ void lane_offsets(const BufferSlot& slot, const BufferInfo& info,
     }
     inside = inside && all;
   }
-  if (inside) return;
-  for (int k = 0; k < n; ++k) {
-    int64_t index[8];
-    bool lane_inside = true;
-    for (size_t d = 0; d < nd; ++d) {
-      index[d] = idx[d].at(k).i;
-      lane_inside = lane_inside && index[d] >= 0 && index[d] < slot.shape[d];
+  if (!inside) {
+    for (int k = 0; k < n; ++k) {
+      int64_t index[8];
+      bool lane_inside = true;
+      for (size_t d = 0; d < nd; ++d) {
+        index[d] = idx[d].at(k).i;
+        lane_inside = lane_inside && index[d] >= 0 && index[d] < slot.shape[d];
+      }
+      if (!lane_inside) report_out_of_bounds(slot, info, index, nd, what, span);
     }
-    if (!lane_inside) report_out_of_bounds(slot, info, index, nd, what, span);
   }
+  return false;
+}
+
+// Reports the first lane whose element of an allocation was never written.
+void require_lanes_written(const BufferSlot& slot, const BufferInfo& info, const int64_t* off,
+                           int n, bool run, Span span) {
+  if (!slot.written) return;
+  if (run && n > 0 && !run_has_unwritten(slot, off[0], n)) return;
+  for (int k = 0; k < n; ++k) require_written(slot, info, off[k], span);
 }
 
 // The lanes' elements at `off`, read as the buffer's reader does; the dtype is chosen
@@ -427,20 +518,34 @@ void write_lanes(const BufferInfo& info, char* data, const int64_t* off, int n, 
   for (int k = 0; k < n; ++k) info.write(data, off[k], v.at(k));
 }
 
+// The lanes' elements first .. first + n - 1 of a float16, bfloat16 or float32 buffer,
+// widened as one run; false (o partly written) when the dtype is another or a value is an
+// infinity or a NaN, which read_lanes then reads as the buffer's reader does.
+bool read_run(const BufferInfo& info, const char* data, int64_t first, int n, Slot* o) {
+  float values[kBatchLanes];
+  DataType t = info.dtype;
+  bool done = t == DataType::Float32()    ? widen_float32_run(data + 4 * first, n, values, 1)
+              : t == DataType::Float16()  ? widen_float16_run(data + 2 * first, n, values, 1)
+              : t == DataType::BFloat16() ? widen_bfloat16_run(data + 2 * first, n, values, 1)
+                                          : false;
+  if (!done) return false;
+  for (int k = 0; k < n; ++k) o[k].f = double(values[k]);
+  return true;
+}
+
 struct LoadB : BExpr {
   int buffer;
   const BufferInfo* info;
   std::vector<BExprPtr> indices;
   Span span;
   int offsets;  // scratch column of the lanes' offsets
+  // Per index: the lane variable it is, -1 when it is uniform, -2 otherwise.
+  std::vector<int> index_vars;
   // Whether every index is the same for all lanes (a sequential inner loop's variable
   // and the enclosing loops' only): evaluated as lane_offsets would, then tested.
   bool uniform_indices(Lanes& lanes) const {
-    for (const auto& i : indices) {
-      if (dynamic_cast<const UniformB*>(i.get())) continue;
-      auto* var = dynamic_cast<const LaneVarB*>(i.get());
-      if (!var || !lanes.vars[var->id].uniform) return false;
-    }
+    for (int var : index_vars)
+      if (var == -2 || (var >= 0 && !lanes.vars[var].uniform)) return false;
     return true;
   }
   LoadB(const BufferInfo* i, int column, int b, std::vector<BExprPtr> idx, Span s, int off)
@@ -449,22 +554,29 @@ struct LoadB : BExpr {
         info(i),
         indices(std::move(idx)),
         span(s),
-        offsets(off) {}
+        offsets(off) {
+    for (const auto& index : indices) {
+      auto* var = dynamic_cast<const LaneVarB*>(index.get());
+      index_vars.push_back(dynamic_cast<const UniformB*>(index.get()) ? -1 : var ? var->id : -2);
+    }
+  }
   Col eval(Lanes& lanes) const override {
     const BufferSlot& slot = lanes.frame.buffers[size_t(buffer)];
     auto* off = reinterpret_cast<int64_t*>(lanes.column(offsets));
     Slot* o = lanes.column(out);
+    int64_t slope = 0;
     if (uniform_indices(lanes)) {  // one element for every lane: read it once
       Lanes one{lanes.frame, lanes.scratch, lanes.vars, 1};
-      lane_offsets(slot, *info, indices, one, "load from", span, off);
+      lane_offsets(slot, *info, indices, one, "load from", span, off, &slope);
       require_written(slot, *info, off[0], span);
       o[0] = read_element(*info, slot.data, off[0]);
       return {o, true};
     }
-    lane_offsets(slot, *info, indices, lanes, "load from", span, off);
-    if (slot.written)
-      for (int k = 0; k < lanes.n; ++k) require_written(slot, *info, off[k], span);
-    read_lanes(*info, slot.data, off, lanes.n, o);
+    bool run =
+        lane_offsets(slot, *info, indices, lanes, "load from", span, off, &slope) && slope == 1;
+    require_lanes_written(slot, *info, off, lanes.n, run, span);
+    if (!run || !read_run(*info, slot.data, off[0], lanes.n, o))
+      read_lanes(*info, slot.data, off, lanes.n, o);
     return {o, false};
   }
 };
@@ -482,11 +594,14 @@ struct ElementWriteB : BStmt {
 
  protected:
   // The value, then the lanes' checked offsets (the scalar form's order).
-  const BufferSlot& prepare(Lanes& lanes, const char* what, Col& v, int64_t*& off) const {
+  // `run`: the lanes' elements are one run from off[0].
+  const BufferSlot& prepare(Lanes& lanes, const char* what, Col& v, int64_t*& off,
+                            bool& run) const {
     v = value->eval(lanes);
     const BufferSlot& slot = lanes.frame.buffers[size_t(buffer)];
     off = reinterpret_cast<int64_t*>(lanes.column(offsets));
-    lane_offsets(slot, *info, indices, lanes, what, span, off);
+    int64_t slope = 0;
+    run = lane_offsets(slot, *info, indices, lanes, what, span, off, &slope) && slope == 1;
     return slot;
   }
 };
@@ -495,10 +610,14 @@ struct StoreB : ElementWriteB {
   void run(Lanes& lanes) const override {
     Col v;
     int64_t* off;
-    const BufferSlot& slot = prepare(lanes, "store to", v, off);
+    bool run;
+    const BufferSlot& slot = prepare(lanes, "store to", v, off, run);
     write_lanes(*info, slot.data, off, lanes.n, v);
-    if (slot.written)
+    if (slot.written && run && lanes.n > 0) {
+      std::memset(slot.written + off[0], 1, size_t(lanes.n));
+    } else if (slot.written) {
       for (int k = 0; k < lanes.n; ++k) slot.written[off[k]] = 1;
+    }
   }
 };
 
@@ -510,7 +629,8 @@ struct AtomicB : ElementWriteB {
   void run(Lanes& lanes) const override {
     Col v;
     int64_t* off;
-    const BufferSlot& slot = prepare(lanes, "atomic update of", v, off);
+    bool run;
+    const BufferSlot& slot = prepare(lanes, "atomic update of", v, off, run);
     for (int k = 0; k < lanes.n; ++k) {
       Slot old = info->read(slot.data, off[k]);
       info->write(slot.data, off[k], arith(op, old, v.at(k), info->dtype));
@@ -811,7 +931,7 @@ struct BatchedForStmt : CStmt {
     for (uint64_t first = 0; first < trips; first += kBatchLanes) {
       lanes.n = int(std::min<uint64_t>(kBatchLanes, trips - first));
       for (int k = 0; k < lanes.n; ++k) loop_values[k].i = b + int64_t(first + uint64_t(k)) * step;
-      vars[0] = {loop_values, false};
+      vars[0] = {loop_values, false, true, step};
       body->run(lanes);
     }
   }

@@ -162,6 +162,42 @@ def atomics(A: T.Tensor((N,), "float16"), I: T.Tensor((N,), "int32"),
   }
 }
 
+TEST(BatchedLoops, AffineIndicesRunsAndWrapsMatchTheScalarLoop) {
+  // Indices linear in the loop variable take the batched form's shortcuts (bounds from the
+  // first and last lanes, contiguous runs read and marked at once): strided, reversed and
+  // int64 ones; an int32 product that wraps in some lanes (no shortcut: the wrapped
+  // values, as the scalar loop computes them); runs of float16, bfloat16 and float32
+  // holding infinities and NaNs, which are read element by element.
+  const std::string source = R"(
+import tilelang.language as T
+
+N = T.symbolic("N")
+K = T.symbolic("K")
+
+@T.prim_func
+def affine(A: T.Tensor((N,), "float16"), B: T.Tensor((N,), "bfloat16"),
+           F: T.Tensor((K,), "float32"), C: T.Tensor((N,), "float32"),
+           D: T.Tensor((N,), "float16"), E: T.Tensor((N,), "bfloat16"),
+           W: T.Tensor((N,), "int32")):
+    with T.Kernel(1, threads=128) as bx:
+        S = T.alloc_fragment((N,), "float16")
+        R = T.alloc_fragment((N,), "bfloat16")
+        for j in LOOP(N):
+            S[j] = A[j] * T.float16(65504) * T.float16(4)
+            R[N - 1 - j] = B[j] * T.bfloat16(3e38) * T.bfloat16(4)
+        for j in LOOP(N):
+            D[j] = S[j] - S[N - 1 - j]
+            E[j] = R[j] + T.cast(S[j], "bfloat16")
+            C[j] = F[j * 3 + 1] + F[T.cast(j, "int64") * 2 + 2] + T.cast(S[j], "float32")
+            W[j] = (j * 1000000007 + 5) % 1000
+)";
+  for (int64_t n : {1, 255, 256, 257, 700}) {
+    auto [batched, scalar] = run_both(source, {{"N", n}, {"K", 3 * n + 2}});
+    EXPECT_EQ(batched, "") << "N=" << n;
+    EXPECT_EQ(scalar, "") << "N=" << n;
+  }
+}
+
 TEST(BatchedLoops, ErrorsCarryTheScalarLoopsText) {
   // An out-of-bounds load, a store past the end, a read of an allocation's element that
   // nothing wrote, a division by zero and an atomic update past the end: the same
