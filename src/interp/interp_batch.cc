@@ -7,6 +7,7 @@
 #include "tilec/ir/tensor.h"
 #include "tilec/ir/visitor.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -21,12 +22,17 @@ constexpr int kMaxLaneVars = 32;
 
 // One value per lane, or one value for every lane (`uniform`).
 struct Col {
-  const Slot* v = nullptr;
-  bool uniform = false;
+  const Slot* v;
+  bool uniform;
   // An integer column whose lane k is v[0].i + k * step (v holds the values too): the
   // loop variable, and sums and products of it with uniform values that wrap in no lane.
-  bool affine = false;
-  int64_t step = 0;
+  bool affine;
+  int64_t step;
+  // Left uninitialised (arrays of columns are filled before they are read; zeroing
+  // them was a visible part of every batched load).
+  Col() = default;
+  Col(const Slot* values, bool same_for_all, bool is_affine = false, int64_t lane_step = 0)
+      : v(values), uniform(same_for_all), affine(is_affine), step(lane_step) {}
   Slot at(int k) const { return v[uniform ? 0 : k]; }
 };
 
@@ -173,10 +179,23 @@ Col map2(const Col& a, const Col& b, int n, Slot* o, F&& f) {
 
 struct CastB : BExpr {
   BExprPtr value;
-  CastB(DataType t, int column, BExprPtr v) : BExpr(t, column), value(std::move(v)) {}
+  // Every value of the source dtype is one of the target's (float16 or bfloat16 to
+  // float32 or float64, float32 to float64): finite lanes convert to themselves.
+  bool widening;
+  CastB(DataType t, int column, BExprPtr v) : BExpr(t, column), value(std::move(v)) {
+    DataType from = value->dtype;
+    bool half = from == DataType::Float16() || from == DataType::BFloat16();
+    widening = (half && (t == DataType::Float32() || t == DataType::Float(64))) ||
+               (from == DataType::Float32() && t == DataType::Float(64));
+  }
   Col eval(Lanes& lanes) const override {
     DataType from = value->dtype, to = dtype;
     Col in = value->eval(lanes);
+    if (widening && !in.uniform) {
+      bool finite = true;
+      for (int k = 0; k < lanes.n; ++k) finite &= std::fabs(in.v[k].f) <= DBL_MAX;
+      if (finite) return in;
+    }
     Col r =
         map1(in, lanes.n, lanes.column(out), [&](Slot s) { return convert_inline(s, from, to); });
     // An affine integer column whose first and last values fit the new integer type
@@ -206,6 +225,22 @@ struct UnaryB : BExpr {
   }
 };
 
+// float32 x op y over the lanes as round_to_dtype_inline rounds it: the double result
+// narrowed to float, when every result is finite and within float's range; false
+// otherwise (o partly written), for the caller's per-element rounding.
+template <class Op>
+bool float32_lanes(const Col& x, const Col& y, int n, Slot* o, Op op) {
+  size_t sx = !x.uniform, sy = !y.uniform;
+  bool in_range = true;
+  for (int k = 0; k < n; ++k) {
+    double r = op(x.v[size_t(k) * sx].f, y.v[size_t(k) * sy].f);
+    bool ok = std::fabs(r) <= FLT_MAX;
+    in_range &= ok;
+    o[k].f = double(float(ok ? r : 0.0));
+  }
+  return in_range;
+}
+
 // Arithmetic and comparisons, exactly as interp::arith; the frequent float and signed
 // integer operations without its per-element dispatch.
 struct BinaryB : BExpr {
@@ -219,6 +254,14 @@ struct BinaryB : BExpr {
     Slot* o = lanes.column(out);
     int n = lanes.n;
     DataType t = operand;
+    if (t == DataType::Float32() && !(x.uniform && y.uniform)) {
+      bool done = op == BinaryOp::kAdd   ? float32_lanes(x, y, n, o, std::plus<double>())
+                  : op == BinaryOp::kSub ? float32_lanes(x, y, n, o, std::minus<double>())
+                  : op == BinaryOp::kMul ? float32_lanes(x, y, n, o, std::multiplies<double>())
+                  : op == BinaryOp::kDiv ? float32_lanes(x, y, n, o, std::divides<double>())
+                                         : false;
+      if (done) return {o, false};
+    }
     if (t.is_float()) {
       switch (op) {
         case BinaryOp::kAdd:
@@ -419,7 +462,8 @@ struct CallB : BExpr {
 
 // Flat offsets of one access per lane, checked against the shape. True when they are
 // affine, lane k at off[0] + k * *slope: every index uniform or affine (then only the
-// first and last lanes are checked; between them each index is monotone).
+// first and last lanes are checked; between them each index is monotone). A run (slope
+// 1) sets off[0] only: fill_run writes the rest for a caller that walks lanes.
 bool lane_offsets(const BufferSlot& slot, const BufferInfo& info,
                   const std::vector<BExprPtr>& indices, Lanes& lanes, const char* what, Span span,
                   int64_t* off, int64_t* slope) {
@@ -446,7 +490,9 @@ bool lane_offsets(const BufferSlot& slot, const BufferInfo& info,
       step += idx[d].step * slot.strides[d];
     }
     if (inside) {
-      for (int k = 0; k < n; ++k) off[k] = base + k * step;
+      off[0] = base;
+      if (step != 1)
+        for (int k = 1; k < n; ++k) off[k] = base + k * step;
       *slope = step;
       return true;
     }
@@ -480,11 +526,18 @@ bool lane_offsets(const BufferSlot& slot, const BufferInfo& info,
   return false;
 }
 
+void fill_run(int64_t* off, int n) {
+  for (int k = 1; k < n; ++k) off[k] = off[0] + k;
+}
+
 // Reports the first lane whose element of an allocation was never written.
 void require_lanes_written(const BufferSlot& slot, const BufferInfo& info, const int64_t* off,
                            int n, bool run, Span span) {
   if (!slot.written) return;
-  if (run && n > 0 && !run_has_unwritten(slot, off[0], n)) return;
+  if (run) {
+    if (n == 0 || !run_has_unwritten(slot, off[0], n)) return;
+    for (int k = 0; k < n; ++k) require_written(slot, info, off[0] + k, span);
+  }
   for (int k = 0; k < n; ++k) require_written(slot, info, off[k], span);
 }
 
@@ -503,11 +556,12 @@ void read_lanes(const BufferInfo& info, const char* data, const int64_t* off, in
   for (int k = 0; k < n; ++k) o[k] = info.read(data, off[k]);
 }
 
-// Stores `v` (already of the buffer's dtype) at the lanes' offsets, in lane order, as
+// Stores `v` (already of the buffer's dtype) at lane k's offset at(k), in lane order, as
 // the buffer's writer does.
-void write_lanes(const BufferInfo& info, char* data, const int64_t* off, int n, const Col& v) {
+template <class At>
+void write_lanes(const BufferInfo& info, char* data, At at, int n, const Col& v) {
   auto each = [&](auto store) {
-    for (int k = 0; k < n; ++k) store(data, off[k], v.at(k).f);
+    for (int k = 0; k < n; ++k) store(data, at(k), v.at(k).f);
   };
   if (info.dtype == DataType::Float16())
     return each([](char* d, int64_t at, double x) { store_float16(d, at, x); });
@@ -515,7 +569,7 @@ void write_lanes(const BufferInfo& info, char* data, const int64_t* off, int n, 
     return each([](char* d, int64_t at, double x) { store_bfloat16(d, at, x); });
   if (info.dtype == DataType::Float32())
     return each([](char* d, int64_t at, double x) { store_float32(d, at, x); });
-  for (int k = 0; k < n; ++k) info.write(data, off[k], v.at(k));
+  for (int k = 0; k < n; ++k) info.write(data, at(k), v.at(k));
 }
 
 // The lanes' elements first .. first + n - 1 of a float16, bfloat16 or float32 buffer,
@@ -575,8 +629,9 @@ struct LoadB : BExpr {
     bool run =
         lane_offsets(slot, *info, indices, lanes, "load from", span, off, &slope) && slope == 1;
     require_lanes_written(slot, *info, off, lanes.n, run, span);
-    if (!run || !read_run(*info, slot.data, off[0], lanes.n, o))
-      read_lanes(*info, slot.data, off, lanes.n, o);
+    if (run && read_run(*info, slot.data, off[0], lanes.n, o)) return {o, false};
+    if (run) fill_run(off, lanes.n);
+    read_lanes(*info, slot.data, off, lanes.n, o);
     return {o, false};
   }
 };
@@ -612,12 +667,17 @@ struct StoreB : ElementWriteB {
     int64_t* off;
     bool run;
     const BufferSlot& slot = prepare(lanes, "store to", v, off, run);
-    write_lanes(*info, slot.data, off, lanes.n, v);
-    if (slot.written && run && lanes.n > 0) {
-      std::memset(slot.written + off[0], 1, size_t(lanes.n));
-    } else if (slot.written) {
-      for (int k = 0; k < lanes.n; ++k) slot.written[off[k]] = 1;
+    if (run) {
+      int64_t first = off[0];
+      write_lanes(
+          *info, slot.data, [first](int k) { return first + k; }, lanes.n, v);
+      if (slot.written && lanes.n > 0) std::memset(slot.written + first, 1, size_t(lanes.n));
+      return;
     }
+    write_lanes(
+        *info, slot.data, [off](int k) { return off[k]; }, lanes.n, v);
+    if (slot.written)
+      for (int k = 0; k < lanes.n; ++k) slot.written[off[k]] = 1;
   }
 };
 
@@ -631,6 +691,7 @@ struct AtomicB : ElementWriteB {
     int64_t* off;
     bool run;
     const BufferSlot& slot = prepare(lanes, "atomic update of", v, off, run);
+    if (run) fill_run(off, lanes.n);
     for (int k = 0; k < lanes.n; ++k) {
       Slot old = info->read(slot.data, off[k]);
       info->write(slot.data, off[k], arith(op, old, v.at(k), info->dtype));

@@ -167,7 +167,8 @@ TEST(BatchedLoops, AffineIndicesRunsAndWrapsMatchTheScalarLoop) {
   // first and last lanes, contiguous runs read and marked at once): strided, reversed and
   // int64 ones; an int32 product that wraps in some lanes (no shortcut: the wrapped
   // values, as the scalar loop computes them); runs of float16, bfloat16 and float32
-  // holding infinities and NaNs, which are read element by element.
+  // holding infinities and NaNs, which are read element by element; float32 arithmetic
+  // that overflows or gives NaN (rounded element by element).
   const std::string source = R"(
 import tilelang.language as T
 
@@ -178,7 +179,7 @@ K = T.symbolic("K")
 def affine(A: T.Tensor((N,), "float16"), B: T.Tensor((N,), "bfloat16"),
            F: T.Tensor((K,), "float32"), C: T.Tensor((N,), "float32"),
            D: T.Tensor((N,), "float16"), E: T.Tensor((N,), "bfloat16"),
-           W: T.Tensor((N,), "int32")):
+           W: T.Tensor((N,), "int32"), G: T.Tensor((N,), "float32")):
     with T.Kernel(1, threads=128) as bx:
         S = T.alloc_fragment((N,), "float16")
         R = T.alloc_fragment((N,), "bfloat16")
@@ -190,6 +191,7 @@ def affine(A: T.Tensor((N,), "float16"), B: T.Tensor((N,), "bfloat16"),
             E[j] = R[j] + T.cast(S[j], "bfloat16")
             C[j] = F[j * 3 + 1] + F[T.cast(j, "int64") * 2 + 2] + T.cast(S[j], "float32")
             W[j] = (j * 1000000007 + 5) % 1000
+            G[j] = F[j] * T.float32(3e38) * T.float32(4) + F[j] / (F[j + 1] - F[j + 1])
 )";
   for (int64_t n : {1, 255, 256, 257, 700}) {
     auto [batched, scalar] = run_both(source, {{"N", n}, {"K", 3 * n + 2}});
