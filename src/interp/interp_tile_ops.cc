@@ -125,6 +125,26 @@ struct RowWalk {
   }
 };
 
+// Fills count elements of elem bytes from `first` with a copy of the first one, doubling
+// the filled part.
+void repeat_first(char* first, size_t elem, size_t count) {
+  size_t total = count * elem;
+  for (size_t have = elem; have < total; have *= 2)
+    std::memcpy(first + have, first, std::min(have, total - have));
+}
+
+// Whether the box is its whole buffer, stored densely in row-major order.
+bool whole_dense(const Box& b) {
+  const BufferSlot& slot = *b.slot;
+  if (b.point || b.extent != slot.shape || slot.strides.size() != slot.shape.size()) return false;
+  int64_t stride = 1;
+  for (size_t k = slot.shape.size(); k-- > 0;) {
+    if (b.start[k] != 0 || slot.strides[k] != stride) return false;
+    stride *= slot.shape[k];
+  }
+  return stride == slot.numel;
+}
+
 class CopyStmt : public CStmt {
  public:
   CopyStmt(CRegion src, CRegion dst, Span span)
@@ -207,11 +227,8 @@ class CopyStmt : public CStmt {
           // A source row wholly outside its tensor into one run of the destination: every
           // element is the converted zero, encoded once and repeated.
           size_t dst_elem = size_t(to.bytes());
-          char* first = ds.data + size_t(dst_first) * dst_elem;
           write_element(*d.info, ds.data, dst_first, convert_inline(zero_slot(from), from, to));
-          size_t total = size_t(row) * dst_elem;  // doubling the filled part
-          for (size_t have = dst_elem; have < total; have *= 2)
-            std::memcpy(first + have, first, std::min(have, total - have));
+          repeat_first(ds.data + size_t(dst_first) * dst_elem, dst_elem, size_t(row));
           if (ds.written) std::memset(ds.written + dst_first, 1, size_t(row));
         } else {
           for (int64_t i = 0; i < row; ++i) {
@@ -244,6 +261,15 @@ class FillStmt : public CStmt {
   void run(Frame& frame) const override {
     Box d = resolve(dst_, frame, span_);
     Slot v = convert(value_->eval(frame), value_->dtype, d.info->dtype);
+    const BufferSlot& slot = *d.slot;
+    size_t elem = size_t(d.info->dtype.bytes());
+    if (whole_dense(d) && elem > 0 && slot.numel > 0) {
+      // The whole buffer (T.clear of a tile): the value encoded once and repeated.
+      d.info->write(slot.data, 0, v);
+      repeat_first(slot.data, elem, size_t(slot.numel));
+      if (slot.written) std::memset(slot.written, 1, size_t(slot.numel));
+      return;
+    }
     std::vector<size_t> dims(d.extent.size());
     for (size_t k = 0; k < dims.size(); ++k) dims[k] = k;
     std::vector<int64_t> index = d.start;
