@@ -38,19 +38,13 @@ bool all_written(const BufferSlot& slot) {
   return !slot.written || std::memchr(slot.written, 0, size_t(slot.numel)) == nullptr;
 }
 
-float load_float(const char* data, int64_t off) {
-  float v;
-  std::memcpy(&v, data + off * 4, 4);
-  return v;
-}
-
 // acc[i] = combine(acc[i], row[i * step]) for the w outputs of a block. One float add is
 // exactly round_float() of the double add (double rounding of a sum of two floats is
 // innocuous); max and min go through double as the Slot path does, and are exact.
 template <ReduceKind kKind>
 void combine_row(float* acc, const char* row, int64_t w, int64_t step) {
   for (int64_t i = 0; i < w; ++i) {
-    float v = load_float(row, i * step);
+    float v = float(load_float32(row, i * step));  // exact: a float32 widened and back
     if constexpr (kKind == ReduceKind::kAbsSum || kKind == ReduceKind::kAbsMax) v = std::fabs(v);
     if constexpr (kKind == ReduceKind::kSum || kKind == ReduceKind::kAbsSum) {
       acc[i] += v;  // an add: never a signalling NaN
@@ -153,7 +147,7 @@ class ReduceStmt : public CStmt {
       for (int64_t j0 = 0; j0 < width; j0 += kBlock) {
         int64_t w = std::min(kBlock, width - j0);
         for (int64_t i = 0; i < w; ++i)
-          acc[i] = clear_ ? init : load_float(d.data, dst_base + (j0 + i) * dst_j);
+          acc[i] = clear_ ? init : float(load_float32(d.data, dst_base + (j0 + i) * dst_j));
         const char* first = s.data + (src_base + j0 * src_j) * 4;
         for (int64_t r = 0; r < extent; ++r)
           combine_row<kKind>(acc, first + r * src_r * 4, w, src_j);
