@@ -1,5 +1,8 @@
 #include "hardware_only.h"
 
+#include "tilec/target/nearest_name.h"
+#include "tilec/target/target_kind.h"
+
 namespace tilec::ir::frontend {
 
 namespace {
@@ -59,8 +62,6 @@ constexpr HardwareOnlyConstruct kTable[] = {
      "leave register allocation to the backend (remove the call)"},
     {"dec_max_nreg", false, "per-warp-group register reallocation (setmaxnreg)", "sm_90a",
      "leave register allocation to the backend (remove the call)"},
-    {"no_set_max_nreg", false, "per-warp-group register reallocation (setmaxnreg)", "sm_90a",
-     "leave register allocation to the backend (remove the call)"},
     {"annotate_producer_reg_dealloc", false, "producer register deallocation (setmaxnreg)",
      "sm_90a", "leave register allocation to the backend (remove the call)"},
     {"annotate_consumer_reg_alloc", false, "consumer register allocation (setmaxnreg)", "sm_90a",
@@ -81,6 +82,8 @@ constexpr HardwareOnlyConstruct kTable[] = {
 
 }  // namespace
 
+std::span<const HardwareOnlyConstruct> hardware_only_constructs() { return kTable; }
+
 const HardwareOnlyConstruct* find_hardware_only(std::string_view fn) {
   const HardwareOnlyConstruct* best = nullptr;
   for (const auto& c : kTable) {
@@ -95,9 +98,13 @@ const HardwareOnlyConstruct* find_hardware_only(std::string_view fn) {
 
 std::string hardware_only_message(std::string_view spelled, const HardwareOnlyConstruct& c) {
   std::string arch(c.arch);
+  // Named from the registry, so a new backend is listed without an edit here; the kinds
+  // are those registered when the kernel is parsed (none before any backend loads).
+  std::vector<std::string> kinds = target::list_target_kind_names();
+  std::string registered = kinds.empty() ? "" : " (" + target::join_names(kinds) + ")";
   return std::string(spelled) + " (" + std::string(c.what) + ") needs an NVIDIA GPU of " + arch +
          " or newer: TileLang's cuda target (--target \"cuda -arch=" + arch +
-         "\") has it; none of tilec's targets (c, llvm, opencl, cuda, cute) lowers it";
+         "\") has it; none of tilec's targets" + registered + " lowers it";
 }
 
 std::string hardware_only_hint(const HardwareOnlyConstruct& c) {

@@ -7,6 +7,7 @@
 // This table is the one place that knows them: call sites ask it, they hold no list.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -20,13 +21,16 @@ struct HardwareOnlyConstruct {
   std::string_view instead;  // the portable tile operation(s) to write instead
 };
 
+// Every entry, in table order (the construct table's refused rows).
+std::span<const HardwareOnlyConstruct> hardware_only_constructs();
+
 // The entry for `T.<fn>` (fn without "T."), else nullptr. Exact names win over prefixes.
 // `T.Kernel(cluster_dims=...)` is looked up as "Kernel.cluster_dims".
 const HardwareOnlyConstruct* find_hardware_only(std::string_view fn);
 
 // "T.alloc_tmem (Blackwell tensor memory) needs an NVIDIA GPU of sm_100a or newer:
 // TileLang's cuda target (--target \"cuda -arch=sm_100a\") has it; none of tilec's
-// targets (c, llvm, opencl, cuda, cute) lowers it". `spelled` is the construct as the
+// targets (c, cuda, llvm, opencl, ...: the target kinds registered) lowers it". `spelled` is the construct as the
 // user wrote it ("T.alloc_tmem", "with T.ws(...)").
 std::string hardware_only_message(std::string_view spelled, const HardwareOnlyConstruct& c);
 
