@@ -4,7 +4,7 @@
 // bind their names to an error raised only when configs use them.
 #include "tilec/frontend/autotune.h"
 
-#include "frontend_syntax.h"
+#include "parser_syntax.h"
 
 #include <cmath>
 #include <fstream>

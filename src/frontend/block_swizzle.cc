@@ -1,6 +1,6 @@
 #include "block_swizzle.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 Stmt apply_block_swizzle(const KernelNode& kernel, const BlockSwizzle& swizzle,
                          const BinaryBuilder& op) {
@@ -48,4 +48,4 @@ Stmt apply_block_swizzle(const KernelNode& kernel, const BlockSwizzle& swizzle,
   return Stmt(n);
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -11,7 +11,10 @@
 #include <cstdint>
 #include <functional>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
+
+// The front end builds tile IR: its code names the IR's types and factories unqualified.
+using namespace ::tilec::ir;
 
 struct BlockSwizzle {
   int64_t panel_size = 1;  // >= 1
@@ -27,4 +30,4 @@ using BinaryBuilder = std::function<Expr(BinaryOp, Expr, Expr)>;
 Stmt apply_block_swizzle(const KernelNode& kernel, const BlockSwizzle& swizzle,
                          const BinaryBuilder& op);
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

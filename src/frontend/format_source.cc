@@ -1,6 +1,6 @@
 #include "tilec/frontend/format.h"
 
-#include "frontend_lexer.h"
+#include "lexer.h"
 
 #include <algorithm>
 #include <set>

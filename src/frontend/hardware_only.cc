@@ -3,7 +3,7 @@
 #include "tilec/target/nearest_name.h"
 #include "tilec/target/target_kind.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 namespace {
 
@@ -82,7 +82,9 @@ constexpr HardwareOnlyConstruct kTable[] = {
 
 }  // namespace
 
-std::span<const HardwareOnlyConstruct> hardware_only_constructs() { return kTable; }
+std::span<const HardwareOnlyConstruct> hardware_only_constructs() {
+  return kTable;
+}
 
 const HardwareOnlyConstruct* find_hardware_only(std::string_view fn) {
   const HardwareOnlyConstruct* best = nullptr;
@@ -111,4 +113,4 @@ std::string hardware_only_hint(const HardwareOnlyConstruct& c) {
   return std::string(c.instead);
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 struct HardwareOnlyConstruct {
   std::string_view name;     // the T.* name, or a name prefix when `prefix`
@@ -30,11 +30,11 @@ const HardwareOnlyConstruct* find_hardware_only(std::string_view fn);
 
 // "T.alloc_tmem (Blackwell tensor memory) needs an NVIDIA GPU of sm_100a or newer:
 // TileLang's cuda target (--target \"cuda -arch=sm_100a\") has it; none of tilec's
-// targets (c, cuda, llvm, opencl, ...: the target kinds registered) lowers it". `spelled` is the construct as the
-// user wrote it ("T.alloc_tmem", "with T.ws(...)").
+// targets (c, cuda, llvm, opencl, ...: the target kinds registered) lowers it". `spelled` is the
+// construct as the user wrote it ("T.alloc_tmem", "with T.ws(...)").
 std::string hardware_only_message(std::string_view spelled, const HardwareOnlyConstruct& c);
 
 // The hint: the entry's portable alternative.
 std::string hardware_only_hint(const HardwareOnlyConstruct& c);
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -1,8 +1,8 @@
-#include "frontend_lexer.h"
+#include "lexer.h"
 
 #include <cctype>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 const char* to_string(TokenKind kind) {
   switch (kind) {
@@ -331,4 +331,4 @@ std::vector<Token> tokenize(std::string_view source, const std::string& filename
   return Lexer(source, filename).run();
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

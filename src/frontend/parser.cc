@@ -2,8 +2,8 @@
 
 #include "tilec/frontend/autotune.h"
 
-#include "frontend_lowering.h"
-#include "frontend_syntax.h"
+#include "lower/module.h"
+#include "parser_syntax.h"
 
 #include <cctype>
 #include <filesystem>

@@ -1,9 +1,9 @@
-#include "frontend_syntax.h"
+#include "parser_syntax.h"
 
 #include <algorithm>
 #include <set>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 namespace {
 
@@ -816,7 +816,7 @@ class SyntaxParser {
 
   void call_arguments(AstExpr& call) {
     while (!at_op(")")) {
-      if (at_op("**")) {  // `**mapping`: a keyword named "**" (frontend_ast.h)
+      if (at_op("**")) {  // `**mapping`: a keyword named "**" (ast.h)
         Keyword kw;
         kw.span = next().span;
         kw.name = "**";
@@ -1011,4 +1011,4 @@ AstModule parse_syntax(std::string_view source, const std::string& filename) {
   return SyntaxParser(source, filename).run();
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

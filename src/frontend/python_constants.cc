@@ -5,7 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 namespace {
 
@@ -135,4 +135,4 @@ const char* python_constant_functions() {
          "math.isqrt, math.pi, math.e, math.inf, DataType(dtype).bits / .lanes / .itemsize";
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

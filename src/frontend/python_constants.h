@@ -15,7 +15,10 @@
 #include <variant>
 #include <vector>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
+
+// The front end builds tile IR: its code names the IR's types and factories unqualified.
+using namespace ::tilec::ir;
 
 // A Python number: int (arbitrary in Python; int64 here) or float.
 using PyNumber = std::variant<int64_t, double>;
@@ -39,4 +42,4 @@ std::optional<int64_t> dtype_attribute(DataType t, std::string_view attr);
 // The names above, for error messages.
 const char* python_constant_functions();
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::vector<Expr> root_indices(const std::vector<Expr>& view_shape,
                                const std::vector<Expr>& root_shape, std::vector<Expr> indices) {
@@ -171,4 +171,4 @@ Stmt ViewOperands::resolve(const Stmt& stmt) {
   return out;
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -16,7 +16,10 @@
 #include <unordered_map>
 #include <vector>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
+
+// The front end builds tile IR: its code names the IR's types and factories unqualified.
+using namespace ::tilec::ir;
 
 // Indices into a buffer of shape `root_shape` of the element that `indices` name in a
 // view of shape `view_shape` over it: the same row-major linear index.
@@ -51,4 +54,4 @@ class ViewOperands {
   int staged_ = 0;  // staged tiles made so far, for unique names
 };
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

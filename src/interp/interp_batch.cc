@@ -12,7 +12,7 @@
 #include <cstring>
 #include <unordered_map>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
 
 namespace {
 
@@ -1019,4 +1019,4 @@ CStmtPtr make_batched_loop(const ForNode& loop, Span span, BatchHooks& hooks) {
   return out;
 }
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

@@ -15,7 +15,10 @@
 #include <functional>
 #include <utility>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
+
+// The interpreter runs tile IR: its code names the IR's types unqualified.
+using namespace ::tilec::ir;
 
 // What the batched form needs from the interpreter's compiler.
 struct BatchHooks {
@@ -31,4 +34,4 @@ struct BatchHooks {
 // barrier, an extern call, ...).
 CStmtPtr make_batched_loop(const ForNode& loop, Span span, BatchHooks& hooks);
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

@@ -18,7 +18,7 @@
 #include <limits>
 #include <type_traits>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
 namespace {
 
 // A gemm operand viewed as a rows x cols matrix over its last two dimensions.
@@ -341,4 +341,4 @@ CStmtPtr make_gemm(CRegion a, CRegion b, CRegion c, bool transpose_a, bool trans
                                     transpose_b, clear_accum, span);
 }
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

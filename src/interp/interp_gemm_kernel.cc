@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
 namespace {
 
 // One vector of 64 bytes: a register on AVX-512, two on AVX2, four on the baseline. Loaded
@@ -108,4 +108,4 @@ void gemm_accumulate(const double* a, const double* b, double* c, int64_t m, int
   kernel(a, b, c, m, n, k);
 }
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
 
 // Rows and columns the arrays must be padded to (zeros in the padding).
 inline constexpr int64_t kGemmRowBlock = 4;
@@ -21,4 +21,4 @@ inline constexpr int64_t kGemmColBlock = int64_t(64 / sizeof(F));
 void gemm_accumulate(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 void gemm_accumulate(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k);
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

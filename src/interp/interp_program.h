@@ -17,7 +17,10 @@ namespace tilec::ir {
 struct InterpretProgress;  // tilec/interp/interpreter.h
 }
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
+
+// The interpreter runs tile IR: its code names the IR's types unqualified.
+using namespace ::tilec::ir;
 
 // A buffer while it is live: a parameter tensor or an allocation.
 struct BufferSlot {
@@ -179,4 +182,4 @@ CStmtPtr make_reduce(ReduceKind kind, int src, const BufferInfo* src_info, int d
 // "at line L:C: " when the span is known, else "".
 std::string where(Span span);
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

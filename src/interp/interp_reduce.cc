@@ -16,7 +16,7 @@
 #include <cstring>
 #include <limits>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
 namespace {
 
 Slot lowest(DataType t) {
@@ -233,4 +233,4 @@ CStmtPtr make_reduce(ReduceKind kind, int src, const BufferInfo* src_info, int d
   return std::make_unique<ReduceStmt>(kind, src, src_info, dst, dst_info, dim, clear, span);
 }
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
 
 void report_uninitialized_read(const BufferSlot& slot, const BufferInfo& info, int64_t off,
                                Span span) {
@@ -298,4 +298,4 @@ CStmtPtr make_fill(CRegion dst, CExprPtr value, Span span) {
   return std::make_unique<FillStmt>(std::move(dst), std::move(value), span);
 }
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
 
 double to_double(Slot value, DataType dtype) {
   if (dtype.is_float()) return value.f;
@@ -186,4 +186,4 @@ Writer writer_for(DataType t) {
   no_access(t);
 }
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

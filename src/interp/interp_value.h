@@ -11,7 +11,10 @@
 
 #include <cstdint>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
+
+// The interpreter runs tile IR: its code names the IR's types unqualified.
+using namespace ::tilec::ir;
 
 union Slot {
   int64_t i;
@@ -55,4 +58,4 @@ using Writer = void (*)(char* base, int64_t flat, Slot value);  // value already
 Reader reader_for(DataType dtype);
 Writer writer_for(DataType dtype);
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

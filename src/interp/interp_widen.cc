@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
 namespace {
 
 // Each widening reads the bits through memcpy (src has no alignment) and ORs a flag per
@@ -69,4 +69,4 @@ bool widen_float32_run(const char* src, int64_t count, float* dst, int64_t step)
   return widen_run<uint32_t>(src, count, dst, step, widen, special);
 }
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

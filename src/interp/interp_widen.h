@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace tilec::ir::interp {
+namespace tilec::interp {
 
 // Widen `count` contiguous elements at `src` (float16, bfloat16 or float32 bits) to float
 // into dst[0], dst[step], ...: each finite value exactly. False, with dst partly written,
@@ -15,4 +15,4 @@ bool widen_float16_run(const char* src, int64_t count, float* dst, int64_t step)
 bool widen_bfloat16_run(const char* src, int64_t count, float* dst, int64_t step);
 bool widen_float32_run(const char* src, int64_t count, float* dst, int64_t step);
 
-}  // namespace tilec::ir::interp
+}  // namespace tilec::interp

@@ -109,17 +109,22 @@ struct CallExpr : CExpr {
 
 }  // namespace
 
-void interp::report_out_of_bounds(const BufferSlot& slot, const BufferInfo& info,
-                                  const int64_t* index, size_t ndim, const char* what, Span span) {
+}  // namespace tilec::ir
+
+// Declared in interp_program.h; they use this file's where().
+namespace tilec::interp {
+
+void report_out_of_bounds(const BufferSlot& slot, const BufferInfo& info, const int64_t* index,
+                          size_t ndim, const char* what, Span span) {
   throw IRError(fmt::format(
       "{}{} '{}' at index [{}] is outside its shape [{}]; guard the access with an if, or "
       "use T.copy, which masks elements outside the tensor",
-      where(span), what, info.name, fmt::join(index, index + ndim, ", "),
+      ir::where(span), what, info.name, fmt::join(index, index + ndim, ", "),
       fmt::join(slot.shape, ", ")));
 }
 
-void interp::check_loop_range(int64_t b, int64_t e, int64_t step, DataType var_type,
-                              const std::string& name, Span span) {
+void check_loop_range(int64_t b, int64_t e, int64_t step, DataType var_type,
+                      const std::string& name, Span span) {
   // docs/semantics.md "Integer widths": the variable never wraps; a loop whose
   // values its dtype cannot hold is refused before the first iteration.
   int64_t last = step > 0 ? e - 1 : e + 1;
@@ -127,9 +132,13 @@ void interp::check_loop_range(int64_t b, int64_t e, int64_t step, DataType var_t
       (wrap_to_dtype(b, var_type) != b || wrap_to_dtype(last, var_type) != last)) {
     throw IRError(fmt::format(
         "{}loop variable '{}' is {} but the loop runs from {} to {}, past what {} holds",
-        where(span), name, var_type.str(), b, e, var_type.str()));
+        ir::where(span), name, var_type.str(), b, e, var_type.str()));
   }
 }
+
+}  // namespace tilec::interp
+
+namespace tilec::ir {
 
 namespace {
 

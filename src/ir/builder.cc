@@ -45,7 +45,7 @@ Expr BufferRef::value() const {
 }
 
 struct PrimFuncBuilder::Frames {
-  std::vector<frontend::BlockAccumulator> stack;
+  std::vector<BlockAccumulator> stack;
 };
 
 PrimFuncBuilder::PrimFuncBuilder(std::string name)

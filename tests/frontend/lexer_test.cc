@@ -1,9 +1,9 @@
 // Tokenizer of kernel files: indentation tokens, comments, joining, literals, errors.
-#include "../../src/frontend/frontend_lexer.h"
+#include "../../src/frontend/lexer.h"
 
 #include <gtest/gtest.h>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 namespace {
 
 std::vector<TokenKind> kinds(const std::vector<Token>& tokens) {
@@ -101,4 +101,4 @@ TEST(Lexer, Errors) {
 }
 
 }  // namespace
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

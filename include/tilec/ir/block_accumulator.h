@@ -8,7 +8,7 @@
 
 #include <vector>
 
-namespace tilec::ir::frontend {
+namespace tilec::ir {
 
 class BlockAccumulator {
  public:
@@ -50,4 +50,4 @@ class BlockAccumulator {
   std::vector<Item> items_;
 };
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::ir

@@ -4,7 +4,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::vector<Construct> allocation_constructs() {
   auto row = [](std::string name, std::vector<ConstructParam> params, AllocationLowering lower) {
@@ -101,4 +101,4 @@ void Lowering::lower_alloc_var(const ConstructCall& a, const AstExpr& target,
   guarded(span, [&] { acc.open_allocate(buffer, init, span); });
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -3,7 +3,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::vector<Construct> atomic_constructs() {
   std::vector<Construct> rows;
@@ -268,4 +268,4 @@ Expr Lowering::atomic_element(const AstExpr& e, const std::string& fn, const Ast
   return guarded(e.span, [&] { return atomic_update(fn, element, v, e.span); });
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -19,7 +19,10 @@
 #include <string_view>
 #include <vector>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
+
+// The front end builds tile IR: its code names the IR's types and factories unqualified.
+using namespace ::tilec::ir;
 
 class Lowering;
 struct AstExpr;
@@ -122,4 +125,4 @@ std::string supported_statement_calls();
 std::string supported_value_calls();
 std::string supported_loops();
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

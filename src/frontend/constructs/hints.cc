@@ -4,7 +4,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::vector<Construct> hint_constructs() {
   std::vector<Construct> rows;
@@ -64,4 +64,4 @@ Stmt Lowering::lower_use_swizzle(const ConstructCall& a) {
   return {};
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -6,7 +6,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::vector<Construct> loop_constructs() {
   // annotations= hint the GPU code generator; they do not change results.
@@ -44,4 +44,4 @@ std::vector<Construct> loop_constructs() {
   return rows;
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -5,7 +5,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 namespace {
 
@@ -227,4 +227,4 @@ Expr Lowering::lower_any_all_of(const ConstructCall& a) {
   return result;
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

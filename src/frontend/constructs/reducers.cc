@@ -3,7 +3,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 // The reducer family (docs/semantics.md, "Reducers"): T.reducer_init(r[, value]) fills
 // r with its op's identity (or value), T.reducer_update(r[i, j], v) combines v into
@@ -91,4 +91,4 @@ Expr Lowering::reducer_identity(const std::string& op, DataType t, Span span) {
   return guarded(span, [&] { return op == "max" ? dtype_limit(t, true) : dtype_limit(t, false); });
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

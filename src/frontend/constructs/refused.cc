@@ -5,7 +5,7 @@
 #include "../hardware_only.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::vector<Construct> refused_constructs() {
   std::vector<Construct> rows;
@@ -19,4 +19,4 @@ std::vector<Construct> refused_constructs() {
   return rows;
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -3,7 +3,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::vector<Construct> synchronisation_constructs() {
   // barrier_id / arrive_count name a hardware barrier and how many threads it waits
@@ -51,4 +51,4 @@ Stmt Lowering::lower_evaluate(const ConstructCall& c) {
   return evaluate(expr(*c[0]), c.span);
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <map>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::string_view role_name(ConstructRole role) {
   switch (role) {
@@ -132,7 +132,7 @@ std::string supported_loops() {
   return out + (loops.size() > 3 ? ")" : ", range");
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend
 
 namespace tilec::ir {
 

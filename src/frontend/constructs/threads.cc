@@ -4,7 +4,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 namespace {
 
@@ -129,4 +129,4 @@ Stmt Lowering::lower_launch_thread_statement(const ConstructCall& c) {
   return {};
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

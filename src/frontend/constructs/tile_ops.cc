@@ -3,7 +3,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 namespace {
 
@@ -153,4 +153,4 @@ GemmWarpPolicy Lowering::gemm_policy(const AstExpr& e) {
   fail(e.span, "policy must be a T.GemmWarpPolicy", "e.g. policy=T.GemmWarpPolicy.FullRow");
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -3,7 +3,7 @@
 #include "../lower/lowering.h"
 #include "construct.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::vector<Construct> view_constructs() {
   Construct reshape{"reshape", ConstructRole::kAllocation, {required("src"), required("shape")}};
@@ -131,4 +131,4 @@ Binding Lowering::view_of(const AstExpr& value, const AstExpr& src, const AstExp
   return view;
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

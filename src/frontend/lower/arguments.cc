@@ -2,7 +2,7 @@
 // names, and dtype, bool, int, shape, buffer and region arguments.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 // `*args` / `**kwargs` parameters are for the helpers autotune configs call (evaluated
 // by tilec/frontend/autotune.h), not for a function that is lowered.
@@ -281,4 +281,4 @@ StorageScope Lowering::scope_arg(const AstExpr& e) {
        "scopes: shared, shared.dyn, local, local.fragment, local.var");
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -1,7 +1,7 @@
 // Eager @tilelang.jit functions: their statements, T.empty outputs and kernels.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 // One statement of an eager @tilelang.jit body, or of the @T.macro `macro` called there (TileLang
 // expands a macro at its call, so a macro may hold the T.Kernel, allocate outputs with
@@ -153,4 +153,4 @@ PrimFunc Lowering::eager_jit(const AstStmt& s, const std::string& name) {
   return make_prim_func(name, std::move(params), std::move(body), std::move(attrs), s.span);
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

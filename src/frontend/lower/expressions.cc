@@ -1,7 +1,7 @@
 // Expressions: constant folding, operators, names, literals and T.* value calls.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 // The BinaryOp a Python operator token spells ("+", "//", "<=", "and"): the inverse of
 // to_string(BinaryOp), so the parser and the printer spell operators alike.
@@ -442,4 +442,4 @@ void Lowering::hardware_only(Span span, const std::string& fn, const std::string
          hardware_only_hint(*c));
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -1,7 +1,7 @@
 // T.Kernel, implicit kernels, T.launch_thread and thread/block bindings.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 // A loop bound in the loop variable's dtype (a widened constant stays a constant).
 Expr Lowering::as_index(const Expr& e, DataType t) {
@@ -253,4 +253,4 @@ Stmt Lowering::kernel_statement(const AstStmt& s) {
   return kernel_body(n, s.body, s.span);
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -2,7 +2,7 @@
 // bindings; T.Pipelined schedules; unrolled launch loops.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 std::vector<const AstExpr*> Lowering::loop_targets(const AstExpr& target) {
   std::vector<const AstExpr*> names;
@@ -330,4 +330,4 @@ Stmt Lowering::loop_nest(const AstStmt& s, const std::vector<const AstExpr*>& ta
   return body;
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

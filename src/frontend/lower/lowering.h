@@ -10,10 +10,10 @@
 
 #include "../block_swizzle.h"
 #include "../constructs/construct.h"
-#include "../frontend_lowering.h"
 #include "../hardware_only.h"
 #include "../python_constants.h"
 #include "../view_tile_ops.h"
+#include "module.h"
 #include "tilec/ir/block_accumulator.h"
 #include "tilec/ir/builder.h"
 #include "tilec/ir/const_fold.h"
@@ -36,7 +36,10 @@
 #include <set>
 #include <unordered_map>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
+
+// The front end builds tile IR: its code names the IR's types and factories unqualified.
+using namespace ::tilec::ir;
 
 inline constexpr const char* kSupportedLoops =
     "supported loops: T.Parallel, T.serial, T.Pipelined, range (also T.vectorized, T.unroll, "
@@ -439,4 +442,4 @@ class Lowering {
   std::string thread_name_hint_;         // the name a thread binding is assigned to
 };
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -2,7 +2,7 @@
 // entry choice, kernels' declared outputs.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 IRModule Lowering::run(const AstModule& module) {
   // Kernels (@T.prim_func, eager @tilelang.jit) and factories, in file order; only the
@@ -581,4 +581,4 @@ IRModule lower_module(const AstModule& module, std::string_view source, const Pa
   return Lowering(source, options, entry).run(module);
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -1,7 +1,7 @@
 // Names and scopes: bindings, lookups, rebinding rules, and T.* name resolution.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 void Lowering::fail(Span span, std::string message, std::string hint) const {
   throw make_source_error(options_.filename, source_, span, std::move(message), std::move(hint));
@@ -136,4 +136,4 @@ Span Lowering::start_of(const AstExpr& e) {
   }
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -2,7 +2,7 @@
 // calls and defaults, constant statements and branches, constant values and tuples.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 // Binds the parameters of a factory or helper from `source`; a missing one is an error
 // naming it.
@@ -660,4 +660,4 @@ std::unordered_map<std::string, Binding> Lowering::macro_arguments(const AstExpr
   return bound;
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

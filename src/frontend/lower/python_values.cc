@@ -2,7 +2,7 @@
 // builtins, isinstance, membership, any/all.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 // The dotted path `e` names once module aliases are resolved (tl.cdiv with `import
 // tilelang as tl` -> "tilelang.cdiv"), or "" when it is not rooted in a module.
@@ -221,4 +221,4 @@ bool Lowering::same_constant(const Binding& a, const Binding& b, Span span) {
   return false;
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -2,7 +2,7 @@
 // element stores, if and with.
 #include "lowering.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
 
 Stmt Lowering::block(const AstBlock& stmts, Span span) {
   scopes_.emplace_back();
@@ -339,4 +339,4 @@ Stmt Lowering::if_frame(const AstStmt& s) {
   return guarded(s.span, [&] { return if_then_else(cond, then_case, else_case, s.span); });
 }
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -3,11 +3,14 @@
 // a SourceError naming what is supported instead; recursion is bounded by kMaxNesting.
 #pragma once
 
-#include "frontend_ast.h"
-#include "frontend_lexer.h"
+#include "ast.h"
+#include "lexer.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
+
+// The front end builds tile IR: its code names the IR's types and factories unqualified.
+using namespace ::tilec::ir;
 
 AstModule parse_syntax(std::string_view source, const std::string& filename);
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

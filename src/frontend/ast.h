@@ -1,5 +1,5 @@
 // Syntax tree of a kernel file, as close to Python's `ast` as the DSL subset needs.
-// The syntax parser (frontend_syntax.h) builds it and rejects Python outside the
+// The syntax parser (parser_syntax.h) builds it and rejects Python outside the
 // subset; lowering (parser.cc) turns it into tile IR with names resolved.
 #pragma once
 
@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
+
+// The front end builds tile IR: its code names the IR's types and factories unqualified.
+using namespace ::tilec::ir;
 
 enum class AstKind {
   kName,
@@ -120,4 +123,4 @@ struct AstModule {
   AstBlock body;
 };
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

@@ -4,14 +4,17 @@
 // a factory into a SourceError at the construct's location.
 #pragma once
 
-#include "frontend_ast.h"
+#include "../ast.h"
 #include "tilec/frontend/parser.h"
 #include "tilec/ir/function.h"
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
+
+// The front end builds tile IR: its code names the IR's types and factories unqualified.
+using namespace ::tilec::ir;
 
 // `entry`: the kernel or factory to lower ("" = as parse_kernel_source says).
 IRModule lower_module(const AstModule& module, std::string_view source, const ParseOptions& options,
                       const std::string& entry);
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend

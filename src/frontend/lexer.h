@@ -10,7 +10,10 @@
 #include <string_view>
 #include <vector>
 
-namespace tilec::ir::frontend {
+namespace tilec::frontend {
+
+// The front end builds tile IR: its code names the IR's types and factories unqualified.
+using namespace ::tilec::ir;
 
 enum class TokenKind { kName, kInt, kFloat, kString, kOp, kNewline, kIndent, kDedent, kEnd };
 
@@ -36,4 +39,4 @@ std::vector<Token> tokenize(std::string_view source, const std::string& filename
 // Deepest bracket / indentation nesting accepted.
 inline constexpr int kMaxNesting = 200;
 
-}  // namespace tilec::ir::frontend
+}  // namespace tilec::frontend
