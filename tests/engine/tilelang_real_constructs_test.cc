@@ -10,9 +10,10 @@
 // T.any_of / T.all_of over a block mask, factory string comparisons (dtype == "int8"), a
 // storage scope held in a constant, constant tables indexed in a factory, tvm.te.var
 // sizes, T.const names separated by spaces and a T.Parallel row of one iteration that
-// accumulates. Each is parsed, checked, compiled on every CPU backend pair and on
-// opencl (PoCL here; skipped, saying why, without a platform) and compared with the
-// reference interpreter. 16-bit atomics under contention are checked against exact sums.
+// accumulates; T.cummax, T.Select, T.shift_left/right and T.assume. Each is parsed, checked,
+// compiled on every CPU backend pair and on opencl (PoCL here; skipped, saying why, without a
+// platform) and compared with the reference interpreter. 16-bit atomics under contention are
+// checked against exact sums.
 #include "runnable_backends.h"
 #include "test_support.h"
 
@@ -307,6 +308,33 @@ def f(X: T.Tensor((8, 16), "float32"), DG: T.Tensor((16,), "float32")):
             for i, j in T.Parallel(1, 16):
                 acc[j] += row[i, j] * row[i, j]
         T.copy(acc, DG)
+)"},
+      // Issue 34's additions: T.cummax (TileLang's scan by max, on a shared tile along
+      // either dim, in place and reversed), TVM's T.Select and T.shift_left/right, and
+      // T.assume (checked, dropped).
+      {"CummaxAlongEitherDimAndReversed", R"(
+@T.prim_func
+def f(A: T.Tensor((8, 16), "float32"), B: T.Tensor((8, 16), "float32"),
+      C: T.Tensor((8, 16), "float32")):
+    with T.Kernel(1, threads=32):
+        s = T.alloc_shared((8, 16), "float32")
+        t = T.alloc_shared((8, 16), "float32")
+        T.copy(A, s)
+        T.cummax(s, t, dim=1)
+        T.copy(t, B)
+        T.cummax(src=s, dim=0, reverse=True)
+        T.copy(s, C)
+)"},
+      {"SelectShiftsAndAssume", R"(
+@T.prim_func
+def f(A: T.Tensor((64,), "int32"), B: T.Tensor((64,), "int32"),
+      X: T.Tensor((64,), "float32"), Y: T.Tensor((64,), "float32")):
+    with T.Kernel(2, threads=32) as bx:
+        T.assume(bx < 2)
+        for i in T.Parallel(32):
+            x = A[bx * 32 + i]
+            B[bx * 32 + i] = T.Select(x > 0, T.shift_left(x & 255, 2), T.shift_right(x, 3))
+            Y[bx * 32 + i] = T.Select(X[bx * 32 + i] < 0.0, -X[bx * 32 + i], X[bx * 32 + i])
 )"},
   };
 }

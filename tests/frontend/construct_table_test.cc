@@ -158,6 +158,14 @@ TEST(ConstructTable, ArgumentsBindToTheRowsParameters) {
   EXPECT_NO_THROW(parse_kernel_source(kHead + "        T.reduce_max(out=B, buffer=A, dim=1)\n"));
 }
 
+TEST(ConstructTable, AValueWithAnEffectIsAlsoAStatement) {
+  // T.call_extern on its own line is called for its effect; T.exp is not.
+  EXPECT_NO_THROW(
+      parse_kernel_source(kHead + "        T.call_extern(\"int32\", \"puts\", A[0, 0])\n"));
+  EXPECT_NE(error_of("        T.exp(A[0, 0])\n").find("is a value, not a statement"),
+            std::string::npos);
+}
+
 TEST(ConstructTable, HintsAreAcceptedAndDropped) {
   // T.no_set_max_nreg is a hint (docs/semantics.md, "Hints"): it asks a Hopper kernel not
   // to reallocate registers, which changes nothing on any target.
@@ -165,6 +173,9 @@ TEST(ConstructTable, HintsAreAcceptedAndDropped) {
       parse_kernel_source(kHead + "        T.no_set_max_nreg()\n        T.copy(A, B)\n");
   IRModule without = parse_kernel_source(kHead + "        T.copy(A, B)\n");
   EXPECT_EQ(with_hint.functions().size(), without.functions().size());
+  EXPECT_NO_THROW(parse_kernel_source(kHead + "        T.assume(bx < 1)\n        T.copy(A, B)\n"));
+  EXPECT_NE(error_of("        T.assume(nope > 0)\n").find("name 'nope' is not defined"),
+            std::string::npos);
   std::string refused = error_of("        T.set_max_nreg(240, 1)\n");
   EXPECT_NE(refused.find("register reallocation"), std::string::npos) << refused;
 }

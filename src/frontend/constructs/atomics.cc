@@ -1,5 +1,5 @@
-// Atomics and scans: T.atomic_add/max/min on elements and tiles, T.atomic_addx2/x4 and
-// T.cumsum (docs/semantics.md, "Atomics" and "Scans").
+// Atomics and scans: T.atomic_add/max/min on elements and tiles, T.atomic_addx2/x4,
+// T.cumsum and T.cummax (docs/semantics.md, "Atomics" and "Scans").
 #include "../lower/lowering.h"
 #include "construct.h"
 
@@ -21,11 +21,14 @@ std::vector<Construct> atomic_constructs() {
                     ConstructRole::kStatement,
                     {required("dst"), required("value"), optional("return_prev", "False")},
                     &Lowering::lower_atomic_vector});
-  rows.push_back(
-      {"cumsum",
-       ConstructRole::kStatement,
-       {required("src"), optional("dst"), optional("dim", "0"), optional("reverse", "False")},
-       &Lowering::lower_cumsum});
+  // T.cumsum and T.cummax: inclusive scans, by addition or by max. annotations= steer
+  // the GPU lowering only.
+  for (const char* name : {"cumsum", "cummax"})
+    rows.push_back({name,
+                    ConstructRole::kStatement,
+                    {required("src"), optional("dst"), optional("dim", "0"),
+                     optional("reverse", "False"), optional("annotations")},
+                    &Lowering::lower_cumsum});
   return rows;
 }
 
@@ -223,7 +226,14 @@ Stmt Lowering::lower_cumsum(const ConstructCall& a) {
   Expr previous = binary_op(reverse ? BinaryOp::kAdd : BinaryOp::kSub, k, make_int(1), e.span);
   Stmt init =
       guarded(span, [&] { return store(dst.buffer, at(dst, first), load_at(src, first), span); });
-  Expr sum = binary_op(BinaryOp::kAdd, load_at(dst, previous), load_at(src, k), e.span);
+  Expr sum =
+      a.construct.name == "cummax"
+          ? guarded(e.span,
+                    [&] {
+                      return fold(call("max", {load_at(dst, previous), load_at(src, k)}, e.span),
+                                  e.span);
+                    })
+          : binary_op(BinaryOp::kAdd, load_at(dst, previous), load_at(src, k), e.span);
   Stmt step = guarded(span, [&] { return store(dst.buffer, at(dst, k), sum, span); });
   Stmt scan = guarded(span, [&] {
     return reverse ? for_loop(k, make_int(*n - 2), make_int(-1), step, ForKind::kSerial, -1, span)

@@ -15,6 +15,10 @@ std::vector<Construct> hint_constructs() {
     c.variadic = true;
     rows.push_back(std::move(c));
   }
+  // T.assume(cond): a promise the compiler may optimize with. tilec lowers the condition
+  // (so it must be a well-formed expression of the kernel's names) and drops it; a
+  // false promise is not detected.
+  rows.push_back({"assume", ConstructRole::kHint, {optional("cond")}, &Lowering::lower_assume});
   rows.push_back({"use_swizzle",
                   ConstructRole::kHint,
                   {required("panel_size"), optional("order", "\"row\""), optional("enable", "True"),
@@ -27,6 +31,11 @@ std::vector<Construct> hint_constructs() {
 // well-formed names and constants, then dropped.
 Stmt Lowering::lower_hint(const ConstructCall& c) {
   for (const AstExpr* arg : c.args) check_hint_argument(*arg);
+  return {};
+}
+
+Stmt Lowering::lower_assume(const ConstructCall& c) {
+  if (c[0]) expr(*c[0]);
   return {};
 }
 

@@ -35,10 +35,18 @@ std::vector<Construct> math_constructs() {
   rows.push_back(value("clamp", {required("dst"), required("min_val"), required("max_val")},
                        &Lowering::lower_clamp));
   for (const char* name : {"floordiv", "floormod", "truncdiv", "truncmod"})
-    rows.push_back(positional(name, {"a", "b"}, &Lowering::lower_division));
-  rows.push_back(positional("ceildiv", {"a", "b"}, &Lowering::lower_division));
+    rows.push_back(positional(name, {"a", "b"}, &Lowering::lower_integer_operator));
+  rows.push_back(positional("ceildiv", {"a", "b"}, &Lowering::lower_integer_operator));
   rows.push_back(
       positional("if_then_else", {"cond", "true_value", "false_value"}, &Lowering::lower_select));
+  // TVM's T.Select(cond, a, b): the same value as T.if_then_else (tilec evaluates only the
+  // side taken, which can only avoid an out-of-range read TVM's Select would make).
+  rows.push_back(value("Select",
+                       {required("condition"), required("true_value"), required("false_value")},
+                       &Lowering::lower_select));
+  // TVM's T.shift_left(x, y) / T.shift_right(x, y): x << y and x >> y.
+  for (const char* name : {"shift_left", "shift_right"})
+    rows.push_back(positional(name, {"x", "y"}, &Lowering::lower_integer_operator));
   rows.push_back(value("cast", {required("value"), required("dtype")}, &Lowering::lower_cast));
   // TVM's T.Cast(dtype, value).
   rows.push_back(value("Cast", {required("dtype"), required("value")}, &Lowering::lower_cast));
@@ -54,6 +62,7 @@ std::vector<Construct> math_constructs() {
   Construct extern_call = value("call_extern", {required("dtype"), required("func_name")},
                                 &Lowering::lower_call_extern);
   extern_call.variadic = true;
+  extern_call.statement = &Lowering::lower_evaluate_value;  // called for its effect
   rows.push_back(extern_call);
   return rows;
 }
@@ -79,12 +88,15 @@ Expr Lowering::lower_clamp(const ConstructCall& c) {
   });
 }
 
-// T.floordiv / T.floormod are // and %; T.truncdiv / T.truncmod only where they equal
-// them; T.ceildiv(a, b) = (a + b - 1) // b.
-Expr Lowering::lower_division(const ConstructCall& c) {
+// Integer operators spelled as calls: T.floordiv / T.floormod are // and %; T.truncdiv /
+// T.truncmod only where they equal them; T.ceildiv(a, b) = (a + b - 1) // b;
+// T.shift_left / T.shift_right are << and >>.
+Expr Lowering::lower_integer_operator(const ConstructCall& c) {
   const std::string& fn = c.construct.name;
   std::vector<Expr> v = argument_values(c);
   Span span = c.call.span;
+  if (fn == "shift_left" || fn == "shift_right")
+    return binary_op(fn == "shift_left" ? BinaryOp::kShl : BinaryOp::kShr, v[0], v[1], span);
   if (fn == "ceildiv") {
     Expr sum = binary_op(BinaryOp::kAdd, v[0], v[1], span);
     Expr less = binary_op(BinaryOp::kSub, sum, make_int(1), span);

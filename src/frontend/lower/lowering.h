@@ -162,7 +162,7 @@ class Lowering {
   Stmt lower_evaluate_value(const ConstructCall& c);
   Expr lower_math(const ConstructCall& c);
   Expr lower_clamp(const ConstructCall& c);
-  Expr lower_division(const ConstructCall& c);
+  Expr lower_integer_operator(const ConstructCall& c);
   Expr lower_select(const ConstructCall& c);
   Expr lower_cast(const ConstructCall& c);
   Expr lower_dtype_limit(const ConstructCall& c);
@@ -170,6 +170,7 @@ class Lowering {
   Expr lower_any_all_of(const ConstructCall& c);
   Expr lower_call_extern(const ConstructCall& c);
   Stmt lower_hint(const ConstructCall& c);
+  Stmt lower_assume(const ConstructCall& c);
   Stmt lower_use_swizzle(const ConstructCall& c);
   Expr lower_launch_thread(const ConstructCall& c);
   Stmt lower_launch_thread_statement(const ConstructCall& c);
