@@ -10,10 +10,10 @@
 // T.any_of / T.all_of over a block mask, factory string comparisons (dtype == "int8"), a
 // storage scope held in a constant, constant tables indexed in a factory, tvm.te.var
 // sizes, T.const names separated by spaces and a T.Parallel row of one iteration that
-// accumulates; T.cummax, T.Select, T.shift_left/right and T.assume. Each is parsed, checked,
-// compiled on every CPU backend pair and on opencl (PoCL here; skipped, saying why, without a
-// platform) and compared with the reference interpreter. 16-bit atomics under contention are
-// checked against exact sums.
+// accumulates; T.cummax, T.Select, T.shift_left/right, T.assume and TVM script blocks. Each is
+// parsed, checked, compiled on every CPU backend pair and on opencl (PoCL here; skipped, saying
+// why, without a platform) and compared with the reference interpreter. 16-bit atomics under
+// contention are checked against exact sums.
 #include "runnable_backends.h"
 #include "test_support.h"
 
@@ -324,6 +324,21 @@ def f(A: T.Tensor((8, 16), "float32"), B: T.Tensor((8, 16), "float32"),
         T.copy(t, B)
         T.cummax(src=s, dim=0, reverse=True)
         T.copy(s, C)
+)"},
+      {"TvmScriptBlocks", R"(
+@T.prim_func
+def f(A: T.Tensor((4, 8), "float32"), C: T.Tensor((4, 8), "float32")):
+    with T.Kernel(1, threads=4) as bx:
+        A_shared = T.alloc_shared((4, 1), "float32")
+        tx = T.get_thread_binding()
+        for i in T.serial(8):
+            with T.sblock("copy_a"):
+                T.reads(A[tx, i])
+                T.writes(A_shared[tx, 0])
+                A_shared[tx, 0] = A[tx, i]
+            with T.sblock():
+                T.block_attr({"note": 1})
+                C[tx, i] = A_shared[tx, 0] * 2.0
 )"},
       {"SelectShiftsAndAssume", R"(
 @T.prim_func

@@ -26,6 +26,7 @@ using namespace ::tilec::ir;
 
 class Lowering;
 struct AstExpr;
+struct AstStmt;
 struct Construct;
 
 enum class ConstructRole {
@@ -64,6 +65,8 @@ struct ConstructCall {
 
 using StatementLowering = Stmt (Lowering::*)(const ConstructCall&);
 using ValueLowering = Expr (Lowering::*)(const ConstructCall&);
+// A `with` frame around a block of statements: `with T.sblock("name"):`.
+using FrameLowering = Stmt (Lowering::*)(const ConstructCall&, const AstStmt& with);
 // An allocation or view assigned to `target` (`s = T.alloc_shared(...)`): binds the name
 // and opens the allocation's scope in `acc`.
 using AllocationLowering = void (Lowering::*)(const ConstructCall&, const AstExpr& target,
@@ -83,6 +86,7 @@ struct Construct {
   StatementLowering statement = nullptr;    // kStatement, kHint
   ValueLowering value = nullptr;            // kValue (a statement may have a value too)
   AllocationLowering allocation = nullptr;  // kAllocation
+  FrameLowering frame = nullptr;  // kWith (T.Kernel and the if-frames: kernel.cc, statements.cc)
   // TVM's printed intrinsics take exactly their parameters, by position only.
   bool positional_only = false;
   // Takes any number of arguments after its parameters (T.call_extern).

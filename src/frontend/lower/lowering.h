@@ -171,6 +171,7 @@ class Lowering {
   Expr lower_call_extern(const ConstructCall& c);
   Stmt lower_hint(const ConstructCall& c);
   Stmt lower_assume(const ConstructCall& c);
+  Stmt lower_sblock(const ConstructCall& c, const AstStmt& with);
   Stmt lower_use_swizzle(const ConstructCall& c);
   Expr lower_launch_thread(const ConstructCall& c);
   Stmt lower_launch_thread_statement(const ConstructCall& c);

@@ -293,6 +293,9 @@ Stmt Lowering::with_statement(const AstStmt& s) {
                        : "";
   if (fn == "If") return if_frame(s);
   hardware_only(ctx.span, fn, "with T." + fn + "(...)");
+  if (const Construct* row = fn.empty() ? nullptr : ConstructTable::get().find(fn);
+      row && row->frame)
+    return (this->*row->frame)(bind_construct(*row, ctx, s.span), s);
   if (fn == "Then" || fn == "Else")
     fail(ctx.span, "`with T." + fn + "():` belongs directly inside `with T.If(cond):`",
          "write with T.If(cond):\n    with T.Then(): ...\n    with T.Else(): ...");
