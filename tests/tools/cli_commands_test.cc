@@ -124,6 +124,52 @@ TEST(CliCheck, SemanticErrorsNameWhatWasExpected) {
   EXPECT_NE(result.output.find("check_shapes.py:8:"), std::string::npos) << result.output;
 }
 
+TEST(CliCheck, ListPrintsTheConstructTable) {
+  auto text = tilec_cli({"check", "--list"});
+  EXPECT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("T.copy(src, dst"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find(" constructs\n"), std::string::npos) << text.output;
+  auto json = tilec_cli({"check", "--list", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  auto rows = nlohmann::json::parse(json.output.substr(json.output.find('[')));
+  std::set<std::string> roles;
+  bool copy_found = false;
+  for (const auto& row : rows) {
+    roles.insert(row["role"].get<std::string>());
+    if (row["name"] == "copy") {
+      copy_found = true;
+      EXPECT_EQ(row["family"], "tile_ops");
+      EXPECT_EQ(row["role"], "statement");
+    }
+  }
+  EXPECT_TRUE(copy_found);
+  for (const char* role : {"statement", "value", "allocation", "loop", "with frame", "hint",
+                           "module-level declaration", "refused construct"})
+    EXPECT_TRUE(roles.count(role)) << role;
+  // Without --list a file is needed, and the error says so.
+  auto bare = tilec_cli({"check"});
+  EXPECT_EQ(bare.exit_code, 2) << bare.output;
+  EXPECT_NE(bare.output.find("check needs a kernel file"), std::string::npos) << bare.output;
+}
+
+TEST(CliCheck, HardwareOnlyRefusalsNameTheRegisteredTargets) {
+  TempKernel tmem("check_tmem.py",
+                  "import tilelang.language as T\n"
+                  "\n"
+                  "@T.prim_func\n"
+                  "def f(A: T.Tensor((8, 8), \"float32\")):\n"
+                  "    with T.Kernel(1) as bx:\n"
+                  "        t = T.alloc_tmem((8, 8), \"float32\")\n");
+  auto result = tilec_cli({"check", tmem.path()});
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  // Every backend built in registers its kinds, and the message lists them (sorted).
+  size_t list = result.output.find("none of tilec's targets (");
+  ASSERT_NE(list, std::string::npos) << result.output;
+  std::string kinds = result.output.substr(list, result.output.find(')', list) - list);
+  for (const char* kind : {"c, ", "cuda", "opencl"})
+    EXPECT_NE(kinds.find(kind), std::string::npos) << kind << " in " << kinds;
+}
+
 TEST(CliInterp, ChecksumsAreDeterministicPerSeed) {
   auto a = tilec_cli({"interp", example("vector_add.py"), "--seed", "7"});
   auto b = tilec_cli({"interp", example("vector_add.py"), "--seed", "7"});
