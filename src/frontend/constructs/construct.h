@@ -15,6 +15,7 @@
 #include "tilec/ir/expr.h"
 #include "tilec/ir/stmt.h"
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -122,6 +123,7 @@ class ConstructTable {
  private:
   ConstructTable();
   std::vector<Construct> rows_;
+  std::map<std::string, size_t, std::less<>> by_name_;  // index into rows_
 };
 
 // The hint text of errors that list what is supported: "supported statement calls: ...".

@@ -71,9 +71,10 @@ ConstructTable::ConstructTable() {
   for (const auto& [family, rows] : families) {
     for (Construct c : rows()) {
       c.family = family;
-      if (find(c.name))
+      if (by_name_.count(c.name))
         throw IRError("construct T." + c.name + " has two rows (the second in constructs/" +
                       family + ".cc)");
+      by_name_.emplace(c.name, rows_.size());
       rows_.push_back(std::move(c));
     }
   }
@@ -85,9 +86,8 @@ const ConstructTable& ConstructTable::get() {
 }
 
 const Construct* ConstructTable::find(std::string_view name) const {
-  for (const auto& c : rows_)
-    if (c.name == name) return &c;
-  return nullptr;
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &rows_[it->second];
 }
 
 std::string ConstructTable::names(std::initializer_list<ConstructRole> roles) const {

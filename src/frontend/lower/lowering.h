@@ -4,8 +4,10 @@
 // factories, helpers and macros (python_eval.cc, python_values.cc), eager @tilelang.jit
 // (eager_jit.cc), arguments and annotations (arguments.cc), expressions (expressions.cc),
 // statements (statements.cc), loops and pipelining (loops.cc), T.Kernel and thread
-// bindings (kernel.cc), and the construct families atomics.cc, reductions.cc and views.cc.
-// Private to the front end: frontend_lowering.h's lower_module is its entry point.
+// bindings (kernel.cc). What each T.* construct means is a row of the construct table,
+// lowered by the member functions declared first below and defined in its family's file
+// (../constructs/<family>.cc). Private to the front end: module.h's lower_module is its
+// entry point.
 #pragma once
 
 #include "../block_swizzle.h"
@@ -348,13 +350,12 @@ class Lowering {
   Stmt with_statement(const AstStmt& s);
   Stmt if_frame(const AstStmt& s);
 
-  // -------------------- atomics.cc: T.atomic_* on elements and tiles, and T.cumsum.
+  // -------------------- constructs/atomics.cc: helpers of the atomics and scans.
   static std::optional<int64_t> slice_extent(const Expr& start, const Expr& stop);
   Expr atomic_element(const AstExpr& e, const std::string& fn, const AstExpr& dst,
                       const AstExpr& value);
 
-  // -------------------- reductions.cc: T.reduce_* and T.reduce, reducers (T.alloc_reducer,
-  // T.finalize_reducer), dtype limits, gemm policies and T.use_swizzle.
+  // -------------------- constructs/tile_ops.cc, reducers.cc and math.cc: their helpers.
   Stmt reduce_statement(const AstExpr& e, const std::string& q, ReduceKind kind,
                         const AstExpr* buffer, const AstExpr* out, const AstExpr* dim_arg,
                         const AstExpr* clear, Span span);
@@ -362,7 +363,7 @@ class Lowering {
   Expr reducer_identity(const std::string& op, DataType t, Span span);
   static Expr dtype_limit(DataType t, bool lowest);
 
-  // -------------------- views.cc: Views (T.reshape, T.view) as operands and in element accesses.
+  // -------------------- constructs/views.cc: views as operands and in element accesses.
   ElementAccess view_access(const Binding& view, std::vector<Expr> indices, const AstExpr& e);
   static std::vector<Expr> view_shape(const Binding& view);
   Buffer view_operand(const std::string& name, const Binding& view, Span span);
