@@ -43,17 +43,6 @@ namespace tilec::frontend {
 // The front end builds tile IR: its code names the IR's types and factories unqualified.
 using namespace ::tilec::ir;
 
-inline constexpr const char* kSupportedLoops =
-    "supported loops: T.Parallel, T.serial, T.Pipelined, range (also T.vectorized, T.unroll, "
-    "T.thread_binding)";
-inline constexpr const char* kSupportedStatementCalls =
-    "supported statement calls: T.copy, T.fill, T.clear, T.gemm, T.reduce_sum, T.reduce_max, "
-    "T.reduce_min, T.reduce_abssum, T.reduce_absmax, T.reduce, T.evaluate";
-inline constexpr const char* kSupportedExprCalls =
-    "supported T.* functions in expressions: exp, exp2, log, log2, sqrt, rsqrt, tanh, sigmoid, "
-    "abs, pow, floor, ceil, max, min, fma, if_then_else, cast, ceildiv, infinity, call_extern, "
-    "tvm_storage_sync and typed constants such as T.float16(1.0) or T.int32(n)";
-
 struct Binding {
   // kTuple: a tuple or list of constants (a factory's `block = (64, 64)`); kFunction: a
   // module or factory level `def` that is not a kernel (a helper returning a value, or a
