@@ -29,9 +29,8 @@ const std::set<std::string>& c_reserved_words() {
       // Macros and library functions the generated code uses.
       "NAN", "INFINITY", "INT32_MIN", "INT64_MIN", "INT64_C", "UINT64_C", "UINT32_C", "TILEC_IVDEP",
       "TILEC_STATUS_OUT_OF_MEMORY", "TILEC_STATUS_DIVISION_BY_ZERO", "TILEC_STATUS_OUT_OF_BOUNDS",
-      "tilec_bounds", "tilec_bounds_record", "exp", "expf", "exp2", "exp2f", "log", "logf", "log2",
-      "log2f", "sqrt", "sqrtf", "tanh", "tanhf", "pow", "powf", "floor", "floorf", "ceil", "ceilf",
-      "fma", "fmaf", "fabs", "fabsf", "memcpy", "memset", "free", "aligned_alloc", "size_t"};
+      "tilec_bounds", "tilec_bounds_record", "fabs", "fabsf", "memcpy", "memset", "free",
+      "aligned_alloc", "size_t"};
   return words;
 }
 
@@ -62,6 +61,13 @@ CodeGenC::~CodeGenC() = default;
 // ---------------------------------------------------------------- names
 
 bool CodeGenC::is_reserved_word(const std::string& name) const {
+  // The math functions the code may call, double and float: a variable named `sin` would
+  // hide libm's (max and min are operators, never calls).
+  auto called = [](const std::string& n) {
+    return n != "max" && n != "min" && is_math_intrinsic(n);
+  };
+  if (called(name)) return true;
+  if (name.size() > 1 && name.back() == 'f' && called(name.substr(0, name.size() - 1))) return true;
   return c_reserved_words().count(name) != 0;
 }
 
@@ -390,6 +396,11 @@ CodeGenC::Printed CodeGenC::print_intrinsic_call(const CallNode* op) {
     r = {fmt::format("{} / {}({})", t.bits == 64 ? "1.0" : "1.0f", math_function("sqrt", t),
                      args[0]),
          kMulPrec};
+  } else if (n == "exp10") {
+    // pow's 10^x: exp10 is a GNU extension C headers declare only under _GNU_SOURCE.
+    r = {fmt::format("{}({}, {})", math_function("pow", t), t.bits == 64 ? "10.0" : "10.0f",
+                     args[0]),
+         kPrimary};
   } else if (n == "sigmoid") {
     const char* one = t.bits == 64 ? "1.0" : "1.0f";
     r = {fmt::format("{} / ({} + {}(-{}))", one, one, math_function("exp", t),
@@ -427,6 +438,7 @@ class CodeGenC::Dispatch final : public ir::ExprFunctor<CodeGenC::Printed()>,
   void visit_stmt(const LetNode* op, const Stmt&) override { cg_.print_let(op); }
   void visit_stmt(const ForNode* op, const Stmt&) override { cg_.print_for(op); }
   void visit_stmt(const IfNode* op, const Stmt&) override { cg_.print_if(op); }
+  void visit_stmt(const WhileNode* op, const Stmt&) override { cg_.print_while(op); }
   void visit_stmt(const SeqNode* op, const Stmt&) override { cg_.print_seq(op); }
   void visit_stmt(const AllocateNode* op, const Stmt&) override { cg_.print_allocate(op); }
   void visit_stmt(const EvaluateNode* op, const Stmt&) override { cg_.print_evaluate(op); }
@@ -678,6 +690,13 @@ void CodeGenC::print_if(const IfNode* op) {
     open_scope();
     print_stmt(op->else_case);
   }
+  close_scope();
+}
+
+void CodeGenC::print_while(const WhileNode* op) {
+  line() << "while (" << print(op->cond).text << ") ";
+  open_scope();
+  print_stmt(op->body);
   close_scope();
 }
 

@@ -69,6 +69,7 @@ enum class AstStmtKind {
   kAssign,
   kAugAssign,
   kFor,
+  kWhile,  // `while value: body`
   kIf,
   kWith,
   kPass,

@@ -466,6 +466,18 @@ class ConfigEvaluator {
           }
           break;
         }
+        case AstStmtKind::kWhile: {
+          // A configs loop that never ends would hang `tilec tune`: it stops with an error.
+          constexpr int kMaxIterations = 1 << 20;
+          int iterations = 0;
+          while (truth(eval(*st->value, scope), st->value->span)) {
+            if (++iterations > kMaxIterations)
+              unsupported(st->span, "this while loop ran " + std::to_string(kMaxIterations) +
+                                        " iterations without ending");
+            if (auto r = run_block(st->body, scope)) return r;
+          }
+          break;
+        }
         case AstStmtKind::kAugAssign: {
           Value* target =
               st->target->kind == AstKind::kName ? scope->find_mutable(st->target->name) : nullptr;

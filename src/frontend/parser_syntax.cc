@@ -232,9 +232,7 @@ class SyntaxParser {
       if (w == "for") return out.push_back(for_statement());
       if (w == "with") return out.push_back(with_statement());
       if (w == "def") return out.push_back(function_def({}));
-      if (w == "while")
-        fail(span, "'while' loops are not supported",
-             "supported loops: T.Parallel, T.serial, T.Pipelined, range");
+      if (w == "while") return out.push_back(while_statement());
       if (w == "class" || w == "try" || w == "async" || w == "lambda" || w == "global" ||
           w == "nonlocal" || w == "del" || w == "yield" || w == "break" || w == "continue" ||
           w == "else" || w == "elif" || w == "except" || w == "finally")
@@ -423,6 +421,15 @@ class SyntaxParser {
       next();
       block(s->orelse);
     }
+    return s;
+  }
+
+  AstStmtPtr while_statement() {
+    auto s = new_stmt(AstStmtKind::kWhile, next().span);
+    s->value = expression();
+    block(s->body);
+    if (at_word("else"))
+      fail(peek().span, "'while ... else' is not supported", "put the code after the loop");
     return s;
   }
 

@@ -157,6 +157,21 @@ class Planner : private StmtFunctor<Stmt(Pending& pending)>,
     pending.insert(pending.end(), else_pending.begin(), else_pending.end());
     return Stmt(n);
   }
+  // A while loop whose body touches memory the threads share needs barriers this planner
+  // cannot place yet (between the condition's reads and the body's writes of each
+  // iteration): it is refused rather than run with a race. Other while loops are one leaf.
+  Stmt visit_stmt(const WhileNode* w, const Stmt& s, Pending& pending) override {
+    Pending whole;
+    VarMap local;
+    collect(s, 0, local, whole);
+    if (!whole.empty() && !mentions_thread(canonical(w->cond, {})))
+      throw IRError(
+          "a while loop whose body reads or writes shared or global memory (line " +
+          std::to_string(w->span.line) +
+          ") is not supported on the SIMT targets yet; use a T.serial loop with a bound, or "
+          "compile for c or llvm");
+    return leaf(s, pending);
+  }
   Stmt visit_stmt(const StoreNode*, const Stmt& s, Pending& pending) override {
     return leaf(s, pending);
   }
@@ -278,6 +293,11 @@ class Planner : private StmtFunctor<Stmt(Pending& pending)>,
     exprs(f->end, local, out);
     local[f->var.get()] = canonical_var(depth, f->var.dtype());
     collect(f->body, depth + 1, local, out);
+  }
+  void visit_stmt(const WhileNode* w, const Stmt&, int depth, VarMap& local,
+                  Pending& out) override {
+    exprs(w->cond, local, out);
+    collect(w->body, depth, local, out);
   }
   void visit_stmt(const IfNode* i, const Stmt&, int depth, VarMap& local, Pending& out) override {
     exprs(i->cond, local, out);

@@ -942,6 +942,7 @@ class BatchCompiler : private ExprFunctor<BExprPtr()>, private StmtFunctor<BStmt
     pop(n->var);
     return out;
   }
+  BStmtPtr visit_stmt(const WhileNode*, const Stmt&) override { throw NotBatchable{}; }
   BStmtPtr visit_stmt(const AllocateNode*, const Stmt&) override { throw NotBatchable{}; }
   BStmtPtr visit_stmt(const EvaluateNode* n, const Stmt&) override {
     auto* call = n->value.as<CallNode>();

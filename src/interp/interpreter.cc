@@ -266,6 +266,14 @@ struct IfStmt : CStmt {
   }
 };
 
+struct WhileStmt : CStmt {
+  CExprPtr cond;
+  CStmtPtr body;
+  void run(Frame& frame) const override {
+    while (to_int(cond->eval(frame), cond->dtype) != 0) body->run(frame);
+  }
+};
+
 struct SeqStmt : CStmt {
   std::vector<CStmtPtr> stmts;
   void run(Frame& frame) const override {
@@ -541,6 +549,12 @@ class Compiler : private ExprFunctor<CExprPtr()>, private StmtFunctor<CStmtPtr()
     out->cond = expr(n->cond);
     out->then_case = stmt(n->then_case);
     if (n->else_case) out->else_case = stmt(n->else_case);
+    return out;
+  }
+  CStmtPtr visit_stmt(const WhileNode* n, const Stmt&) override {
+    auto out = std::make_unique<WhileStmt>();
+    out->cond = expr(n->cond);
+    out->body = stmt(n->body);
     return out;
   }
   CStmtPtr visit_stmt(const SeqNode* op, const Stmt&) override {

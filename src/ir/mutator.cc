@@ -125,6 +125,9 @@ Stmt StmtMutator::visit_stmt(const ForNode* op, const Stmt& self) {
 Stmt StmtMutator::visit_stmt(const IfNode* op, const Stmt& self) {
   return mutate_if(op, self);
 }
+Stmt StmtMutator::visit_stmt(const WhileNode* op, const Stmt& self) {
+  return mutate_while(op, self);
+}
 Stmt StmtMutator::visit_stmt(const SeqNode* op, const Stmt& self) {
   return mutate_seq(op, self);
 }
@@ -190,6 +193,15 @@ Stmt StmtMutator::mutate_if(const IfNode* op, const Stmt& self) {
   n->cond = cond;
   n->then_case = then_case;
   n->else_case = else_case;
+  return Stmt(n);
+}
+Stmt StmtMutator::mutate_while(const WhileNode* op, const Stmt& self) {
+  Expr cond = mutate(op->cond);
+  Stmt body = mutate(op->body);
+  if (cond.same_as(op->cond) && body.same_as(op->body)) return self;
+  auto n = copy_node(op);
+  n->cond = cond;
+  n->body = body;
   return Stmt(n);
 }
 Stmt StmtMutator::mutate_seq(const SeqNode* op, const Stmt& self) {

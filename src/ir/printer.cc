@@ -468,6 +468,10 @@ class Printer : private ExprFunctor<std::pair<std::string, int>()>, private Stmt
   void visit_stmt(const IfNode* op, const Stmt&, int indent) override {
     return if_stmt(*op, indent);
   }
+  void visit_stmt(const WhileNode* op, const Stmt&, int indent) override {
+    line(indent) << "while " << expr(op->cond) << ":\n";
+    block(op->body, indent + 1);
+  }
   void visit_stmt(const EvaluateNode* op, const Stmt&, int indent) override {
     line(indent) << "T.evaluate(" << expr(op->value) << ")\n";
   }

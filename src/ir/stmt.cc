@@ -134,6 +134,15 @@ Stmt if_then_else(Expr cond, Stmt then_case, Stmt else_case, Span span) {
   return Stmt(n);
 }
 
+Stmt while_loop(Expr cond, Stmt body, Span span) {
+  if (!cond) throw IRError("while loop without a condition");
+  auto n = new_node<WhileNode>(span);
+  if (!cond.dtype().is_bool()) cond = cast(DataType::Bool(), cond);
+  n->cond = std::move(cond);
+  n->body = std::move(body);
+  return Stmt(n);
+}
+
 Stmt seq(std::vector<Stmt> stmts, Span span) {
   std::vector<Stmt> flat;
   for (auto& s : stmts) {

@@ -43,6 +43,7 @@ enum Tag : uint64_t {
   kTagReduce,
   kTagLaunch,
   kTagNullStmt,
+  kTagWhile,
   kTagRegion = 96,
   kTagFunc,
   kTagParam,
@@ -139,6 +140,11 @@ class Canonicalizer : private ExprFunctor<void()>, private StmtFunctor<void()> {
     expr(n->cond);
     stmt(n->then_case);
     return stmt(n->else_case);
+  }
+  void visit_stmt(const WhileNode* n, const Stmt&) override {
+    put(kTagWhile);
+    expr(n->cond);
+    return stmt(n->body);
   }
   void visit_stmt(const SeqNode* n, const Stmt&) override {
     put(kTagSeq);

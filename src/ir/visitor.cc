@@ -81,6 +81,9 @@ void StmtVisitor::visit_stmt(const ForNode* op, const Stmt&) {
 void StmtVisitor::visit_stmt(const IfNode* op, const Stmt&) {
   visit_if(op);
 }
+void StmtVisitor::visit_stmt(const WhileNode* op, const Stmt&) {
+  visit_while(op);
+}
 void StmtVisitor::visit_stmt(const SeqNode* op, const Stmt&) {
   visit_seq(op);
 }
@@ -127,6 +130,10 @@ void StmtVisitor::visit_if(const IfNode* op) {
   visit(op->cond);
   visit(op->then_case);
   visit(op->else_case);
+}
+void StmtVisitor::visit_while(const WhileNode* op) {
+  visit(op->cond);
+  visit(op->body);
 }
 void StmtVisitor::visit_seq(const SeqNode* op) {
   for (const auto& s : op->stmts) visit(s);

@@ -33,6 +33,7 @@ class StmtWrites final : public StmtFunctor<void(const WriteFn&)> {
   void visit_stmt(const LetNode*, const Stmt&, const WriteFn&) override {}
   void visit_stmt(const ForNode*, const Stmt&, const WriteFn&) override {}
   void visit_stmt(const IfNode*, const Stmt&, const WriteFn&) override {}
+  void visit_stmt(const WhileNode*, const Stmt&, const WriteFn&) override {}
   void visit_stmt(const SeqNode*, const Stmt&, const WriteFn&) override {}
   void visit_stmt(const AllocateNode*, const Stmt&, const WriteFn&) override {}
   void visit_stmt(const EvaluateNode*, const Stmt&, const WriteFn&) override {}

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <set>
 
 namespace tilec::metal {
@@ -147,7 +148,23 @@ std::vector<std::string> CodeGenMetal::loop_pragmas(ForKind kind) {
 }
 
 std::string CodeGenMetal::math_function(const std::string& name, DataType) {
-  return name;  // MSL's math functions are overloaded on float and half
+  // MSL's math functions are overloaded on float and half; its rint is C's nearbyint.
+  if (name == "nearbyint") return "rint";
+  // The Metal Shading Language's math library has no erf, log1p, expm1 or hypot.
+  static const std::map<std::string, std::string> missing = {
+      {"erf",
+       "for GELU write its tanh form, 0.5 * x * (1 + T.tanh(0.7978845608 * (x + 0.044715 * x * x "
+       "* x)))"},
+      {"log1p", "write T.log(1 + x), which loses precision for |x| far below 1"},
+      {"expm1", "write T.exp(x) - 1, which loses precision for |x| far below 1"},
+      {"hypot", "write T.sqrt(x * x + y * y), which overflows where x * x does"}};
+  if (auto it = missing.find(name); it != missing.end()) {
+    throw IRError(fmt::format(
+        "metal codegen: T.{} has no Metal Shading Language function (MSL's math library has "
+        "no {}); {}, or compile for another target",
+        name, name, it->second));
+  }
+  return name;
 }
 
 std::string CodeGenMetal::atomic_function(const CallNode* op, const Buffer& buffer) {

@@ -135,7 +135,8 @@ std::vector<std::string> CodeGenOpenCL::loop_pragmas(ForKind kind) {
 }
 
 std::string CodeGenOpenCL::math_function(const std::string& name, DataType) {
-  return name;  // OpenCL's built-ins are overloaded on float and double
+  // OpenCL's built-ins are overloaded on float and double; its rint is C's nearbyint.
+  return name == "nearbyint" ? "rint" : name;
 }
 
 void CodeGenOpenCL::print_function_signature(const PrimFunc& func) {

@@ -195,7 +195,7 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
           "barriers and block-wide tile operations: move it out of that {}, or make the "
           "condition the same for every thread",
           where(function_, (*st)->span), what_it_is, what, at.line,
-          what.rfind("a loop", 0) == 0 ? "loop" : "if"));
+          what.rfind("a loop", 0) == 0 || what.rfind("a while", 0) == 0 ? "loop" : "if"));
     });
   }
 
@@ -253,6 +253,17 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
     Kind k = classify(i->then_case);
     if (i->else_case) k = combine(k, classify(i->else_case));
     return k == Kind::kBarrier ? Kind::kBlock : k;
+  }
+  // A while loop is control flow like an if: a condition that differs between threads
+  // makes it per-thread code (every thread runs its own iterations), which may then hold
+  // no synchronisation point; a uniform one runs once per block around its body.
+  Kind visit_stmt(const WhileNode* w, const Stmt&) override {
+    if (depends(w->cond)) {
+      require_no_sync(w->body, "a while loop whose condition depends on the thread index", w->span);
+      return Kind::kThread;
+    }
+    Kind body = classify(w->body);
+    return body == Kind::kBarrier ? Kind::kBlock : body;
   }
   Kind visit_stmt(const StoreNode*, const Stmt&) override { return Kind::kThread; }
   Kind visit_stmt(const EvaluateNode* op, const Stmt&) override {
@@ -359,6 +370,11 @@ class WorkItemLoops : private StmtFunctor<Kind()>,
     auto n = copy_node(op);
     n->then_case = build(n->then_case);
     if (n->else_case) n->else_case = build(n->else_case);
+    return out.push_back({Item::kBlock, Stmt(n), {}, {}, {}, {}, s->span});
+  }
+  void visit_stmt(const WhileNode* op, const Stmt& s, std::vector<Item>& out) override {
+    auto n = copy_node(op);
+    n->body = build(n->body);
     return out.push_back({Item::kBlock, Stmt(n), {}, {}, {}, {}, s->span});
   }
   void visit_stmt(const StoreNode*, const Stmt& s, std::vector<Item>& out) override {

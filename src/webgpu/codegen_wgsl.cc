@@ -54,7 +54,9 @@ const std::set<std::string>& wgsl_reserved_words() {
       // Predeclared types and functions the generated code uses.
       "bool", "i32", "u32", "f32", "f16", "array", "atomic", "vec2", "vec3", "vec4", "ptr",
       "select", "bitcast", "exp", "exp2", "log", "log2", "sqrt", "tanh", "pow", "floor", "ceil",
-      "fma", "abs", "min", "max", "ldexp", "workgroupBarrier", "storageBarrier", "main"};
+      "fma", "abs", "min", "max", "ldexp", "workgroupBarrier", "storageBarrier", "main", "sin",
+      "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "atan2",
+      "trunc", "round", "sign"};
   return words;
 }
 
@@ -80,6 +82,67 @@ bool is_packed_global(const Buffer& b) {
 // WGSL's preamble sections, emitted when used.
 // NaN and infinities, which WGSL has no constant expressions for.
 const char* kFloatBits = "fn tilec_f32_bits(b: u32) -> f32 { return bitcast<f32>(b); }\n";
+
+// WGSL's built-in math functions that mean what the tile IR's do (docs/semantics.md).
+const std::set<std::string>& wgsl_builtin_math() {
+  static const std::set<std::string> names = {"abs",  "exp",   "exp2",  "log",   "log2",  "sqrt",
+                                              "tanh", "pow",   "floor", "ceil",  "fma",   "max",
+                                              "min",  "sin",   "cos",   "tan",   "atan",  "sinh",
+                                              "cosh", "asinh", "acosh", "atanh", "atan2", "trunc"};
+  return names;
+}
+
+// C's round, log1p, expm1, hypot, fmod and copysign, which WGSL lacks, and asin and acos,
+// as functions (tilec_NAME), emitted when used. log1p and expm1 are Kahan's forms, accurate
+// near 0; fmod subtracts the largest y * 2^k that fits, each step exact (Sterbenz), so the
+// remainder is exact as C's. WGSL's asin and acos may be as far as 2^-11 off (lavapipe's
+// are 4e-4 off, past the float32 tolerance): atan2 of the same triangle is within a few ulp.
+const std::set<std::string> kMathHelpers = {"round", "log1p",    "expm1", "hypot",
+                                            "fmod",  "copysign", "asin",  "acos"};
+const char* kMathHelperFunctions = R"(fn tilec_asin(x: f32) -> f32 {
+  return atan2(x, sqrt((1.0f - x) * (1.0f + x)));
+}
+fn tilec_acos(x: f32) -> f32 {
+  return atan2(sqrt((1.0f - x) * (1.0f + x)), x);
+}
+fn tilec_round(x: f32) -> f32 {
+  let t = trunc(x);
+  return select(round(x), t + sign(x), abs(x - t) == 0.5f);
+}
+fn tilec_log1p(x: f32) -> f32 {
+  let u = 1.0f + x;
+  if (u == 1.0f || u > 3.4028235e38f) { return select(log(u), x, u == 1.0f); }
+  return log(u) * x / (u - 1.0f);
+}
+fn tilec_expm1(x: f32) -> f32 {
+  let u = exp(x);
+  if (u == 1.0f || u > 3.4028235e38f) { return select(u, x, u == 1.0f); }
+  let um1 = u - 1.0f;
+  if (um1 == -1.0f) { return -1.0f; }
+  return um1 * x / log(u);
+}
+fn tilec_hypot(x: f32, y: f32) -> f32 {
+  let a = max(abs(x), abs(y));
+  let b = min(abs(x), abs(y));
+  if (a == 0.0f || a > 3.4028235e38f) { return a; }
+  let r = b / a;
+  return a * sqrt(1.0f + r * r);
+}
+fn tilec_fmod(x: f32, y: f32) -> f32 {
+  let ay = abs(y);
+  var r = abs(x);
+  if (!(ay > 0.0f)) { return tilec_f32_bits(0x7fc00000u); }
+  while (r >= ay) {
+    var d = ay;
+    while (d * 2.0f <= r) { d = d * 2.0f; }
+    r = r - d;
+  }
+  return select(r, -r, x < 0.0f);
+}
+fn tilec_copysign(x: f32, y: f32) -> f32 {
+  return bitcast<f32>((bitcast<u32>(x) & 0x7fffffffu) | (bitcast<u32>(y) & 0x80000000u));
+}
+)";
 
 const char* kFloorDivHelpers =
     R"(// Floor division and modulo (Python's // and %), as docs/semantics.md defines them; a
@@ -298,8 +361,10 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
       // Tint's uniformity analysis cannot see through the per-thread loop bounds.
       out += "diagnostic(off, subgroup_uniformity);\n";
     }
-    if (functions_.find("tilec_f32_bits(") != std::string::npos || helpers_.count("float8"))
+    if (functions_.find("tilec_f32_bits(") != std::string::npos || helpers_.count("float8") ||
+        helpers_.count("math"))
       out += kFloatBits;
+    if (helpers_.count("math")) out += kMathHelperFunctions;
     if (helpers_.count("floordiv")) out += kFloorDivHelpers;
     if (helpers_.count("float8")) out += kFloat8Helpers;
     return out + functions_;
@@ -743,10 +808,22 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
       r = {fmt::format("(1.0f / sqrt({}))", args[0]), true};
     } else if (n == "sigmoid") {
       r = {fmt::format("(1.0f / (1.0f + exp(-({}))))", args[0]), true};
-    } else if (n == "abs" || n == "exp" || n == "exp2" || n == "log" || n == "log2" ||
-               n == "sqrt" || n == "tanh" || n == "pow" || n == "floor" || n == "ceil" ||
-               n == "fma" || n == "max" || n == "min") {
+    } else if (wgsl_builtin_math().count(n)) {
       r = {fmt::format("{}({})", n, joined), true};
+    } else if (n == "nearbyint") {
+      r = {fmt::format("round({})", joined), true};  // WGSL's round takes halves to even
+    } else if (n == "exp10") {
+      r = {fmt::format("pow(10.0f, {})", joined), true};
+    } else if (n == "log10") {
+      r = {fmt::format("(log2({}) * 0.30102999566f)", joined), true};
+    } else if (kMathHelpers.count(n)) {
+      require("math");
+      r = {fmt::format("tilec_{}({})", n, joined), true};
+    } else if (n == "erf") {
+      fail(
+          "calls T.erf, which WGSL has no function for; for GELU write its tanh form, 0.5 * x * "
+          "(1 + T.tanh(0.7978845608 * (x + 0.044715 * x * x * x))), or compile for another "
+          "target");
     } else {
       fail(fmt::format("calls the math function '{}', which the WGSL printer does not know", n));
     }
@@ -1052,6 +1129,12 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
       open();
       print_stmt(op->else_case);
     }
+    close();
+  }
+  void visit_stmt(const WhileNode* op, const Stmt&) override {
+    line() << "while (" << print(op->cond).text << ") ";
+    open();
+    print_stmt(op->body);
     close();
   }
   void visit_stmt(const SeqNode* op, const Stmt&) override {

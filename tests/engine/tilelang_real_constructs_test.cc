@@ -10,7 +10,8 @@
 // T.any_of / T.all_of over a block mask, factory string comparisons (dtype == "int8"), a
 // storage scope held in a constant, constant tables indexed in a factory, tvm.te.var
 // sizes, T.const names separated by spaces and a T.Parallel row of one iteration that
-// accumulates; T.cummax, T.Select, T.shift_left/right, T.assume and TVM script blocks. Each is
+// accumulates; T.cummax, T.Select, T.shift_left/right, T.assume and TVM script blocks;
+// while loops over T.alloc_var values. Each is
 // parsed, checked, compiled on every CPU backend pair and on opencl (PoCL here; skipped, saying
 // why, without a platform) and compared with the reference interpreter. 16-bit atomics under
 // contention are checked against exact sums.
@@ -350,6 +351,19 @@ def f(A: T.Tensor((64,), "int32"), B: T.Tensor((64,), "int32"),
             x = A[bx * 32 + i]
             B[bx * 32 + i] = T.Select(x > 0, T.shift_left(x & 255, 2), T.shift_right(x, 3))
             Y[bx * 32 + i] = T.Select(X[bx * 32 + i] < 0.0, -X[bx * 32 + i], X[bx * 32 + i])
+)"},
+      // TileLang's own while loop (testing/python/language/test_tilelang_language_frontend_v2.py).
+      {"WhileOverVars", R"(
+@T.prim_func
+def f(A: T.Tensor((2,), "int32")):
+    with T.Kernel(1) as _:
+        i = T.alloc_var(T.int32, 0)
+        total = T.alloc_var(T.int32, 0)
+        while i < 10:
+            total += i
+            i += 1
+        A[0] = total
+        A[1] = i
 )"},
   };
 }

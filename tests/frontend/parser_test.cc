@@ -338,12 +338,20 @@ const std::string kFn =
     "    with T.Kernel(1) as bx:\n";
 
 TEST(ParserErrors, UnsupportedSyntax) {
-  expect_error(kFn + "        while n:\n            pass\n", 4, 9,
-               "'while' loops are not supported", "T.Parallel, T.serial, T.Pipelined, range");
+  expect_error(kFn + "        break\n", 4, 9, "'break' is not supported in kernel files");
   expect_error(kFn + "        r = lambda x: x\n", 4, 13, "lambda");
   expect_error(kFn + "        r = A @ A\n", 4, 15, "operator '@'", "T.gemm");
   expect_error(kFn + "        return n\n", 4, 9, "'return' is not allowed inside a kernel");
   expect_error(kFn + "        a, b = n\n", 4, 16, "only a tuple of values can be unpacked");
+}
+
+TEST(ParserErrors, WhileLoops) {
+  expect_error(kFn + "        while True:\n            pass\n", 4, 15,
+               "this while loop never ends: its condition is always true", "T.alloc_var");
+  expect_error(kFn + "        while n:\n            pass\n        else:\n            pass\n", 6, 9,
+               "'while ... else' is not supported");
+  expect_error(kFn + "        while A[0, 0]:\n            pass\n", 4, 15,
+               "the condition of a while loop is a float32 value", "while x > 0.0");
 }
 
 TEST(ParserErrors, CallsAndArguments) {

@@ -95,6 +95,9 @@ def everything(A: T.Tensor((M, 64), "float16", read_only=True), B: T.Buffer((64,
             B[u, 1] = (u - (u - 1)) * -(u + 1)
             B[u, 2] = T.min(T.abs(s), T.log2(s)) + T.pow(s, 3.0) + T.floor(s) - T.ceil(s)
             B[u, 3] = T.tanh(s) + T.sigmoid(s) + T.rsqrt(s) + T.log(s) + T.exp2(s)
+            B[u, 4] = T.sin(s) + T.atan2(s, 2.0) + T.erf(s) + T.round(s) + T.fmod(s, 3.0)
+        while cnt < n:
+            cnt += 2
         T.evaluate(n)
 )";
   IRModule m = parse_kernel_source(source);

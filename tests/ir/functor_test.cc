@@ -57,6 +57,9 @@ class Name final : public StmtFunctor<std::string(const Stmt* expected)> {
   std::string visit_stmt(const IfNode*, const Stmt& s, const Stmt* e) override {
     return check(s, e, "if");
   }
+  std::string visit_stmt(const WhileNode*, const Stmt& s, const Stmt* e) override {
+    return check(s, e, "while");
+  }
   std::string visit_stmt(const SeqNode*, const Stmt& s, const Stmt* e) override {
     return check(s, e, "seq");
   }
@@ -96,6 +99,7 @@ TEST(StmtFunctor, ReachesTheHookOfEachKind) {
   EXPECT_EQ(of(let(i, Expr(1), st)), "let");
   EXPECT_EQ(of(for_loop(i, Expr(0), Expr(8), st)), "for");
   EXPECT_EQ(of(if_then_else(Expr(i) < Expr(3), st)), "if");
+  EXPECT_EQ(of(while_loop(Expr(i) < Expr(3), st)), "while");
   EXPECT_EQ(of(seq({st, st})), "seq");
   EXPECT_EQ(of(allocate(a, st)), "allocate");
   EXPECT_EQ(of(evaluate(Expr(i))), "evaluate");

@@ -153,6 +153,15 @@ TEST(WorkItemLoops, BarriersUnderThreadDependentControlFlowAreLocatedErrors) {
       "        T.reduce_sum(l, r, dim=0)\n",
       "T.reduce_sum on thread-private 'l', which lives across a barrier");
   expect_error(
+      "        c = T.alloc_local((1,), \"int32\")\n"
+      "        c[0] = tx\n"
+      "        while c[0] < 32:\n"
+      "            c[0] = c[0] + 1\n"
+      "            T.sync_threads()\n",
+      "line 11:13: kernel 'f': a barrier (T.sync_threads / T.tvm_storage_sync) inside a while "
+      "loop whose condition depends on the thread index (line 9); every thread of the block "
+      "must reach the same barriers and block-wide tile operations: move it out of that loop");
+  expect_error(
       "        if tx < 16:\n"
       "            B[tx] = T.shfl_xor(A[tx], 1)\n",
       "line 8:21: kernel 'f': T.shfl_xor (a warp shuffle: every thread of the block takes part) "

@@ -168,6 +168,7 @@ class CodeGenC {
   // call bind_loop_to_thread.
   virtual void print_thread_binding_loop(const ir::ForNode* op);
   virtual void print_if(const ir::IfNode* op);
+  virtual void print_while(const ir::WhileNode* op);
   virtual void print_seq(const ir::SeqNode* op);
   virtual void print_allocate(const ir::AllocateNode* op);
   // evaluate(barrier(...)) goes to print_barrier; any other value is printed as a

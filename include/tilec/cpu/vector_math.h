@@ -1,6 +1,7 @@
 // Vector math on the cpu targets through glibc's libmvec (x86-64, glibc >= 2.35): the
-// element-wise T.exp / exp2 / log / log2 / tanh / pow / sigmoid of a vectorized loop call
-// libmvec's vector variants (_ZGVeN16v_expf, ...) instead of one scalar expf a lane.
+// element-wise math of a vectorized loop (T.exp, log, tanh, erf, sin, pow, atan2, ...: every
+// function libmvec has, docs/semantics.md lists them) calls libmvec's vector variants
+// (_ZGVeN16v_expf, ...) instead of one scalar expf a lane.
 //  - `c`: the device source redeclares the math functions with GCC's
 //    __attribute__((simd("notinbranch"))) (what glibc's math.h does under -ffast-math
 //    only), the native backend compiles with -fno-math-errno (kernels never read errno;

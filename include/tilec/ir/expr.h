@@ -176,8 +176,9 @@ Expr unary(UnaryOp op, Expr a, Span span = {});
 Expr select(Expr cond, Expr true_value, Expr false_value, Span span = {});
 Expr cast(DataType dtype, Expr value, Span span = {});  // folds casts of constants
 Expr load(Buffer buffer, std::vector<Expr> indices, Span span = {});
-// Math intrinsics: exp exp2 log log2 sqrt rsqrt tanh sigmoid abs pow floor ceil fma
-// (and min/max, which become BinaryOps). Integer arguments of float-only functions
+// Math intrinsics (math_intrinsic_names(): exp, log, sin, erf, round, pow, atan2, fma,
+// ...; docs/semantics.md "Math functions" says what each computes), and min/max, which
+// become BinaryOps. Integer arguments of float-only functions
 // are converted to float32. Unknown names throw IRError listing the known ones.
 Expr call(const std::string& name, std::vector<Expr> args, Span span = {});
 bool is_math_intrinsic(const std::string& name);

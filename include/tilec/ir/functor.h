@@ -107,6 +107,8 @@ class StmtFunctor<R(Args...)> {
         return visit_stmt(static_cast<const ReduceNode*>(s.get()), s, args...);
       case StmtKind::kLaunch:
         return visit_stmt(static_cast<const LaunchNode*>(s.get()), s, args...);
+      case StmtKind::kWhile:
+        return visit_stmt(static_cast<const WhileNode*>(s.get()), s, args...);
     }
     throw IRError("statement of unknown kind " + std::to_string(int(s.kind())));
   }
@@ -115,6 +117,7 @@ class StmtFunctor<R(Args...)> {
   virtual R visit_stmt(const StoreNode* op, const Stmt& self, Args... args) = 0;
   virtual R visit_stmt(const LetNode* op, const Stmt& self, Args... args) = 0;
   virtual R visit_stmt(const ForNode* op, const Stmt& self, Args... args) = 0;
+  virtual R visit_stmt(const WhileNode* op, const Stmt& self, Args... args) = 0;
   virtual R visit_stmt(const IfNode* op, const Stmt& self, Args... args) = 0;
   virtual R visit_stmt(const SeqNode* op, const Stmt& self, Args... args) = 0;
   virtual R visit_stmt(const AllocateNode* op, const Stmt& self, Args... args) = 0;

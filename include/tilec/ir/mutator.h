@@ -57,6 +57,7 @@ class StmtMutator : public ExprMutator, public StmtFunctor<Stmt()> {
   virtual Stmt mutate_let(const LetNode* op, const Stmt& self);
   virtual Stmt mutate_for(const ForNode* op, const Stmt& self);
   virtual Stmt mutate_if(const IfNode* op, const Stmt& self);
+  virtual Stmt mutate_while(const WhileNode* op, const Stmt& self);
   virtual Stmt mutate_seq(const SeqNode* op, const Stmt& self);
   virtual Stmt mutate_allocate(const AllocateNode* op, const Stmt& self);
   virtual Stmt mutate_evaluate(const EvaluateNode* op, const Stmt& self);
@@ -75,6 +76,7 @@ class StmtMutator : public ExprMutator, public StmtFunctor<Stmt()> {
   Stmt visit_stmt(const LetNode* op, const Stmt& self) final;
   Stmt visit_stmt(const ForNode* op, const Stmt& self) final;
   Stmt visit_stmt(const IfNode* op, const Stmt& self) final;
+  Stmt visit_stmt(const WhileNode* op, const Stmt& self) final;
   Stmt visit_stmt(const SeqNode* op, const Stmt& self) final;
   Stmt visit_stmt(const AllocateNode* op, const Stmt& self) final;
   Stmt visit_stmt(const EvaluateNode* op, const Stmt& self) final;

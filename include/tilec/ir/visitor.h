@@ -54,6 +54,7 @@ class StmtVisitor : public ExprVisitor, public StmtFunctor<void()> {
   virtual void visit_let(const LetNode* op);
   virtual void visit_for(const ForNode* op);
   virtual void visit_if(const IfNode* op);
+  virtual void visit_while(const WhileNode* op);
   virtual void visit_seq(const SeqNode* op);
   virtual void visit_allocate(const AllocateNode* op);
   virtual void visit_evaluate(const EvaluateNode* op);
@@ -71,6 +72,7 @@ class StmtVisitor : public ExprVisitor, public StmtFunctor<void()> {
   void visit_stmt(const LetNode* op, const Stmt& self) final;
   void visit_stmt(const ForNode* op, const Stmt& self) final;
   void visit_stmt(const IfNode* op, const Stmt& self) final;
+  void visit_stmt(const WhileNode* op, const Stmt& self) final;
   void visit_stmt(const SeqNode* op, const Stmt& self) final;
   void visit_stmt(const AllocateNode* op, const Stmt& self) final;
   void visit_stmt(const EvaluateNode* op, const Stmt& self) final;

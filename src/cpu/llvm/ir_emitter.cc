@@ -12,6 +12,8 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <cmath>
+#include <set>
+#include <string>
 
 namespace tilec::cpu::llvm_codegen {
 
@@ -318,6 +320,7 @@ class IREmitter::Dispatch final : public ExprFunctor<llvm::Value*()>, public Stm
   void visit_stmt(const LetNode* op, const Stmt&) override { em_.emit_let(op); }
   void visit_stmt(const ForNode* op, const Stmt&) override { em_.emit_for(op); }
   void visit_stmt(const IfNode* op, const Stmt&) override { em_.emit_if(op); }
+  void visit_stmt(const WhileNode* op, const Stmt&) override { em_.emit_while(op); }
   void visit_stmt(const SeqNode* op, const Stmt&) override {
     for (const auto& child : op->stmts) em_.emit_stmt(child);
   }
@@ -653,6 +656,13 @@ llvm::Value* IREmitter::emit_extern(const CallNode* op) {
   return builder_.CreateCall(module_.getOrInsertFunction(op->name, type), args);
 }
 
+bool is_libm_call(const std::string& name) {
+  static const std::set<std::string> names = {"tanh",  "expm1", "log1p", "erf",   "tan",
+                                              "asin",  "acos",  "atan",  "sinh",  "cosh",
+                                              "asinh", "acosh", "atanh", "atan2", "hypot"};
+  return names.count(name) != 0;
+}
+
 llvm::Value* IREmitter::emit_intrinsic(const CallNode* op) {
   DataType t = op->dtype;
   const std::string& n = op->name;
@@ -705,8 +715,27 @@ llvm::Value* IREmitter::emit_intrinsic(const CallNode* op) {
     r = intrinsic(llvm::Intrinsic::ceil);
   else if (n == "fma")
     r = intrinsic(llvm::Intrinsic::fma);
-  else if (n == "tanh")
-    r = libm("tanh");
+  else if (n == "sin")
+    r = intrinsic(llvm::Intrinsic::sin);
+  else if (n == "cos")
+    r = intrinsic(llvm::Intrinsic::cos);
+  else if (n == "log10")
+    r = intrinsic(llvm::Intrinsic::log10);
+  else if (n == "trunc")
+    r = intrinsic(llvm::Intrinsic::trunc);
+  else if (n == "round")
+    r = intrinsic(llvm::Intrinsic::round);
+  else if (n == "nearbyint")
+    r = intrinsic(llvm::Intrinsic::nearbyint);
+  else if (n == "copysign")
+    r = intrinsic(llvm::Intrinsic::copysign);
+  else if (n == "fmod")
+    r = B.CreateFRem(args.at(0), args.at(1));  // frem is C's fmod
+  else if (n == "exp10")
+    r = B.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::pow, {type}),
+                     {llvm::ConstantFP::get(type, 10.0), args.at(0)});
+  else if (is_libm_call(n))
+    r = libm(n.c_str());
   else if (n == "rsqrt") {
     r = B.CreateFDiv(
         one, B.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::sqrt, {type}),
@@ -934,6 +963,22 @@ void IREmitter::emit_if(const IfNode* op) {
     emit_stmt(op->else_case);
     builder_.CreateBr(done);
   }
+  builder_.SetInsertPoint(done);
+}
+
+void IREmitter::emit_while(const WhileNode* op) {
+  llvm::BasicBlock* test = llvm::BasicBlock::Create(ctx_, "while.cond", fn_);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "while.body", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "while.end", fn_);
+  builder_.CreateBr(test);
+  builder_.SetInsertPoint(test);
+  llvm::Value* cond = emit(op->cond);
+  if (cond->getType()->isVectorTy())
+    fail("a while loop in a vectorized loop's body (its lanes would leave it apart)");
+  builder_.CreateCondBr(cond, body, done);
+  builder_.SetInsertPoint(body);
+  emit_stmt(op->body);
+  builder_.CreateBr(test);
   builder_.SetInsertPoint(done);
 }
 

@@ -52,6 +52,10 @@ inline constexpr int64_t kMaxStackBytes = codegen::kMaxStackAllocationBytes;
 // naming `what` and the verifier's message (a codegen bug, never a user error).
 std::string verified_module_text(llvm::Module& module, const std::string& what);
 
+// Whether math intrinsic `name` is emitted as a call of libm's scalar function (tanhf,
+// erff, ...) rather than an LLVM intrinsic: such a call has no form on vector values.
+bool is_libm_call(const std::string& name);
+
 class IREmitter {
  public:
   IREmitter(llvm::LLVMContext& context, llvm::Module& module);
@@ -123,6 +127,7 @@ class IREmitter {
   void emit_store(const ir::StoreNode* op);
   void emit_for(const ir::ForNode* op);
   void emit_if(const ir::IfNode* op);
+  void emit_while(const ir::WhileNode* op);
   void emit_allocate(const ir::AllocateNode* op);
   void emit_let(const ir::LetNode* op);
   // ir::bounds_violation / bounds_stop_if_failed through bounds_record_.

@@ -71,8 +71,9 @@ class VectorBodyCheck : private StmtFunctor<void()> {
       if (auto* c = x.as<CallNode>()) {
         bool any_varying = false;
         for (const auto& a : c->args) any_varying = any_varying || varying(a);
-        // Extern functions and libm's tanh have no vector form here.
-        if (any_varying && (c->call_kind != CallKind::kIntrinsic || c->name == "tanh")) ok_ = false;
+        // Extern functions and libm's calls (tanh, erf, ...) have no vector form here.
+        if (any_varying && (c->call_kind != CallKind::kIntrinsic || is_libm_call(c->name)))
+          ok_ = false;
       }
       if (auto* s = x.as<SelectNode>(); s && varying(s->cond)) {
         // Both sides run in every lane: only when that cannot read outside a tensor.
@@ -124,6 +125,8 @@ class VectorBodyCheck : private StmtFunctor<void()> {
   void visit_stmt(const SeqNode* op, const Stmt&) override {
     for (const auto& child : op->stmts) visit(child);
   }
+  // Lanes would leave a while loop at different iterations: the loop keeps its scalar form.
+  void visit_stmt(const WhileNode*, const Stmt&) override { ok_ = false; }
   void visit_stmt(const AllocateNode* op, const Stmt&) override {
     if (masked_depth_) ok_ = false;
     int64_t count = 1;

@@ -33,14 +33,20 @@ void add_libmvec_mappings(llvm::TargetLibraryInfoImpl& tlii, const llvm::TargetM
     const char* intrinsic;  // llvm.NAME
     const char* params;     // "v" unary, "vv" binary
   };
-  static const Function functions[] = {{"exp", "exp", "v"},    {"exp2", "exp2", "v"},
-                                       {"log", "log", "v"},    {"log2", "log2", "v"},
-                                       {"tanh", nullptr, "v"}, {"pow", "pow", "vv"}};
+  static const Function functions[] = {
+      {"exp", "exp", "v"},      {"exp2", "exp2", "v"},   {"expm1", nullptr, "v"},
+      {"log", "log", "v"},      {"log2", "log2", "v"},   {"log10", "log10", "v"},
+      {"log1p", nullptr, "v"},  {"tanh", nullptr, "v"},  {"erf", nullptr, "v"},
+      {"sin", "sin", "v"},      {"cos", "cos", "v"},     {"tan", nullptr, "v"},
+      {"asin", nullptr, "v"},   {"acos", nullptr, "v"},  {"atan", nullptr, "v"},
+      {"sinh", nullptr, "v"},   {"cosh", nullptr, "v"},  {"asinh", nullptr, "v"},
+      {"acosh", nullptr, "v"},  {"atanh", nullptr, "v"}, {"pow", "pow", "vv"},
+      {"atan2", nullptr, "vv"}, {"hypot", nullptr, "vv"}};
   // VecDesc holds StringRefs: the names live as long as the process.
   static std::vector<std::string>* names = new std::vector<std::string>;
   static std::once_flag once;
   std::call_once(once, [&] {
-    names->reserve(256);
+    names->reserve(512);
     for (const Function& f : functions)
       for (int bits : {32, 64})
         for (const auto& [isa, width] : {std::pair<char, int>{'b', 128}, {'d', 256}, {'e', 512}}) {

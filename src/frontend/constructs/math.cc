@@ -22,7 +22,9 @@ Construct positional(std::string name, std::vector<std::string> params, ValueLow
 std::vector<Construct> math_constructs() {
   std::vector<Construct> rows;
   static const std::map<std::string, std::vector<std::string>> params = {
-      {"pow", {"x", "y"}}, {"fma", {"x", "y", "z"}}, {"max", {"x", "y"}}, {"min", {"x", "y"}}};
+      {"pow", {"x", "y"}},   {"atan2", {"y", "x"}},    {"fmod", {"x", "y"}},
+      {"hypot", {"x", "y"}}, {"copysign", {"x", "y"}}, {"fma", {"x", "y", "z"}},
+      {"max", {"x", "y"}},   {"min", {"x", "y"}}};
   for (const std::string& name : math_intrinsic_names()) {
     auto it = params.find(name);
     rows.push_back(positional(name, it == params.end() ? std::vector<std::string>{"x"} : it->second,

@@ -336,6 +336,7 @@ class Lowering {
     });
   }
   Stmt if_statement(const AstStmt& s);
+  Stmt while_statement(const AstStmt& s);
   Stmt with_statement(const AstStmt& s);
   Stmt if_frame(const AstStmt& s);
 

@@ -50,6 +50,7 @@ IRModule Lowering::run(const AstModule& module) {
         if (is_main_guard(*stmt)) break;  // `if __name__ == "__main__":` test driver
         [[fallthrough]];
       case AstStmtKind::kFor:
+      case AstStmtKind::kWhile:
       case AstStmtKind::kWith:
         skip_module_block(*stmt);
         break;

@@ -52,6 +52,8 @@ void Lowering::statement(const AstStmt& s, BlockAccumulator& acc) {
     case AstStmtKind::kFor:
       if (!in_kernel_ && launches_kernel(s.body)) return unrolled_launches(s, acc);
       return acc.add(for_statement(s));
+    case AstStmtKind::kWhile:
+      return acc.add(while_statement(s));
     case AstStmtKind::kIf:
       return acc.add(if_statement(s));
     case AstStmtKind::kWith:
@@ -283,6 +285,23 @@ Stmt Lowering::if_statement(const AstStmt& s) {
   Stmt then_case = block(s.body, s.span);
   Stmt else_case = s.orelse.empty() ? Stmt() : block(s.orelse, s.orelse[0]->span);
   return guarded(s.span, [&] { return if_then_else(cond, then_case, else_case, s.span); });
+}
+
+// `while cond:` inside a kernel (docs/semantics.md, "While loops"): the condition reads
+// state the body changes, T.alloc_var values or buffer elements.
+Stmt Lowering::while_statement(const AstStmt& s) {
+  Expr cond = expr(*s.value);
+  if (!cond.dtype().is_bool() && !cond.dtype().is_integer())
+    fail(s.value->span, "the condition of a while loop is a " + cond.dtype().str() + " value",
+         "compare it: `while x > 0.0:`");
+  if (auto* c = cond.as<IntImmNode>()) {
+    if (!c->value) return Stmt();  // `while False:` never runs its body
+    fail(s.value->span, "this while loop never ends: its condition is always true",
+         "tilec has no `break`; loop on a condition the body changes, e.g. `while i < n:` "
+         "with `i = T.alloc_var(T.int32, 0)` and `i += 1` in the body");
+  }
+  Stmt body = block(s.body, s.span);
+  return guarded(s.span, [&] { return while_loop(cond, body, s.span); });
 }
 
 // `with CONTEXT:` inside a function: T.Kernel, or TVM script's if-frames.
