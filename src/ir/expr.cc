@@ -17,63 +17,34 @@ Expr::Expr(double value) : node_(std::make_shared<FloatImmNode>(DataType::Float3
 
 const char* to_string(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kAdd:
-      return "+";
-    case BinaryOp::kSub:
-      return "-";
-    case BinaryOp::kMul:
-      return "*";
-    case BinaryOp::kDiv:
-      return "/";
-    case BinaryOp::kFloorDiv:
-      return "//";
-    case BinaryOp::kFloorMod:
-      return "%";
-    case BinaryOp::kMin:
-      return "min";
-    case BinaryOp::kMax:
-      return "max";
-    case BinaryOp::kEQ:
-      return "==";
-    case BinaryOp::kNE:
-      return "!=";
-    case BinaryOp::kLT:
-      return "<";
-    case BinaryOp::kLE:
-      return "<=";
-    case BinaryOp::kGT:
-      return ">";
-    case BinaryOp::kGE:
-      return ">=";
-    case BinaryOp::kAnd:
-      return "and";
-    case BinaryOp::kOr:
-      return "or";
-    case BinaryOp::kBitAnd:
-      return "&";
-    case BinaryOp::kBitOr:
-      return "|";
-    case BinaryOp::kBitXor:
-      return "^";
-    case BinaryOp::kShl:
-      return "<<";
-    case BinaryOp::kShr:
-      return ">>";
+    case BinaryOp::kAdd: return "+";
+    case BinaryOp::kSub: return "-";
+    case BinaryOp::kMul: return "*";
+    case BinaryOp::kDiv: return "/";
+    case BinaryOp::kFloorDiv: return "//";
+    case BinaryOp::kFloorMod: return "%";
+    case BinaryOp::kMin: return "min";
+    case BinaryOp::kMax: return "max";
+    case BinaryOp::kEQ: return "==";
+    case BinaryOp::kNE: return "!=";
+    case BinaryOp::kLT: return "<";
+    case BinaryOp::kLE: return "<=";
+    case BinaryOp::kGT: return ">";
+    case BinaryOp::kGE: return ">=";
+    case BinaryOp::kAnd: return "and";
+    case BinaryOp::kOr: return "or";
+    case BinaryOp::kBitAnd: return "&";
+    case BinaryOp::kBitOr: return "|";
+    case BinaryOp::kBitXor: return "^";
+    case BinaryOp::kShl: return "<<";
+    case BinaryOp::kShr: return ">>";
   }
   return "?";
 }
-const char* to_string(UnaryOp op) {
-  return op == UnaryOp::kNeg ? "-" : "not";
-}
-bool is_comparison(BinaryOp op) {
-  return op >= BinaryOp::kEQ && op <= BinaryOp::kGE;
-}
-bool is_logical(BinaryOp op) {
-  return op == BinaryOp::kAnd || op == BinaryOp::kOr;
-}
-bool is_bitwise(BinaryOp op) {
-  return op >= BinaryOp::kBitAnd && op <= BinaryOp::kShr;
-}
+const char* to_string(UnaryOp op) { return op == UnaryOp::kNeg ? "-" : "not"; }
+bool is_comparison(BinaryOp op) { return op >= BinaryOp::kEQ && op <= BinaryOp::kGE; }
+bool is_logical(BinaryOp op) { return op == BinaryOp::kAnd || op == BinaryOp::kOr; }
+bool is_bitwise(BinaryOp op) { return op >= BinaryOp::kBitAnd && op <= BinaryOp::kShr; }
 
 Expr make_int(int64_t value, DataType dtype) {
   return Expr(std::make_shared<IntImmNode>(dtype, value));
@@ -81,17 +52,13 @@ Expr make_int(int64_t value, DataType dtype) {
 Expr make_float(double value, DataType dtype) {
   return Expr(std::make_shared<FloatImmNode>(dtype, value));
 }
-Expr make_bool(bool value) {
-  return make_int(value ? 1 : 0, DataType::Bool());
-}
+Expr make_bool(bool value) { return make_int(value ? 1 : 0, DataType::Bool()); }
 Expr make_const(DataType dtype, double value) {
   if (dtype.is_float()) return make_float(value, dtype);
   if (dtype.is_bool()) return make_bool(value != 0);
   return make_int(static_cast<int64_t>(value), dtype);
 }
-Expr make_zero(DataType dtype) {
-  return make_const(dtype, 0);
-}
+Expr make_zero(DataType dtype) { return make_const(dtype, 0); }
 
 Var make_var(std::string name, DataType dtype, Span span) {
   auto node = std::make_shared<VarNode>(std::move(name), dtype);
@@ -120,9 +87,7 @@ DataType promote(DataType a, DataType b) {
   return a.is_uint() ? a : b;  // same width, mixed signedness: unsigned, as C does
 }
 
-Expr with_dtype(const Expr& e, DataType t) {
-  return e.dtype() == t ? e : cast(t, e);
-}
+Expr with_dtype(const Expr& e, DataType t) { return e.dtype() == t ? e : cast(t, e); }
 
 }  // namespace
 
@@ -208,13 +173,13 @@ namespace {
 // Every math intrinsic and how many arguments it takes, in the order docs list them.
 const std::vector<std::pair<std::string, size_t>>& math_intrinsic_arities() {
   static const std::vector<std::pair<std::string, size_t>> table = {
-      {"exp", 1},   {"exp2", 1},  {"exp10", 1}, {"expm1", 1}, {"log", 1},      {"log2", 1},
-      {"log10", 1}, {"log1p", 1}, {"sqrt", 1},  {"rsqrt", 1}, {"tanh", 1},     {"sigmoid", 1},
-      {"erf", 1},   {"sin", 1},   {"cos", 1},   {"tan", 1},   {"asin", 1},     {"acos", 1},
-      {"atan", 1},  {"sinh", 1},  {"cosh", 1},  {"asinh", 1}, {"acosh", 1},    {"atanh", 1},
-      {"abs", 1},   {"floor", 1}, {"ceil", 1},  {"trunc", 1}, {"round", 1},    {"nearbyint", 1},
-      {"pow", 2},   {"atan2", 2}, {"fmod", 2},  {"hypot", 2}, {"copysign", 2}, {"fma", 3},
-      {"max", 2},   {"min", 2}};
+      {"exp", 1},   {"exp2", 1},  {"exp10", 1}, {"expm1", 1}, {"log", 1},   {"log2", 1},
+      {"log10", 1}, {"log1p", 1}, {"sqrt", 1},  {"rsqrt", 1}, {"tanh", 1},  {"sigmoid", 1},
+      {"erf", 1},   {"sin", 1},   {"cos", 1},   {"tan", 1},   {"asin", 1},  {"acos", 1},
+      {"atan", 1},  {"sinh", 1},  {"cosh", 1},  {"asinh", 1}, {"acosh", 1}, {"atanh", 1},
+      {"abs", 1},   {"floor", 1}, {"ceil", 1},  {"trunc", 1}, {"round", 1}, {"nearbyint", 1},
+      {"pow", 2},   {"atan2", 2}, {"fmod", 2},  {"hypot", 2}, {"copysign", 2},
+      {"fma", 3},   {"max", 2},   {"min", 2}};
   return table;
 }
 
@@ -267,14 +232,10 @@ Expr call(const std::string& name, std::vector<Expr> args, Span span) {
 
 const char* to_string(CallKind kind) {
   switch (kind) {
-    case CallKind::kIntrinsic:
-      return "intrinsic";
-    case CallKind::kExtern:
-      return "extern";
-    case CallKind::kBarrier:
-      return "barrier";
-    case CallKind::kAtomic:
-      return "atomic";
+    case CallKind::kIntrinsic: return "intrinsic";
+    case CallKind::kExtern: return "extern";
+    case CallKind::kBarrier: return "barrier";
+    case CallKind::kAtomic: return "atomic";
   }
   return "?";
 }
@@ -341,62 +302,24 @@ bool is_const_int(const Expr& e, int64_t value) {
   return v && *v == value;
 }
 
-Expr operator+(Expr a, Expr b) {
-  return binary(BinaryOp::kAdd, std::move(a), std::move(b));
-}
-Expr operator-(Expr a, Expr b) {
-  return binary(BinaryOp::kSub, std::move(a), std::move(b));
-}
-Expr operator*(Expr a, Expr b) {
-  return binary(BinaryOp::kMul, std::move(a), std::move(b));
-}
-Expr operator/(Expr a, Expr b) {
-  return binary(BinaryOp::kDiv, std::move(a), std::move(b));
-}
-Expr operator-(Expr a) {
-  return unary(UnaryOp::kNeg, std::move(a));
-}
-Expr floordiv(Expr a, Expr b) {
-  return binary(BinaryOp::kFloorDiv, std::move(a), std::move(b));
-}
-Expr floormod(Expr a, Expr b) {
-  return binary(BinaryOp::kFloorMod, std::move(a), std::move(b));
-}
-Expr min(Expr a, Expr b) {
-  return binary(BinaryOp::kMin, std::move(a), std::move(b));
-}
-Expr max(Expr a, Expr b) {
-  return binary(BinaryOp::kMax, std::move(a), std::move(b));
-}
-Expr ceildiv(Expr a, Expr b) {
-  return floordiv(a + b - Expr(1), b);
-}
-Expr operator<(Expr a, Expr b) {
-  return binary(BinaryOp::kLT, std::move(a), std::move(b));
-}
-Expr operator<=(Expr a, Expr b) {
-  return binary(BinaryOp::kLE, std::move(a), std::move(b));
-}
-Expr operator>(Expr a, Expr b) {
-  return binary(BinaryOp::kGT, std::move(a), std::move(b));
-}
-Expr operator>=(Expr a, Expr b) {
-  return binary(BinaryOp::kGE, std::move(a), std::move(b));
-}
-Expr eq(Expr a, Expr b) {
-  return binary(BinaryOp::kEQ, std::move(a), std::move(b));
-}
-Expr ne(Expr a, Expr b) {
-  return binary(BinaryOp::kNE, std::move(a), std::move(b));
-}
-Expr logical_and(Expr a, Expr b) {
-  return binary(BinaryOp::kAnd, std::move(a), std::move(b));
-}
-Expr logical_or(Expr a, Expr b) {
-  return binary(BinaryOp::kOr, std::move(a), std::move(b));
-}
-Expr logical_not(Expr a) {
-  return unary(UnaryOp::kNot, std::move(a));
-}
+Expr operator+(Expr a, Expr b) { return binary(BinaryOp::kAdd, std::move(a), std::move(b)); }
+Expr operator-(Expr a, Expr b) { return binary(BinaryOp::kSub, std::move(a), std::move(b)); }
+Expr operator*(Expr a, Expr b) { return binary(BinaryOp::kMul, std::move(a), std::move(b)); }
+Expr operator/(Expr a, Expr b) { return binary(BinaryOp::kDiv, std::move(a), std::move(b)); }
+Expr operator-(Expr a) { return unary(UnaryOp::kNeg, std::move(a)); }
+Expr floordiv(Expr a, Expr b) { return binary(BinaryOp::kFloorDiv, std::move(a), std::move(b)); }
+Expr floormod(Expr a, Expr b) { return binary(BinaryOp::kFloorMod, std::move(a), std::move(b)); }
+Expr min(Expr a, Expr b) { return binary(BinaryOp::kMin, std::move(a), std::move(b)); }
+Expr max(Expr a, Expr b) { return binary(BinaryOp::kMax, std::move(a), std::move(b)); }
+Expr ceildiv(Expr a, Expr b) { return floordiv(a + b - Expr(1), b); }
+Expr operator<(Expr a, Expr b) { return binary(BinaryOp::kLT, std::move(a), std::move(b)); }
+Expr operator<=(Expr a, Expr b) { return binary(BinaryOp::kLE, std::move(a), std::move(b)); }
+Expr operator>(Expr a, Expr b) { return binary(BinaryOp::kGT, std::move(a), std::move(b)); }
+Expr operator>=(Expr a, Expr b) { return binary(BinaryOp::kGE, std::move(a), std::move(b)); }
+Expr eq(Expr a, Expr b) { return binary(BinaryOp::kEQ, std::move(a), std::move(b)); }
+Expr ne(Expr a, Expr b) { return binary(BinaryOp::kNE, std::move(a), std::move(b)); }
+Expr logical_and(Expr a, Expr b) { return binary(BinaryOp::kAnd, std::move(a), std::move(b)); }
+Expr logical_or(Expr a, Expr b) { return binary(BinaryOp::kOr, std::move(a), std::move(b)); }
+Expr logical_not(Expr a) { return unary(UnaryOp::kNot, std::move(a)); }
 
 }  // namespace tilec::ir

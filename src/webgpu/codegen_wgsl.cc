@@ -97,8 +97,11 @@ const std::set<std::string>& wgsl_builtin_math() {
 // near 0; fmod subtracts the largest y * 2^k that fits, each step exact (Sterbenz), so the
 // remainder is exact as C's. WGSL's asin and acos may be as far as 2^-11 off (lavapipe's
 // are 4e-4 off, past the float32 tolerance): atan2 of the same triangle is within a few ulp.
-const std::set<std::string> kMathHelpers = {"round", "log1p",    "expm1", "hypot",
-                                            "fmod",  "copysign", "asin",  "acos"};
+const std::set<std::string>& wgsl_math_helpers() {
+  static const std::set<std::string> names = {"round", "log1p",    "expm1", "hypot",
+                                              "fmod",  "copysign", "asin",  "acos"};
+  return names;
+}
 const char* kMathHelperFunctions = R"(fn tilec_asin(x: f32) -> f32 {
   return atan2(x, sqrt((1.0f - x) * (1.0f + x)));
 }
@@ -816,7 +819,7 @@ class WgslPrinter : public ExprFunctor<Printed()>, public StmtFunctor<void()> {
       r = {fmt::format("pow(10.0f, {})", joined), true};
     } else if (n == "log10") {
       r = {fmt::format("(log2({}) * 0.30102999566f)", joined), true};
-    } else if (kMathHelpers.count(n)) {
+    } else if (wgsl_math_helpers().count(n)) {
       require("math");
       r = {fmt::format("tilec_{}({})", n, joined), true};
     } else if (n == "erf") {

@@ -11,8 +11,7 @@
 namespace tilec::ir {
 
 enum class StorageScope : uint8_t { kGlobal, kShared, kFragment, kLocal, kVar };
-const char* to_string(
-    StorageScope scope);  // "global", "shared", "local.fragment", "local", "local.var"
+const char* to_string(StorageScope scope);  // "global", "shared", "local.fragment", "local", "local.var"
 std::optional<StorageScope> parse_storage_scope(std::string_view text);
 
 struct BufferNode {
@@ -21,7 +20,7 @@ struct BufferNode {
   std::vector<Expr> shape;    // constants or symbolic Vars (int32)
   std::vector<Expr> strides;  // empty: contiguous row-major
   StorageScope scope = StorageScope::kGlobal;
-  bool read_only = false;  // a parameter the kernel promises not to write
+  bool read_only = false;     // a parameter the kernel promises not to write
   Span span;
   int ndim() const { return int(shape.size()); }
 };
@@ -44,29 +43,10 @@ struct TileRegion {
 };
 
 enum class StmtKind : uint8_t {
-  kStore,
-  kLet,
-  kFor,
-  kIf,
-  kSeq,
-  kAllocate,
-  kEvaluate,
-  kKernel,
-  kCopy,
-  kFill,
-  kGemm,
-  kReduce,
-  kLaunch,
-  kWhile
+  kStore, kLet, kFor, kIf, kSeq, kAllocate, kEvaluate, kKernel, kCopy, kFill, kGemm, kReduce,
+  kLaunch, kWhile
 };
-enum class ForKind : uint8_t {
-  kSerial,
-  kParallel,
-  kVectorized,
-  kUnrolled,
-  kPipelined,
-  kThreadBinding
-};
+enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled, kPipelined, kThreadBinding };
 const char* to_string(ForKind kind);
 enum class ReduceKind : uint8_t { kSum, kMax, kMin, kAbsSum, kAbsMax };
 const char* to_string(ReduceKind kind);  // "sum", "max", "min", "abssum", "absmax"
@@ -119,8 +99,8 @@ struct ForNode : StmtNode {
   Expr begin, end;
   int64_t step = 1;
   ForKind for_kind = ForKind::kSerial;
-  int num_stages = 0;      // T.Pipelined hint; 0 otherwise
-  std::string thread_tag;  // kThreadBinding: "threadIdx.x", ...
+  int num_stages = 0;       // T.Pipelined hint; 0 otherwise
+  std::string thread_tag;   // kThreadBinding: "threadIdx.x", ...
   Stmt body;
   ForNode() : StmtNode(kKind) {}
 };
@@ -160,9 +140,9 @@ struct EvaluateNode : StmtNode {
 // with T.Kernel(grid..., threads=...) as (block_vars...): body runs once per block.
 struct KernelNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kKernel;
-  std::vector<Expr> grid;        // 1 to 3 extents
-  std::vector<Var> block_vars;   // same length as grid
-  std::vector<int64_t> threads;  // 1 to 3 extents; threads per block
+  std::vector<Expr> grid;          // 1 to 3 extents
+  std::vector<Var> block_vars;     // same length as grid
+  std::vector<int64_t> threads;    // 1 to 3 extents; threads per block
   Stmt body;
   KernelNode() : StmtNode(kKind) {}
 };
@@ -211,7 +191,7 @@ Stmt for_loop(Var var, Expr begin, Expr end, Stmt body, ForKind kind = ForKind::
               int64_t step = 1, Span span = {});
 Stmt if_then_else(Expr cond, Stmt then_case, Stmt else_case = {}, Span span = {});
 Stmt while_loop(Expr cond, Stmt body, Span span = {});  // cond converted to bool
-Stmt seq(std::vector<Stmt> stmts, Span span = {});      // flattens nested seqs; one stmt -> itself
+Stmt seq(std::vector<Stmt> stmts, Span span = {});  // flattens nested seqs; one stmt -> itself
 Stmt allocate(Buffer buffer, Stmt body, std::optional<Expr> init = std::nullopt, Span span = {});
 Stmt evaluate(Expr value, Span span = {});
 // A barrier of the threads of one block over memory of `scope` (kShared or
